@@ -1,0 +1,1 @@
+"""The studies of the specification: each a pure function of its parameters and seed."""
