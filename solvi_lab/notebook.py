@@ -1,0 +1,118 @@
+"""What a study notebook calls to record its metrics and figures where tests and the report read them.
+
+A notebook starts a recorder for its study, then records:
+
+>>> import tempfile, json, pathlib
+>>> out = tempfile.mkdtemp()
+>>> rec = start("example", out=out)
+>>> rec.record("exact", 100)
+>>> json.loads((pathlib.Path(out) / "example" / "metrics.json").read_text())
+{'exact': 100}
+
+The file is rewritten atomically on every record (write to a temporary file, then rename), so a crash
+never leaves a half-written metrics.json that a test would read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .errors import BadInput
+
+_current: Recorder | None = None
+
+
+def _jsonable(value: Any) -> Any:
+    """Plain JSON types only: numpy scalars become Python numbers, NaN is refused (it would not round-trip)."""
+    if hasattr(value, "item") and callable(value.item) and not isinstance(value, (list, dict, str)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadInput(f"metric value {value!r} is not finite; record None or a finite number instead.")
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise BadInput(f"metric value of type {type(value).__name__} cannot be recorded as JSON; record a number, string, list or dict.")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write text to path so that readers see the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Recorder:
+    """Collects one study's metrics into `<out>/<study>/metrics.json` and its figures as PNG beside it."""
+
+    def __init__(self, study: str, out: str | os.PathLike = "results"):
+        if not isinstance(study, str) or not study or "/" in study:
+            raise BadInput(f"study name {study!r} must be a non-empty string without '/'; e.g. 'risk_dungeon'.")
+        self.study = study
+        self.dir = Path(out) / study
+        self.metrics: dict[str, Any] = {}
+        path = self.dir / "metrics.json"
+        if path.exists():
+            try:
+                self.metrics = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                self.metrics = {}  # a stale, unreadable file is replaced by this run's metrics
+
+    def record(self, name: str, value: Any) -> None:
+        """Record one metric (overwrites a metric of the same name) and save the file."""
+        if not isinstance(name, str) or not name:
+            raise BadInput(f"metric name {name!r} must be a non-empty string.")
+        self.metrics[name] = _jsonable(value)
+        self.save()
+
+    def record_all(self, metrics: dict[str, Any]) -> None:
+        """Record every metric of a dict (a StudyResult's metrics, say)."""
+        for k, v in metrics.items():
+            self.metrics[str(k)] = _jsonable(v)
+        self.save()
+
+    def save(self) -> None:
+        atomic_write_text(self.dir / "metrics.json", json.dumps(self.metrics, indent=2, sort_keys=True) + "\n")
+
+    def save_figure(self, name: str, fig: Any) -> Path:
+        """Save a matplotlib figure as `<out>/<study>/<name>.png` and return its path."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        path = self.dir / f"{name}.png"
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+        return path
+
+    def save_table(self, name: str, frame: Any) -> Path:
+        """Save a polars table as CSV beside the metrics (the report reads it)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        path = self.dir / f"{name}.csv"
+        frame.write_csv(path)
+        return path
+
+
+def start(study: str, out: str | os.PathLike = "results") -> Recorder:
+    """Start recording a study; later `record(name, value)` calls write to it."""
+    global _current
+    _current = Recorder(study, out)
+    return _current
+
+
+def record(name: str, value: Any) -> None:
+    """Record a metric of the study started with `start` (the notebook convention)."""
+    if _current is None:
+        raise BadInput("record() was called before start(study, out=...); call start first in the notebook.")
+    _current.record(name, value)
