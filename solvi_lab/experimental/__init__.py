@@ -1,0 +1,1 @@
+"""Experimental pieces: measured, but not promised."""

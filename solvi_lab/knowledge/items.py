@@ -1,0 +1,137 @@
+"""Items of the knowledge store: kinds, sources and their ranks, statuses, and the mutable fold state of one item.
+
+An item's write-time fields (what was said, by whom, resting on what) never change; its fold state (status,
+counts, who refuted it) is recomputed by the store's fold and is what the fingerprint covers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from ..journal import canonical
+
+KINDS = ("fact", "rule", "skill", "action", "episode")
+BEHAVIOUR_KINDS = frozenset({"rule", "skill", "action"})  # promoted only through the gates
+SOURCES = ("outcome", "person", "spec", "verified")
+RANK = {"outcome": 4, "person": 3, "spec": 2, "verified": 1}
+STATUSES = ("active", "hypothesis", "disputed", "refuted", "expired", "retracted")
+LIVE = frozenset({"active", "hypothesis", "disputed"})  # fold states that take part in contention
+
+# reconfirm_after per (kind, source), in decisions (the store's clock). None: no clock — the next contradicting
+# observation refutes it instead. A "verified" fact rests on a guarantee that ages; the others do not.
+RECONFIRM_DEFAULTS: dict[tuple[str, str], int | None] = {(k, s): None for k in KINDS for s in SOURCES}
+RECONFIRM_DEFAULTS[("fact", "verified")] = 2000
+
+
+def item_id(position: int) -> str:
+    return f"k{position}"
+
+
+def stronger_rule(a: int | None, b: int | None) -> int | None:
+    """The reconfirm rule of the stronger evidence: no clock beats any clock, a longer clock beats a shorter one."""
+    if a is None or b is None:
+        return None
+    return max(a, b)
+
+
+class Item:
+    """One item: write-time fields plus the fold state. Slots keep a million of them affordable."""
+
+    __slots__ = (
+        # write-time
+        "id", "pos", "kind", "body", "scope", "source", "by", "evidence", "derived_from", "supersedes", "valid", "of",
+        "reconfirm_rule", "hypothesis_req", "verdicts", "clock", "key", "value", "subject", "guarantee", "refusal",
+        # fold state
+        "state", "why", "refuted_by", "invalidated_at", "confirmations", "refutations", "uses", "wrong_uses",
+        "confirmed_pos", "confirmed_clock", "clock_rule", "restored_under", "version", "promoted", "hist",
+        "before_refute", "contribution",
+    )
+
+    def __init__(self, pos: int, p: dict[str, Any], key: str, clock: int):
+        self.id = item_id(pos)
+        self.pos = pos
+        self.kind = p.get("kind")
+        self.body = p.get("body")
+        self.scope = p.get("scope")
+        self.source = p.get("source")
+        self.by = p.get("by")
+        self.evidence = p.get("evidence")
+        self.derived_from = tuple(p.get("derived_from") or ())
+        self.supersedes = p.get("supersedes")
+        self.valid = p.get("valid")
+        self.of = p.get("of")
+        self.reconfirm_rule = p.get("reconfirm_after", "default")
+        self.hypothesis_req = bool(p.get("hypothesis"))
+        self.verdicts = p.get("verdicts") or []
+        self.clock = clock
+        self.key = key
+        body = self.body if isinstance(self.body, dict) else {}
+        self.value = canonical(body.get("o")) if self.kind == "fact" and "o" in body else None
+        self.subject = canonical(body.get("s")) if self.kind == "fact" and "s" in body else None
+        self.guarantee = None
+        self.refusal = None  # write-time static refusal reason (bad kind/source, ...), never changes
+        self.contribution = 0
+        self.reset()
+
+    def reset(self) -> None:
+        self.state = "new"  # before its add record is folded
+        self.why = ""
+        self.refuted_by = None
+        self.invalidated_at = None
+        self.confirmations = 0
+        self.refutations = 0
+        self.uses = 0
+        self.wrong_uses = 0
+        self.confirmed_pos = self.pos
+        self.confirmed_clock = self.clock
+        self.clock_rule = self.default_rule()
+        self.restored_under = None
+        self.version = 1
+        self.promoted = None
+        self.hist: list[tuple[int, str]] = []
+        self.before_refute = None
+
+    def default_rule(self) -> int | None:
+        if self.reconfirm_rule != "default":
+            return self.reconfirm_rule
+        return RECONFIRM_DEFAULTS.get((self.kind, self.source))
+
+    @property
+    def present(self) -> bool:
+        """Admitted and not retracted: in the store, whatever its status."""
+        return self.state not in ("new", "refused", "retracted")
+
+    def set_state(self, state: str, pos: int, why: str = "") -> None:
+        if state != self.state:
+            self.state = state
+            if self.hist and self.hist[-1][0] == pos:
+                self.hist[-1] = (pos, state)
+            else:
+                self.hist.append((pos, state))
+        if why:
+            self.why = why
+
+    def state_at(self, pos: int) -> str:
+        """The fold state just before journal position `pos` (for premise checks in a partial re-fold)."""
+        st = "new"
+        for p, s in self.hist:  # histories are a handful of entries long
+            if p >= pos:
+                break
+            st = s
+        return st
+
+    def expired(self, clock: int) -> bool:
+        return self.clock_rule is not None and clock - self.confirmed_clock >= self.clock_rule
+
+    def observable(self) -> list[Any]:
+        """Everything the fingerprint covers for this item."""
+        return [self.id, self.kind, self.body, self.scope, self.source, self.by, self.evidence, list(self.derived_from),
+                self.supersedes, self.valid, self.of, self.state, self.why, self.refuted_by, self.invalidated_at,
+                self.confirmations, self.refutations, self.uses, self.wrong_uses, self.guarantee, self.confirmed_pos,
+                self.confirmed_clock, self.clock_rule, self.restored_under, self.version, self.promoted]
+
+    def digest(self) -> int:
+        if self.state in ("new", "refused", "retracted"):
+            return 0  # absent items are not part of the observable store
+        return int.from_bytes(hashlib.sha256(canonical(self.observable()).encode()).digest(), "big")

@@ -1,0 +1,928 @@
+"""The knowledge store: a deterministic fold over a hash-chained journal.
+
+Every write is a journal record; the store's state is the fold of its journal, so the same journal always gives
+the same state and the same fingerprint. `rebuild(skip={x})` folds the journal as if x had never been written —
+the definition a retraction must meet — and `retract(x)` reaches the same state by re-folding only the competition
+keys that x (and what rests on x) touch, following premise edges only where a status actually changed.
+
+>>> ks = KnowledgeStore()
+>>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
+>>> obs = ks.add("fact", {"s": "c17", "r": "tier", "o": "regular"}, source="outcome")
+>>> ks.item(vip)["status"], ks.item(obs)["status"]
+('refuted', 'active')
+>>> ks.retract(obs, by="ann", why="wrong customer")
+>>> ks.item(vip)["status"]
+'active'
+>>> ks.fingerprint() == ks.rebuild(skip={obs}).fingerprint()
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..decisions import DecisionLog
+from ..errors import BadInput, UnknownId, WriteRefused
+from ..journal import Journal, canonical
+from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
+from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule
+from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
+
+RECORD_KIND = "knowledge"
+MASK = (1 << 256) - 1
+_DEFAULT = "default"
+
+
+def _h(obj: Any) -> int:
+    return int.from_bytes(hashlib.sha256(canonical(obj).encode()).digest(), "big")
+
+
+class _Key:
+    """One competition key: its events in journal order, its items, its live contenders and its questions."""
+
+    __slots__ = ("key", "events", "item_ids", "live", "questions", "open_q", "contribution")
+
+    def __init__(self, key: str):
+        self.key = key
+        self.events: list[tuple[int, str, Any]] = []
+        self.item_ids: list[str] = []
+        self.live: dict[str, Item] = {}
+        self.questions: list[dict[str, Any]] = []
+        self.open_q: dict[str, Any] | None = None
+        self.contribution = 0
+
+
+@dataclass
+class Verification:
+    """What verify() found; truthy when the chain is whole and the live store equals the replay of its journal."""
+
+    ok: bool
+    chain_ok: bool
+    replay_matches: bool
+    records: int
+    problem: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+class KnowledgeStore:
+    """What a system learned, and from whom. See the module docstring and README for the rules.
+
+    KnowledgeStore(path=None, *, journal=None, gates=(), clock=None) — path: a JSONL or SQLite journal file
+    (loaded when it exists), or None for memory; journal: share an existing Journal (with a DecisionLog, say);
+    gates: WriteGates run after the source and consistency checks.
+    """
+
+    def __init__(self, path: Any = None, *, journal: Journal | None = None, gates: Iterable[WriteGate] = (),
+                 clock: Callable[[], float] | None = None, _replay: bool = False):
+        if path is not None and journal is not None:
+            raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
+        self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
+        for g in self.gates:
+            if not hasattr(g, "admit"):
+                raise BadInput(f"gate {g!r} has no admit(store, item, shadow) method; subclass WriteGate.")
+        self._reset_state()
+        if _replay:
+            self.journal = None  # a replayed store is a read-only view; it writes nothing
+            self.decisions = None
+            return
+        self.journal = journal if journal is not None else Journal(path, clock=clock)
+        for rec in self.journal:
+            self._fold_record(rec.position, rec.kind, rec.payload)
+        self.decisions = DecisionLog(self.journal)
+
+    # ------------------------------------------------------------------------------------------ state
+    def _reset_state(self) -> None:
+        self.items: dict[str, Item] = {}
+        self.keys: dict[str, _Key] = {}
+        self.dependents: dict[str, list[str]] = {}
+        self.by_subject: dict[str, list[str]] = {}
+        self.flags = FlagIndex()
+        self.decision_info: dict[str, tuple] = {}
+        self.retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
+        self.clock = 0
+        self.position = 0
+        self._items_sum = 0
+        self._keys_sum = 0
+        self._flags_sum = 0
+        self._skip: set[str] = set()
+        self._touched: set[Item] | None = None
+
+    # ------------------------------------------------------------------------------------------ the fold
+    def _fold_record(self, pos: int, kind: str, p: Any) -> None:
+        self.position = pos + 1
+        if kind == "decision":
+            self.decision_info[f"d{pos}"] = (p.get("answered_by"), p.get("guarantee"), p.get("answer"))
+            return
+        if kind != RECORD_KIND:
+            return  # other modules' records share the chain; the store ignores them
+        op = p.get("op")
+        if op == "add":
+            self._fold_new_item(pos, p)
+        elif op in ("resolve", "promote", "rollback", "use", "confirm"):
+            ks = self.keys.get(p["key"])
+            if ks is None:
+                return
+            ev = (pos, op, p)
+            ks.events.append(ev)
+            self._touched = set()
+            self._apply(ks, ev)
+            self._settle_digests(ks)
+        elif op == "retract":
+            self.retracted[p["id"]] = {"position": pos, "by": p.get("by"), "why": p.get("why")}
+            if p["id"] not in self._skip:
+                self._skip.add(p["id"])
+                it = self.items.get(p["id"])
+                if it is not None:
+                    self._propagate([it.key])
+        elif op == "flag":
+            f = Flag(p["id"], pos, p.get("why", ""), p.get("by"), p.get("scope"), tuple(p.get("ids") or ()),
+                     p.get("target_key"))
+            self.flags.add(f)
+            self._flags_sum = (self._flags_sum + _h(f.observable())) & MASK
+        elif op == "end_flag":
+            f = self.flags.flags.get(p["flag"])
+            if f is not None and f.pending:
+                self._flags_sum = (self._flags_sum - _h(f.observable())) & MASK
+                f.ended_at, f.ended_by, f.ended_why = pos, p.get("by"), p.get("why")
+                self._flags_sum = (self._flags_sum + _h(f.observable())) & MASK
+        elif op == "tick":
+            self.clock += int(p["k"])
+
+    def _fold_new_item(self, pos: int, p: dict[str, Any]) -> None:
+        it = Item(pos, p, p["key"], self.clock)
+        v = source_check(it.kind, it.body, it.source, it.of, self.decision_info)
+        if not v.admit:
+            it.refusal = v.reason
+        elif it.source == "verified":
+            it.guarantee = self.decision_info[it.of][1]
+        self.items[it.id] = it
+        ks = self.keys.get(it.key)
+        if ks is None:
+            ks = self.keys[it.key] = _Key(it.key)
+        ks.item_ids.append(it.id)
+        for pid in it.derived_from:
+            self.dependents.setdefault(pid, []).append(it.id)
+        if it.subject is not None:
+            self.by_subject.setdefault(it.subject, []).append(it.id)
+        ev = (pos, "add", it.id)
+        ks.events.append(ev)
+        self._touched = set()
+        self._apply(ks, ev)
+        self._settle_digests(ks)
+
+    def _settle_digests(self, ks: _Key) -> None:
+        for it in self._touched or ():
+            new = it.digest()
+            if new != it.contribution:
+                self._items_sum = (self._items_sum - it.contribution + new) & MASK
+                it.contribution = new
+        self._touched = None
+        new = _h([ks.key, ks.questions]) if ks.questions else 0
+        if new != ks.contribution:
+            self._keys_sum = (self._keys_sum - ks.contribution + new) & MASK
+            ks.contribution = new
+
+    def _set(self, ks: _Key, it: Item, state: str, pos: int, why: str = "") -> None:
+        was_live = it.state in LIVE
+        it.set_state(state, pos, why)
+        if state in LIVE and not was_live:
+            ks.live[it.id] = it
+        elif state not in LIVE and was_live:
+            ks.live.pop(it.id, None)
+        self._touch(it)
+
+    def _touch(self, it: Item) -> None:
+        if self._touched is not None:
+            self._touched.add(it)
+
+    def _refute(self, ks: _Key, it: Item, by: str, pos: int, why: str) -> None:
+        it.before_refute = it.state
+        self._set(ks, it, "refuted", pos, why)
+        it.refuted_by = by
+        it.invalidated_at = pos
+        it.refutations += 1
+
+    def _apply(self, ks: _Key, ev: tuple[int, str, Any]) -> None:
+        pos, op, data = ev
+        if op == "add":
+            self._apply_add(ks, self.items[data], pos)
+            return
+        p = data
+        it = self.items.get(p.get("id")) if p.get("id") else None
+        clock = p.get("clock", 0)
+        if op == "resolve":
+            q = ks.open_q
+            if q is None:
+                return  # the dispute it answered does not exist in this history (a side was retracted)
+            value = canonical(p["value"])
+            for c in list(ks.live.values()):
+                if c.state == "hypothesis":
+                    continue
+                if c.value == value:
+                    self._set(ks, c, "active", pos, f"resolved by {p.get('by')}")
+                else:
+                    self._refute(ks, c, q["id"], pos, f"resolution of {q['id']} by {p.get('by')}")
+            q.update(closed_at=pos, closed_by=p.get("by"), resolution=p["value"], how="resolved")
+            ks.open_q = None
+        elif op == "promote":
+            if it is None or it.state != "hypothesis":
+                return
+            it.promoted = {"by": p.get("by"), "why": p.get("why"), "position": pos}
+            self._set(ks, it, "active", pos, f"promoted by {p.get('by')}: {p.get('why')}")
+            if it.kind == "fact":
+                self._contend(ks, it, pos, clock)
+            self._settle(ks, pos)
+        elif op == "use":
+            if it is None or not it.present:
+                return
+            it.uses += 1
+            it.wrong_uses += 1 if p.get("wrong") else 0
+            self._touch(it)
+        elif op == "confirm":
+            if it is None or it.state not in LIVE:
+                return
+            it.confirmed_pos, it.confirmed_clock = pos, clock
+            it.confirmations += 1
+            it.clock_rule = stronger_rule(it.clock_rule, p.get("rule"))
+            self._touch(it)
+            if it.state == "hypothesis" and p.get("source") in ("outcome", "person"):
+                self._set(ks, it, "active", pos, f"confirmed by {p.get('by')}")
+                if it.kind == "fact":
+                    self._contend(ks, it, pos, clock)
+                self._settle(ks, pos)
+        elif op == "rollback":
+            if it is None or it.state not in LIVE or not it.supersedes:
+                return
+            prev = self.items.get(it.supersedes)
+            if prev is None or prev.state != "refuted" or prev.refuted_by != it.id:
+                return
+            self._refute(ks, it, "rollback", pos, f"rolled back by {p.get('by')}: {p.get('why')}")
+            restored = prev.before_refute if prev.before_refute in LIVE else "active"
+            if restored == "disputed":
+                restored = "active"
+            prev.refuted_by = None
+            prev.invalidated_at = None
+            self._set(ks, prev, restored, pos, f"restored by rollback of {it.id}")
+            flags = p.get("flags") or []
+            # A stale version is never restored as a fact: under a pending flag it comes back as a hint.
+            prev.restored_under = {"flags": flags, "position": pos} if flags else None
+            if prev.kind == "fact":
+                self._contend(ks, prev, pos, clock)
+            self._settle(ks, pos)
+
+    def _premise_state(self, pid: str, pos: int) -> tuple[str, str]:
+        """(problem, why) of one premise as of journal position `pos`; problem '' when the premise is sound."""
+        p = self.items.get(pid)
+        if p is None or p.pos >= pos:
+            return "missing", f"premise {pid} is missing"
+        if pid in self._skip:
+            return "retracted", f"rests on {pid}, which was retracted"
+        st = p.state_at(pos)
+        if st == "retracted":
+            return "retracted", f"rests on {pid}, which was retracted"
+        if st in ("new", "refused"):
+            return "missing", f"premise {pid} is not in the store"
+        if st == "refuted":
+            return "refuted", f"premise {pid} was refuted"
+        return "", ""
+
+    def _apply_add(self, ks: _Key, it: Item, pos: int) -> None:
+        if it.refusal:
+            self._set(ks, it, "refused", pos, it.refusal)
+            return
+        if it.id in self._skip:
+            info = self.retracted.get(it.id)
+            why = f"retracted by {info['by']}: {info['why']}" if info else "skipped in this rebuild"
+            self._set(ks, it, "retracted", pos, why)
+            return
+        for pid in it.derived_from:
+            problem, why = self._premise_state(pid, pos)
+            if problem == "retracted":
+                self._set(ks, it, "retracted", pos, why)
+                return
+            if problem:
+                self._set(ks, it, "refused", pos, why)
+                return
+            prem = self.items[pid]
+            if it.kind == "fact" and prem.key == it.key and prem.value != it.value:
+                self._set(ks, it, "refused", pos, f"would refute its own premise {pid}")
+                return
+        held = [v for v in it.verdicts if not v.get("admit")]
+        if held and it.kind not in BEHAVIOUR_KINDS:
+            self._set(ks, it, "refused", pos, f"gate {held[0].get('gate')}: {held[0].get('reason')}")
+            return
+        if held:
+            self._set(ks, it, "hypothesis", pos, f"held by gate {held[0].get('gate')}: {held[0].get('reason')}")
+        elif it.hypothesis_req:
+            self._set(ks, it, "hypothesis", pos, "written as a hypothesis")
+        else:
+            self._set(ks, it, "active", pos, "admitted")
+        if it.supersedes:
+            old = self.items.get(it.supersedes)
+            if old is not None:
+                it.version = old.version + 1
+                if old.state in LIVE:
+                    self._refute(ks, old, it.id, pos, f"superseded by {it.id}")
+        if it.kind == "fact":
+            self._contend(ks, it, pos, it.clock)
+            self._settle(ks, pos)
+
+    def _contend(self, ks: _Key, n: Item, pos: int, clock: int) -> None:
+        """Apply the rank rules between newcomer n and the live contenders of its key."""
+        n_hyp = n.state == "hypothesis"
+        others = [c for c in ks.live.values() if c is not n]
+        # First: does n lose outright? Then it changes nothing else.
+        if n.source != "outcome" or n_hyp:
+            for c in others:
+                if c.value == n.value or c.expired(clock) or c.id == n.supersedes:
+                    continue
+                c_hyp = c.state == "hypothesis"
+                if (n_hyp and not c_hyp and RANK[c.source] >= RANK[n.source]) or (
+                        not n_hyp and not c_hyp and RANK[c.source] > RANK[n.source]):
+                    self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n.source})")
+                    return
+        for c in others:
+            if c.value == n.value:
+                c.confirmations += 1
+                self._touch(c)
+                if not n_hyp and n.source in ("outcome", "person"):
+                    c.confirmed_pos, c.confirmed_clock = pos, clock
+                    c.clock_rule = stronger_rule(c.clock_rule, n.clock_rule)
+                    if c.state == "hypothesis" and n.source == "outcome":
+                        self._set(ks, c, "active", pos, f"confirmed by observation {n.id}")
+                continue
+            c_hyp = c.state == "hypothesis"
+            if c.expired(clock):
+                self._refute(ks, c, n.id, pos, f"expired, then contradicted by {n.id}")
+            elif n_hyp:
+                continue  # a hypothesis never refutes or disputes; it is shown as a hint beside the fact
+            elif n.source == "outcome":
+                self._refute(ks, c, n.id, pos, f"contradicted by observation {n.id}")
+            elif c_hyp:
+                if RANK[n.source] >= RANK[c.source]:
+                    self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n.source})")
+            elif RANK[n.source] > RANK[c.source]:
+                self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n.source} outranks {c.source})")
+            # equal rank: a dispute, settled below
+
+    def _settle(self, ks: _Key, pos: int) -> None:
+        """Mark disputes: live, non-hypothesis contenders holding more than one value are all disputed."""
+        sides = [c for c in ks.live.values() if c.state != "hypothesis" and c.kind == "fact"]
+        values = {c.value for c in sides}
+        if len(values) > 1:
+            for c in sides:
+                if c.state != "disputed":
+                    self._set(ks, c, "disputed", pos, "disputed: same-rank sources disagree")
+            if ks.open_q is None:
+                q = {"id": f"q{pos}", "key": ks.key, "opened_at": pos, "closed_at": None, "closed_by": None,
+                     "resolution": None, "how": None}
+                ks.questions.append(q)
+                ks.open_q = q
+        else:
+            for c in sides:
+                if c.state == "disputed":
+                    self._set(ks, c, "active", pos, "dispute settled")
+            if ks.open_q is not None:
+                ks.open_q.update(closed_at=pos, closed_by=None, how="settled by a stronger source")
+                ks.open_q = None
+
+    # ------------------------------------------------------------------------------------------ re-fold
+    def _refold(self, ks: _Key) -> list[Item]:
+        items = [self.items[i] for i in ks.item_ids]
+        before = {it.id: (it.state, list(it.hist)) for it in items}
+        for it in items:
+            it.reset()
+        ks.live = {}
+        ks.questions = []
+        ks.open_q = None
+        self._touched = set(items)
+        for ev in ks.events:
+            self._apply(ks, ev)
+        self._settle_digests(ks)
+        return [it for it in items if (it.state, it.hist) != before[it.id]]
+
+    def _propagate(self, keys: Iterable[str]) -> None:
+        """Re-fold the given keys, then the keys of items whose premises changed, until nothing changes."""
+        heap: list[tuple[int, str]] = []
+        queued: set[str] = set()
+        for k in keys:
+            ks = self.keys[k]
+            heapq.heappush(heap, (ks.events[0][0], k))
+            queued.add(k)
+        while heap:
+            _, k = heapq.heappop(heap)
+            queued.discard(k)
+            for it in self._refold(self.keys[k]):
+                for d in self.dependents.get(it.id, ()):
+                    dk = self.items[d].key
+                    if dk != k and dk not in queued:
+                        heapq.heappush(heap, (self.items[d].pos, dk))
+                        queued.add(dk)
+
+    # ------------------------------------------------------------------------------------------ writing
+    def _catch_up(self) -> None:
+        """Fold records other writers (the decision log, the action model, ...) appended to the shared journal."""
+        if self.journal is not None and self.journal.position > self.position:
+            for r in self.journal.records(self.position):
+                self._fold_record(r.position, r.kind, r.payload)
+
+    def _write(self, payload: dict[str, Any]) -> int:
+        if self.journal is None:
+            raise BadInput("this store is a rebuilt, read-only view; write to the live store instead.")
+        self._catch_up()
+        rec = self.journal.append(RECORD_KIND, payload)
+        self._fold_record(rec.position, RECORD_KIND, rec.payload)
+        return rec.position
+
+    def _premise_verdict(self, kind: str, body: Any, scope: Any, derived_from: Iterable[str], pos: int) -> Verdict:
+        for pid in derived_from:
+            problem, why = self._premise_state(pid, pos)
+            if problem:
+                return Verdict(False, why)
+            prem = self.items[pid]
+            if kind == "fact" and isinstance(body, dict) and prem.kind == "fact" and \
+                    prem.key == fact_key(scope, body.get("s"), body.get("r")) and prem.value != canonical(body.get("o")):
+                return Verdict(False, f"would refute its own premise {pid}")
+        return Verdict(True, "premises sound")
+
+    def add(self, kind: str, body: Any, *, source: str, by: Any = None, scope: dict[str, Any] | None = None,
+            derived_from: Iterable[str] = (), evidence: Any = None, supersedes: str | None = None,
+            valid: tuple[Any, Any] | None = None, of: str | None = None, reconfirm_after: Any = _DEFAULT,
+            hypothesis: bool = False) -> str:
+        """Write an item; return its id ("k<journal position>"). Raises WriteRefused (journaled) when refused.
+
+        >>> ks = KnowledgeStore()
+        >>> ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person")
+        'k0'
+        >>> ks.add("fact", {"s": "c17", "r": "tier", "o": "gold"}, source="model")
+        Traceback (most recent call last):
+        ...
+        solvi_lab.errors.WriteRefused: refused k1: source 'model' is not one of ('outcome', 'person', 'spec', 'verified'): the system's own answers never become knowledge
+        """
+        if isinstance(derived_from, str):
+            derived_from = [derived_from]
+        derived_from = list(derived_from or ())
+        if not all(isinstance(d, str) for d in derived_from):
+            raise BadInput(f"derived_from must be item ids (strings like 'k3'), got {derived_from!r}.")
+        if scope is not None and not isinstance(scope, dict):
+            raise BadInput(f"scope must be a dict such as {{'map': 'A'}} or None, got {scope!r}.")
+        if supersedes is not None and supersedes not in self.items:
+            raise UnknownId(f"supersedes={supersedes!r} names no item of this store; pass the id of the version "
+                            "this one replaces.")
+        if valid is not None:
+            if not isinstance(valid, (tuple, list)) or len(valid) != 2:
+                raise BadInput(f"valid must be (since, until) — either may be None — got {valid!r}.")
+            valid = list(valid)
+        if reconfirm_after is not _DEFAULT and reconfirm_after is not None and (
+                not isinstance(reconfirm_after, int) or isinstance(reconfirm_after, bool) or reconfirm_after < 1):
+            raise BadInput(f"reconfirm_after must be a positive number of decisions or None, got {reconfirm_after!r}.")
+        # The competition key: facts by (scope, s, r); other kinds by name, a new version by its predecessor's key.
+        if kind == "fact" and isinstance(body, dict) and "s" in body and "r" in body:
+            key = fact_key(scope, body["s"], body["r"])
+        elif supersedes is not None:
+            key = self.items[supersedes].key
+        elif isinstance(body, dict) and isinstance(body.get("name"), (str, int)):
+            key = canonical([kind, scope, body["name"]])
+        else:
+            key = canonical(["item", self.journal.position if self.journal else self.position])
+        if supersedes is not None:
+            old = self.items[supersedes]
+            if old.kind != kind or old.key != key:
+                raise BadInput(f"{supersedes} is a {old.kind} on another key; a new version supersedes a version of "
+                               "the same item (same kind, and for a fact the same scope, s and r).")
+        self._catch_up()
+        cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
+        verdicts: list[dict[str, Any]] = []
+        base = SourceGate().admit(self, cand)
+        if base.admit:
+            base = ConsistencyGate().admit(self, cand)
+        if base.admit:
+            for g in self.gates:
+                v = g.admit(self, cand, _Shadow(self, cand))
+                if not isinstance(v, Verdict):
+                    raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
+                verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
+        payload = {"op": "add", "kind": kind, "body": body, "source": source, "by": by, "scope": scope,
+                   "derived_from": derived_from, "evidence": evidence, "supersedes": supersedes, "valid": valid,
+                   "of": of, "hypothesis": bool(hypothesis), "key": key, "verdicts": verdicts,
+                   "checked": {"admit": base.admit, "reason": base.reason}}
+        if reconfirm_after is not _DEFAULT:
+            payload["reconfirm_after"] = reconfirm_after
+        pos = self._write(payload)
+        it = self.items[item_id(pos)]
+        if it.state in ("refused", "retracted"):
+            raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
+        return it.id
+
+    def _get(self, iid: Any) -> Item:
+        if not isinstance(iid, str):
+            raise BadInput(f"an item id is a string like 'k3', got {iid!r}.")
+        it = self.items.get(iid)
+        if it is None:
+            raise UnknownId(f"no item {iid!r} in this store ({len(self.items)} written); use an id add() returned.")
+        return it
+
+    def _live_item(self, iid: str, what: str) -> Item:
+        it = self._get(iid)
+        if it.state == "refused":
+            raise UnknownId(f"{iid} was refused when written ({it.why}); it is not in the store, so it cannot be {what}.")
+        if it.state == "retracted":
+            raise BadInput(f"{iid} is already retracted ({it.why}); nothing to do.")
+        return it
+
+    def retract(self, iid: str, *, by: Any, why: str) -> None:
+        """Take an item back with everything derived from it. Exact: the store then has the fingerprint of
+        rebuild(skip={iid}). Nothing is deleted from the journal. Cost: the keys the retraction changes."""
+        self._live_item(iid, "retracted")
+        if not why:
+            raise BadInput("retract() needs why=...: a retraction without a reason cannot be reviewed.")
+        self._write({"op": "retract", "id": iid, "by": by, "why": why})
+
+    def _key_op(self, op: str, iid: str, **fields: Any) -> None:
+        it = self._live_item(iid, f"given to {op}()")
+        self._write({"op": op, "id": iid, "key": it.key, "clock": self.clock, **fields})
+
+    def promote(self, iid: str, *, by: Any, why: str) -> None:
+        """Promote a hypothesis (a held rule, skill or action; a fact written as a hypothesis); who and why recorded."""
+        it = self._live_item(iid, "promoted")
+        if it.state != "hypothesis":
+            raise BadInput(f"{iid} is {self.status(iid)}, not a hypothesis; only a hypothesis is promoted.")
+        self._key_op("promote", iid, by=by, why=why)
+
+    def use(self, iid: str, *, wrong: bool = False) -> None:
+        """Count a use of an item by a decision, and whether that use turned out wrong."""
+        self._key_op("use", iid, wrong=bool(wrong))
+
+    def confirm(self, iid: str, *, by: Any, source: str = "person") -> None:
+        """A person (or an observation) confirms an item as it stands: it is no longer stale under older flags."""
+        if source not in ("person", "outcome"):
+            raise BadInput(f"confirm(source={source!r}): only a person or an outcome re-confirms an item.")
+        self._key_op("confirm", iid, by=by, source=source, rule=None)
+
+    def rollback(self, update: str, *, by: Any, why: str) -> str:
+        """Undo a new version: the one it superseded comes back — only as a hint while a flag covers the update."""
+        it = self._live_item(update, "rolled back")
+        if not it.supersedes:
+            raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
+        prev = self.items[it.supersedes]
+        if prev.state != "refuted" or prev.refuted_by != update:
+            raise BadInput(f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
+                           "replaced; nothing to roll back to.")
+        flags = [f.id for f in self.flags.pending_covering(it.id, it.key, it.scope)]
+        flags += [f.id for f in self.flags.pending_covering(prev.id, prev.key, prev.scope) if f.id not in flags]
+        self._key_op("rollback", update, by=by, why=why, flags=flags)
+        return prev.id
+
+    # ------------------------------------------------------------------------------------------ disputes
+    def _key_of(self, key: Any) -> _Key:
+        if isinstance(key, str) and key.startswith("q") and key[1:].isdigit():
+            for ks in self._open_keys():
+                if ks.open_q and ks.open_q["id"] == key:
+                    return ks
+            raise BadInput(f"question {key} is not open; ks.disputes() lists the open ones.")
+        if isinstance(key, (tuple, list)) and len(key) == 3:
+            key = fact_key(*key)
+        if not isinstance(key, str) or key not in self.keys:
+            raise BadInput(f"{key!r} is not a key of this store; pass a key from ks.disputes() or (scope, s, r).")
+        return self.keys[key]
+
+    def _open_keys(self) -> list[_Key]:
+        return [self.keys[k] for k in self._open]
+
+    @property
+    def _open(self) -> list[str]:
+        return [k for k, ks in self.keys.items() if ks.open_q is not None]
+
+    def disputes(self) -> list[dict[str, Any]]:
+        """The open disputes: one person question each, with the sides and their items."""
+        out = []
+        for ks in self._open_keys():
+            sides: dict[str, list[str]] = {}
+            for c in ks.live.values():
+                if c.state == "disputed":
+                    sides.setdefault(c.value, []).append(c.id)
+            out.append({"question": ks.open_q["id"], "key": ks.key, "opened_at": ks.open_q["opened_at"],
+                        "sides": [{"value": __import__("json").loads(v), "items": ids} for v, ids in sides.items()]})
+        return out
+
+    def questions(self) -> list[dict[str, Any]]:
+        """Every person question ever opened (one per dispute event), open or closed."""
+        return sorted((dict(q) for ks in self.keys.values() for q in ks.questions), key=lambda q: q["opened_at"])
+
+    def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
+        """A person's answer to an open dispute: the side holding `value` stays, the others are refuted."""
+        ks = self._key_of(key)
+        if ks.open_q is None:
+            raise BadInput(f"there is no open dispute on {ks.key}; ks.disputes() lists the open ones.")
+        held = {c.value for c in ks.live.values() if c.state == "disputed"}
+        if canonical(value) not in held:
+            raise BadInput(f"no side of the dispute on {ks.key} holds {value!r}; the sides hold "
+                           f"{sorted(held)}. Add the value as a fact first if it is the answer.")
+        self._write({"op": "resolve", "key": ks.key, "value": value, "by": by, "why": why,
+                     "question": ks.open_q["id"], "clock": self.clock})
+
+    # ------------------------------------------------------------------------------------------ staleness
+    def flag(self, scope: dict[str, Any] | None = None, *, ids: Any = None, key: Any = None, why: str,
+             by: Any = None) -> str:
+        """Raise a drift flag: the items it covers that were learned before it become hints until re-confirmed
+        by a newer observation or a person, or until the flag ends. Returns the flag id."""
+        if not why:
+            raise BadInput("flag() needs why=...: say what drift or open-set signal raised it.")
+        scope, ids, target_key = validate_flag_target(scope, ids, key)
+        for i in ids:
+            self._get(i)
+        fid = f"f{self.journal.position}"
+        self._write({"op": "flag", "id": fid, "scope": scope, "ids": list(ids), "target_key": target_key,
+                     "why": why, "by": by})
+        return fid
+
+    def reconfirm(self, iid: str, *, why: str = "reconfirm requested", by: Any = None) -> str:
+        """Flag one item: it is a hint until an observation or a person confirms it again."""
+        return self.flag(ids=[iid], why=why, by=by)
+
+    def end_flag(self, flag: str, *, by: Any, why: str) -> None:
+        f = self.flags.flags.get(flag)
+        if f is None:
+            raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
+        if not f.pending:
+            raise BadInput(f"flag {flag} already ended at position {f.ended_at}.")
+        self._write({"op": "end_flag", "flag": flag, "by": by, "why": why})
+
+    def tick(self, k: int = 1) -> None:
+        """Move the store's clock by k decisions (what reconfirm_after counts)."""
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise BadInput(f"tick(k) moves the clock forward by k ≥ 1 decisions, got {k!r}.")
+        self._write({"op": "tick", "k": k})
+
+    def stale(self, iid: str) -> bool:
+        """True while a pending flag covers the item (read from the flags, never from the status)."""
+        it = self._get(iid)
+        return bool(self._stale_flags(it))
+
+    def _stale_flags(self, it: Item) -> list[str]:
+        if it.state not in LIVE:
+            return []
+        out = [f.id for f in self.flags.pending_covering(it.id, it.key, it.scope) if f.pos > it.confirmed_pos]
+        ru = it.restored_under
+        if ru and it.confirmed_pos < ru["position"]:
+            out += [fid for fid in ru["flags"] if self.flags.flags[fid].pending and fid not in out]
+        return out
+
+    def usable(self, iid: str, valid_at: Any = None) -> bool:
+        """Active, not expired, not stale, and (when valid_at is given) valid in the world at that time."""
+        it = self._get(iid)
+        if it.state != "active" or it.expired(self.clock) or self._stale_flags(it):
+            return False
+        return valid_at is None or self._valid_at(it, valid_at)
+
+    @staticmethod
+    def _valid_at(it: Item, t: Any) -> bool:
+        if not it.valid:
+            return True
+        since, until = it.valid
+        try:
+            return (since is None or since <= t) and (until is None or t < until)
+        except TypeError:
+            raise BadInput(f"valid_at={t!r} cannot be compared with {it.id}'s validity {it.valid!r}; use the same "
+                           "type (numbers or ISO date strings).") from None
+
+    # ------------------------------------------------------------------------------------------ reading
+    def status(self, iid: str) -> str:
+        it = self._get(iid)
+        if it.state in LIVE and it.expired(self.clock):
+            return "expired"
+        return it.state
+
+    def item(self, iid: str) -> dict[str, Any]:
+        """The full record of an item (see README: the specification's field names)."""
+        it = self._get(iid)
+        if it.state == "refused":
+            raise UnknownId(f"{iid} was refused when written ({it.why}); the refusal is in the journal at "
+                            f"position {it.pos}, and the item is not in the store.")
+        retracted = None
+        invalidated = it.invalidated_at
+        if it.state == "retracted":
+            root = it.id if it.id in self.retracted else None
+            if root is None:
+                for pid in self._retracted_roots_of(it):
+                    root = pid
+                    break
+            info = self.retracted.get(root, {})
+            retracted = {"root": root, "position": info.get("position"), "by": info.get("by"), "why": info.get("why")}
+            invalidated = info.get("position")
+        valid = it.valid or [None, None]
+        return {
+            "id": it.id, "kind": it.kind, "body": it.body, "scope": it.scope, "source": it.source, "who": it.by,
+            "by": it.by, "evidence": it.evidence, "derived_from": list(it.derived_from), "of": it.of,
+            "counts": {"confirmations": it.confirmations, "refutations": it.refutations, "uses": it.uses,
+                       "wrong_uses": it.wrong_uses, "guarantee": it.guarantee},
+            "status": self.status(iid), "why": it.why, "refuted_by": it.refuted_by, "version": it.version,
+            "supersedes": it.supersedes, "valid": {"since": valid[0], "until": valid[1]},
+            "learned_at": it.pos, "invalidated_at": invalidated, "confirmed_at": it.confirmed_pos,
+            "clock": {"learned": it.clock, "confirmed": it.confirmed_clock, "reconfirm_after": it.clock_rule},
+            "retracted": retracted, "stale": bool(self._stale_flags(it)), "promoted": it.promoted,
+        }
+
+    def _retracted_roots_of(self, it: Item) -> Iterable[str]:
+        seen, todo = set(), list(it.derived_from)
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            if pid in self.retracted:
+                yield pid
+            p = self.items.get(pid)
+            if p is not None:
+                todo.extend(p.derived_from)
+
+    def __contains__(self, iid: object) -> bool:
+        it = self.items.get(iid) if isinstance(iid, str) else None
+        return it is not None and it.present
+
+    def __len__(self) -> int:
+        return sum(1 for it in self.items.values() if it.present)
+
+    def query(self, kind: str | None = None, s: Any = ..., r: str | None = None, o: Any = ...,
+              scope: dict[str, Any] | None = None, status: str | Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Items matching every given field. With s= it reads the subject index (cost: that subject's items);
+        without it, it scans the store."""
+        if kind is not None and kind not in KINDS:
+            raise BadInput(f"kind {kind!r} is not one of {KINDS}.")
+        statuses = {status} if isinstance(status, str) else (set(status) if status is not None else None)
+        cands = (self.items.get(i) for i in self.by_subject.get(canonical(s), ())) if s is not ... else self.items.values()
+        out = []
+        oc = canonical(o) if o is not ... else None
+        for it in cands:
+            if it is None or not (it.present or it.state == "retracted"):
+                continue
+            if kind is not None and it.kind != kind:
+                continue
+            if r is not None and not (isinstance(it.body, dict) and it.body.get("r") == r):
+                continue
+            if oc is not None and it.value != oc:
+                continue
+            if scope is not None and not (it.scope and all(it.scope.get(k) == v for k, v in scope.items())):
+                continue
+            if statuses is not None and self.status(it.id) not in statuses:
+                continue
+            out.append(self.item(it.id))
+        return out
+
+    def snapshot(self, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None,
+                 valid_at: Any = None) -> dict[str, Any]:
+        """What a decision is given: the active facts about a subject, the hints (hypotheses, disputed, expired
+        or stale items, each with why), the ids they rest on, the store's fingerprint and its journal position."""
+        if about is ...:
+            raise BadInput("snapshot(about=...) needs a subject (any JSON value: 'c17', 17, ['room', 3]).")
+        try:
+            subject = canonical(about)
+        except (TypeError, ValueError):
+            raise BadInput(f"about={about!r} is not JSON; a subject is a string, number, list or dict.") from None
+        facts, hints = [], []
+        for iid in self.by_subject.get(subject, ()):
+            it = self.items[iid]
+            if it.state not in LIVE:
+                continue
+            if scope is not None and not (it.scope and all(it.scope.get(k) == v for k, v in scope.items())):
+                continue
+            if r is not None and it.body.get("r") != r:
+                continue
+            entry = {"id": it.id, "s": it.body["s"], "r": it.body["r"], "o": it.body["o"], "source": it.source,
+                     "scope": it.scope}
+            stale = self._stale_flags(it)
+            if it.state == "active" and not it.expired(self.clock) and not stale and (
+                    valid_at is None or self._valid_at(it, valid_at)):
+                facts.append(entry)
+                continue
+            if stale:
+                why = f"stale: flag {', '.join(stale)} is pending and it was not re-confirmed since"
+            elif it.expired(self.clock):
+                why = f"expired: not re-confirmed within {it.clock_rule} decisions"
+            elif it.state == "disputed":
+                why = f"disputed: {self.keys[it.key].open_q['id'] if self.keys[it.key].open_q else 'open'}"
+            elif it.state == "hypothesis":
+                why = f"hypothesis: {it.why}"
+            else:
+                why = f"not valid at {valid_at!r}"
+            hints.append({**entry, "status": self.status(it.id), "why": why})
+        return {"about": about, "query": {"about": about, "scope": scope, "r": r, "valid_at": valid_at},
+                "facts": facts, "hints": hints, "rests_on": [e["id"] for e in facts + hints],
+                "fingerprint": self.fingerprint(), "position": self.position}
+
+    def fingerprint(self) -> str:
+        """A 256-bit digest of the whole observable state, maintained incrementally (O(1) to read)."""
+        return hashlib.sha256(f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.clock}"
+                              .encode()).hexdigest()
+
+    def report(self) -> dict[str, Any]:
+        """Counts by status, kind and source; open disputes; flags; the clock; position and fingerprint."""
+        by_status: dict[str, int] = {}
+        by_kind: dict[str, int] = {}
+        by_source: dict[str, int] = {}
+        refused = 0
+        for it in self.items.values():
+            if it.state == "refused":
+                refused += 1
+                continue
+            st = self.status(it.id)
+            by_status[st] = by_status.get(st, 0) + 1
+            if it.present:
+                by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
+                by_source[it.source] = by_source.get(it.source, 0) + 1
+        return {"items": len(self.items) - refused, "refused_writes": refused, "by_status": by_status,
+                "by_kind": by_kind, "by_source": by_source, "open_disputes": len(self._open),
+                "questions": sum(len(ks.questions) for ks in self.keys.values()),
+                "flags": [f.as_dict() for f in self.flags.flags.values()], "clock": self.clock,
+                "position": self.position, "fingerprint": self.fingerprint()}
+
+    # ------------------------------------------------------------------------------------------ replay
+    @classmethod
+    def replay(cls, records: Iterable[Any], *, upto: int | None = None, skip: Iterable[str] = (),
+               at: Callable[[KnowledgeStore, int], None] | None = None, at_positions: Iterable[int] = ()
+               ) -> KnowledgeStore:
+        """Fold records from scratch, treating every item retracted before `upto` (and every id in `skip`) as
+        never written. The definition that live retraction must match. `at(store, p)` is called just before
+        the record at each position in `at_positions` is folded (a snapshot as it was then)."""
+        records = list(records)
+        if upto is not None:
+            records = [r for r in records if r.position < upto]
+        skipped = set(skip)
+        for r in records:
+            if r.kind == RECORD_KIND and r.payload.get("op") == "retract":
+                skipped.add(r.payload["id"])
+        st = cls(_replay=True)
+        st._skip = skipped
+        wanted = sorted(set(at_positions))
+        wi = 0
+        for r in records:
+            while at is not None and wi < len(wanted) and wanted[wi] <= r.position:
+                at(st, wanted[wi])
+                wi += 1
+            st._fold_record(r.position, r.kind, r.payload)
+        while at is not None and wi < len(wanted):
+            at(st, wanted[wi])
+            wi += 1
+        return st
+
+    def rebuild(self, upto: int | None = None, skip: Iterable[str] = ()) -> KnowledgeStore:
+        """The store rebuilt from its journal: up to (not including) position `upto`, as if the items in `skip`
+        had never been written. A read-only view."""
+        if self.journal is None:
+            raise BadInput("rebuild() needs the store's journal; call it on the live store.")
+        if upto is not None and (not isinstance(upto, int) or upto < 0 or upto > self.journal.position):
+            raise BadInput(f"upto={upto!r} is not a journal position 0..{self.journal.position}.")
+        skip = set(skip)
+        for s in skip:
+            self._get(s)
+        return KnowledgeStore.replay(self.journal, upto=upto, skip=skip)
+
+    def at(self, position: int) -> KnowledgeStore:
+        """The store as it was just before journal position `position` (time travel; a read-only view)."""
+        return self.rebuild(upto=position)
+
+    def verify(self) -> Verification:
+        """The journal's chain is whole, and the live store equals the replay of its journal."""
+        if self.journal is None:
+            raise BadInput("verify() needs the store's journal; call it on the live store.")
+        chain = self.journal.verify()
+        if not chain:
+            return Verification(False, False, False, chain.records, chain.problem)
+        rebuilt = KnowledgeStore.replay(self.journal).fingerprint()
+        same = rebuilt == self.fingerprint()
+        return Verification(same, True, same, chain.records,
+                            "" if same else "the live store differs from the replay of its journal")
+
+    def redecide(self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Find the stored decisions whose snapshot rested on retracted items, rebuild each snapshot as it would
+        have been without them, re-run the decision on the old and the new snapshot, and split the list into
+        (the answer changes — for a reviewer, only the justification changes — recorded in the journal)."""
+        from .redecide import redecide as _redecide
+
+        return _redecide(self, decisions, retracted, decide)
+
+
+class _Shadow:
+    """A lazily built copy of the store in which a candidate is already admitted (for gates that measure)."""
+
+    def __init__(self, store: KnowledgeStore, cand: Candidate):
+        self._store, self._cand, self._built = store, cand, None
+
+    def store(self) -> KnowledgeStore:
+        if self._built is None:
+            shadow = KnowledgeStore.replay(self._store.journal)
+            c = self._cand
+            key = (fact_key(c.scope, c.body.get("s"), c.body.get("r")) if c.kind == "fact" and isinstance(c.body, dict)
+                   else canonical(["shadow", c.kind]))
+            shadow._fold_record(self._store.journal.position, RECORD_KIND, {
+                "op": "add", "kind": c.kind, "body": c.body, "source": c.source, "by": c.by, "scope": c.scope,
+                "derived_from": list(c.derived_from), "supersedes": c.supersedes, "of": c.of, "key": key})
+            self._built = shadow
+        return self._built

@@ -1,0 +1,124 @@
+"""The live store equals the replay of its journal after every step of random operation sequences.
+
+The replay folds the journal from scratch with every retracted item treated as never written, so this checks the
+incremental retraction (re-folding only the keys a retraction touches) against the definition."""
+
+import json
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from solvi_lab.errors import WriteRefused
+from solvi_lab.knowledge import KnowledgeStore
+
+SUBJECTS = ["a", "b", "c"]
+VALUES = ["x", "y", "z"]
+SOURCES = ["outcome", "person", "spec", "verified", "model"]
+
+
+class StoreMachine(RuleBasedStateMachine):
+    @initialize()
+    def start(self):
+        self.ks = KnowledgeStore(clock=None)
+        d = self.ks.decisions.record("q", {}, "x", answered_by="system2", guarantee="≤5% wrong")
+        self.decision = d.id
+
+    def ids(self):
+        return [i for i, it in self.ks.items.items() if it.present]
+
+    @rule(s=st.sampled_from(SUBJECTS), o=st.sampled_from(VALUES), source=st.sampled_from(SOURCES),
+          hyp=st.booleans(), premise=st.integers(0, 50), use_premise=st.booleans(), sup=st.booleans(),
+          scoped=st.booleans())
+    def add(self, s, o, source, hyp, premise, use_premise, sup, scoped):
+        ids = self.ids()
+        derived = [ids[premise % len(ids)]] if (use_premise and ids) else []
+        scope = {"w": "1"} if scoped else None
+        supersedes = None
+        if sup:
+            same = [i for i, it in self.ks.items.items() if it.kind == "fact" and it.present
+                    and it.body["s"] == s and it.scope == scope]
+            supersedes = same[-1] if same else None
+        kw = {"of": self.decision} if source == "verified" else {}
+        try:
+            self.ks.add("fact", {"s": s, "r": "r", "o": o}, source=source, derived_from=derived,
+                        hypothesis=hyp and source != "outcome", supersedes=supersedes, scope=scope, **kw)
+        except WriteRefused:
+            pass
+
+    @rule(name=st.sampled_from(["r1", "r2"]), n=st.integers(0, 5))
+    def add_rule(self, name, n):
+        prev = [i for i, it in self.ks.items.items() if it.kind == "rule" and it.present and it.body["name"] == name]
+        self.ks.add("rule", {"name": name, "n": n}, source="spec", supersedes=prev[-1] if prev else None)
+
+    @precondition(lambda self: self.ids())
+    @rule(i=st.integers(0, 1000))
+    def retract(self, i):
+        ids = self.ids()
+        self.ks.retract(ids[i % len(ids)], by="t", why="test")
+
+    @precondition(lambda self: self.ks.disputes())
+    @rule(i=st.integers(0, 100), j=st.integers(0, 100))
+    def resolve(self, i, j):
+        ds = self.ks.disputes()
+        d = ds[i % len(ds)]
+        side = d["sides"][j % len(d["sides"])]
+        self.ks.resolve(d["key"], side["value"], by="p")
+
+    @precondition(lambda self: self.ids())
+    @rule(i=st.integers(0, 1000), kind=st.sampled_from(["promote", "use", "confirm", "rollback", "reconfirm"]))
+    def item_op(self, i, kind):
+        ids = self.ids()
+        iid = ids[i % len(ids)]
+        it = self.ks.items[iid]
+        if kind == "promote" and it.state == "hypothesis":
+            self.ks.promote(iid, by="p", why="ok")
+        elif kind == "use":
+            self.ks.use(iid, wrong=i % 2 == 0)
+        elif kind == "confirm" and it.state in ("active", "hypothesis", "disputed"):
+            self.ks.confirm(iid, by="p")
+        elif kind == "rollback" and it.supersedes and it.state in ("active", "hypothesis", "disputed"):
+            prev = self.ks.items[it.supersedes]
+            if prev.state == "refuted" and prev.refuted_by == iid:
+                self.ks.rollback(iid, by="p", why="undo")
+        elif kind == "reconfirm":
+            self.ks.reconfirm(iid)
+
+    @rule(scoped=st.booleans())
+    def flag(self, scoped):
+        if scoped:
+            self.ks.flag({"w": "1"}, why="drift")
+        else:
+            self.ks.flag(key=(None, "a", "r"), why="drift")
+
+    @precondition(lambda self: any(f.pending for f in self.ks.flags.flags.values()))
+    @rule(i=st.integers(0, 100))
+    def end_flag(self, i):
+        pend = [f for f in self.ks.flags.flags.values() if f.pending]
+        self.ks.end_flag(pend[i % len(pend)].id, by="p", why="ok")
+
+    @rule(k=st.integers(1, 1500))
+    def tick(self, k):
+        self.ks.tick(k)
+
+    @invariant()
+    def live_equals_replay(self):
+        if not hasattr(self, "ks"):
+            return
+        replayed = KnowledgeStore.replay(self.ks.journal)
+        if replayed.fingerprint() != self.ks.fingerprint():
+            diffs = []
+            for iid, it in self.ks.items.items():
+                o = replayed.items[iid]
+                if it.observable() != o.observable() or it.state != o.state:
+                    diffs.append((iid, it.observable(), o.observable()))
+            raise AssertionError("live != replay:\n" + json.dumps(diffs, default=str, indent=0)[:3000])
+        assert self.ks.questions() == replayed.questions()
+        for iid in self.ks.items:
+            if self.ks.items[iid].state in ("active", "hypothesis", "disputed"):
+                assert self.ks.stale(iid) == replayed.stale(iid)
+
+
+StoreMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40, deadline=None,
+                                          suppress_health_check=[HealthCheck.too_slow])
+TestStoreMachine = StoreMachine.TestCase
