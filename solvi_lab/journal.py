@@ -55,10 +55,14 @@ def _hash_text(text: str) -> str:
 
 def _header_text(position: int, kind: str, payload_text: str, prev: str, t: float | int | None) -> str:
     # Built by hand in canonical key order so the payload is serialised once per append (the hot path).
-    return (
-        '{"kind":' + json.dumps(kind, ensure_ascii=False) + ',"payload":' + payload_text + ',"position":' + str(position)
-        + ',"prev":"' + prev + '","t":' + json.dumps(t) + "}"
-    )
+    k = _KIND_TEXT.get(kind)
+    if k is None:
+        k = _KIND_TEXT[kind] = json.dumps(kind, ensure_ascii=False)
+    return ('{"kind":' + k + ',"payload":' + payload_text + ',"position":' + str(position) + ',"prev":"' + prev
+            + '","t":' + ("null" if t is None else json.dumps(t)) + "}")
+
+
+_KIND_TEXT: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)

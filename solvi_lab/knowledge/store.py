@@ -29,7 +29,7 @@ from ..decisions import DecisionLog
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, canonical
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
-from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule
+from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
 
 RECORD_KIND = "knowledge"
@@ -220,7 +220,7 @@ class KnowledgeStore:
             q = ks.open_q
             if q is None:
                 return  # the dispute it answered does not exist in this history (a side was retracted)
-            value = canonical(p["value"])
+            value = value_key(p["value"])
             for c in list(ks.live.values()):
                 if c.state == "hypothesis":
                     continue
@@ -447,7 +447,7 @@ class KnowledgeStore:
                 return Verdict(False, why)
             prem = self.items[pid]
             if kind == "fact" and isinstance(body, dict) and prem.kind == "fact" and \
-                    prem.key == fact_key(scope, body.get("s"), body.get("r")) and prem.value != canonical(body.get("o")):
+                    prem.key == fact_key(scope, body.get("s"), body.get("r")) and prem.value != value_key(body.get("o")):
                 return Verdict(False, f"would refute its own premise {pid}")
         return Verdict(True, "premises sound")
 
@@ -508,10 +508,16 @@ class KnowledgeStore:
                 if not isinstance(v, Verdict):
                     raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
                 verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
-        payload = {"op": "add", "kind": kind, "body": body, "source": source, "by": by, "scope": scope,
-                   "derived_from": derived_from, "evidence": evidence, "supersedes": supersedes, "valid": valid,
-                   "of": of, "hypothesis": bool(hypothesis), "key": key, "verdicts": verdicts,
-                   "checked": {"admit": base.admit, "reason": base.reason}}
+        # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing).
+        payload: dict[str, Any] = {"op": "add", "kind": kind, "body": body, "source": source, "key": key}
+        for name, value in (("by", by), ("scope", scope), ("derived_from", derived_from), ("evidence", evidence),
+                            ("supersedes", supersedes), ("valid", valid), ("of", of), ("verdicts", verdicts)):
+            if value is not None and value != []:
+                payload[name] = value
+        if hypothesis:
+            payload["hypothesis"] = True
+        if not base.admit:
+            payload["refused"] = base.reason  # informational: the fold decides again, deterministically
         if reconfirm_after is not _DEFAULT:
             payload["reconfirm_after"] = reconfirm_after
         pos = self._write(payload)
@@ -603,12 +609,12 @@ class KnowledgeStore:
         """The open disputes: one person question each, with the sides and their items."""
         out = []
         for ks in self._open_keys():
-            sides: dict[str, list[str]] = {}
+            sides: dict[str, dict[str, Any]] = {}
             for c in ks.live.values():
                 if c.state == "disputed":
-                    sides.setdefault(c.value, []).append(c.id)
+                    sides.setdefault(c.value, {"value": c.body["o"], "items": []})["items"].append(c.id)
             out.append({"question": ks.open_q["id"], "key": ks.key, "opened_at": ks.open_q["opened_at"],
-                        "sides": [{"value": __import__("json").loads(v), "items": ids} for v, ids in sides.items()]})
+                        "sides": list(sides.values())})
         return out
 
     def questions(self) -> list[dict[str, Any]]:
@@ -620,10 +626,14 @@ class KnowledgeStore:
         ks = self._key_of(key)
         if ks.open_q is None:
             raise BadInput(f"there is no open dispute on {ks.key}; ks.disputes() lists the open ones.")
-        held = {c.value for c in ks.live.values() if c.state == "disputed"}
-        if canonical(value) not in held:
+        held = {c.value: c.body["o"] for c in ks.live.values() if c.state == "disputed"}
+        try:
+            wanted = value_key(value)
+        except (TypeError, ValueError):
+            raise BadInput(f"resolve value {value!r} is not JSON.") from None
+        if wanted not in held:
             raise BadInput(f"no side of the dispute on {ks.key} holds {value!r}; the sides hold "
-                           f"{sorted(held)}. Add the value as a fact first if it is the answer.")
+                           f"{list(held.values())}. Add the value as a fact first if it is the answer.")
         self._write({"op": "resolve", "key": ks.key, "value": value, "by": by, "why": why,
                      "question": ks.open_q["id"], "clock": self.clock})
 
@@ -756,9 +766,9 @@ class KnowledgeStore:
         if kind is not None and kind not in KINDS:
             raise BadInput(f"kind {kind!r} is not one of {KINDS}.")
         statuses = {status} if isinstance(status, str) else (set(status) if status is not None else None)
-        cands = (self.items.get(i) for i in self.by_subject.get(canonical(s), ())) if s is not ... else self.items.values()
+        cands = (self.items.get(i) for i in self.by_subject.get(value_key(s), ())) if s is not ... else self.items.values()
         out = []
-        oc = canonical(o) if o is not ... else None
+        oc = value_key(o) if o is not ... else None
         for it in cands:
             if it is None or not (it.present or it.state == "retracted"):
                 continue
@@ -782,7 +792,7 @@ class KnowledgeStore:
         if about is ...:
             raise BadInput("snapshot(about=...) needs a subject (any JSON value: 'c17', 17, ['room', 3]).")
         try:
-            subject = canonical(about)
+            subject = value_key(about)
         except (TypeError, ValueError):
             raise BadInput(f"about={about!r} is not JSON; a subject is a string, number, list or dict.") from None
         facts, hints = [], []

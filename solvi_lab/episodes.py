@@ -1,0 +1,424 @@
+"""An agent's memory as an input: episodes.
+
+A decision replays because it depends on its recorded input only. An agent's state between steps — what it tried,
+where it has been — is kept here as plain data and given to each decision:
+
+- `Episode` notes events and explicit progress; `snapshot()` is the plain JSON a decision is given.
+- `EpisodeView(snapshot)` reads a snapshot: counts since the last progress and in total, the facts board, and the
+  detectors `repeated`, `ping_pong`, `stalled`, `revisits` and `looping` (stalled AND repeated-or-ping-pong: a single
+  detector also fires on honest repetition).
+- `Chooser` is the step built from these: the model proposes, a validator turns down what was already done without
+  progress (and what a check refuses), the rule answers otherwise; every step is a recorded decision that replays.
+- `LongMemory` keeps outcomes across episodes, decayed per episode; `scores(context)` is a given fact.
+
+Event keys, contexts and memory keys are any JSON value and are compared by their canonical JSON text: 1 and "1"
+are different keys, while (1, 2) and [1, 2] are the same JSON and so the same key.
+
+>>> ep = Episode("ticket 4411")
+>>> ep.note("act", "restart the router"); ep.note("act", "restart the router")
+>>> EpisodeView(ep.snapshot()).count("restart the router")
+2
+>>> ep.progress("the customer confirmed")
+>>> EpisodeView(ep.snapshot()).count("restart the router"), EpisodeView(ep.snapshot()).count("restart the router", since_progress=False)
+(0, 2)
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .decisions import DecisionLog
+from .errors import BadInput
+from .journal import Journal, canonical
+
+__all__ = ["Episode", "EpisodeView", "Chooser", "Choice", "ChooserReplay", "LongMemory"]
+
+PROGRESS, FACT = "progress", "fact"  # event kinds with a meaning of their own
+
+
+def _json(what: str, value: Any) -> tuple[str, Any]:
+    """Canonical JSON text of a value and the value as JSON gives it back; BadInput when it is not JSON."""
+    try:
+        text = canonical(value)
+    except (TypeError, ValueError) as e:
+        raise BadInput(
+            f"{what} must be a JSON value (str, number, bool, None, list/tuple, dict with string keys); "
+            f"{value!r} is not ({e})."
+        ) from None
+    return text, json.loads(text)
+
+
+def _kind(kind: Any) -> str:
+    if not isinstance(kind, str) or not kind:
+        raise BadInput(f"an event kind is a non-empty string such as 'act' or 'visit', got {kind!r}.")
+    return kind
+
+
+def _count(name: str, n: Any, minimum: int = 1) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < minimum:
+        raise BadInput(f"{name} must be an int >= {minimum}, got {n!r}.")
+    return n
+
+
+class Episode:
+    """What one episode did, as a list of events; `progress(what)` marks a sub-goal reached.
+
+    Say what progress is — a sub-goal reached — not "something changed": a wrong action changes the page too.
+
+    >>> ep = Episode("t1"); ep.note("act", ["go", 3]); ep.fact("door", "open")
+    >>> ep.snapshot()["events"]
+    [{'kind': 'act', 'key': ['go', 3], 'detail': None}, {'kind': 'fact', 'key': 'door', 'detail': 'open'}]
+    """
+
+    def __init__(self, name: str):
+        if not isinstance(name, str) or not name:
+            raise BadInput(f"an episode needs a non-empty string name (e.g. 'ticket 4411'), got {name!r}.")
+        self.name = name
+        self.events: list[dict[str, Any]] = []
+
+    def note(self, kind: str, key: Any, detail: Any = None) -> None:
+        """An event: `kind` ("act", "visit", ...), `key` (what; any JSON) and an optional JSON `detail`."""
+        _, key = _json("an event's key", key)
+        _, detail = _json("an event's detail", detail)
+        self.events.append({"kind": _kind(kind), "key": key, "detail": detail})
+
+    def fact(self, key: Any, value: Any) -> None:
+        """Put a value on the episode's facts board (the latest value of a key wins)."""
+        self.note(FACT, key, value)
+
+    def progress(self, what: str) -> None:
+        """Explicit progress (a sub-goal reached): the counts "since progress" start again."""
+        if not isinstance(what, str) or not what:
+            raise BadInput(f"progress needs a non-empty string saying what was reached, got {what!r}.")
+        self.note(PROGRESS, what)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The episode as plain JSON (a copy): what a decision is given."""
+        return {"episode": self.name, "events": copy.deepcopy(self.events)}
+
+    def record(self, store: Any, outcome: Any, stored_ids: Any = ()) -> str:
+        """Keep the finished episode in a knowledge store as an "episode" item (source "outcome").
+
+        An episode item is a record and evidence, never an answerer. `stored_ids` names what the episode rests on
+        or produced (decision ids, item ids). Returns the item id.
+        """
+        if store is None or not hasattr(store, "add"):
+            raise BadInput(f"record needs a solvi_lab.knowledge.KnowledgeStore, got {type(store).__name__}.")
+        _, outcome = _json("an episode's outcome", outcome)
+        if isinstance(stored_ids, str):
+            stored_ids = [stored_ids]
+        ids = list(stored_ids)
+        if not all(isinstance(i, str) and i for i in ids):
+            raise BadInput(f"stored_ids must be ids as strings (e.g. 'd12', 'k3'), got {ids!r}.")
+        body = {**self.snapshot(), "outcome": outcome, "stored_ids": ids}
+        return store.add("episode", body, source="outcome", evidence={"stored_ids": ids})
+
+
+class EpisodeView:
+    """Reads an episode snapshot: counts, the facts board, and loop detectors.
+
+    The detectors count events of one kind ("act" unless told) since the last progress.
+
+    >>> ep = Episode("t")
+    >>> for a in ["left", "right"] * 3: ep.note("act", a)
+    >>> v = EpisodeView(ep.snapshot()); v.ping_pong(), v.repeated(n=3), v.stalled(n=20), v.looping(stalled=6)
+    (True, True, False, True)
+    """
+
+    def __init__(self, snapshot: dict[str, Any]):
+        if not isinstance(snapshot, dict) or not isinstance(snapshot.get("events"), list):
+            raise BadInput(
+                "EpisodeView takes an episode snapshot (Episode.snapshot(): a dict with an 'events' "
+                f"list), got {type(snapshot).__name__}."
+            )
+        self.events = snapshot["events"]
+        for i, e in enumerate(self.events):
+            if not (isinstance(e, dict) and isinstance(e.get("kind"), str) and "key" in e):
+                raise BadInput(f"event {i} of the snapshot is {e!r}; events are dicts with 'kind', 'key', 'detail'.")
+        last = max((i for i, e in enumerate(self.events) if e["kind"] == PROGRESS), default=-1)
+        self._since = self.events[last + 1 :]
+
+    def keys(self, kind: str = "act", since_progress: bool = True) -> list[str]:
+        """The canonical JSON texts of the keys of `kind` events, in order."""
+        events = self._since if since_progress else self.events
+        return [canonical(e["key"]) for e in events if e["kind"] == kind]
+
+    def steps(self, kind: str = "act", since_progress: bool = True) -> int:
+        """How many `kind` events, since the last progress or in total."""
+        return len(self.keys(kind, since_progress))
+
+    def count(self, key: Any, kind: str = "act", since_progress: bool = True) -> int:
+        """How many `kind` events had this key, since the last progress or in total."""
+        text, _ = _json("a key", key)
+        return self.keys(kind, since_progress).count(text)
+
+    def counts(self, kind: str = "act", since_progress: bool = True) -> dict[str, int]:
+        """{canonical key text: count} of `kind` events."""
+        return dict(Counter(self.keys(kind, since_progress)))
+
+    @property
+    def progress(self) -> list[Any]:
+        """What was reached, in order."""
+        return [e["key"] for e in self.events if e["kind"] == PROGRESS]
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        """The facts board: {canonical key text: latest value} (over the whole episode)."""
+        return {canonical(e["key"]): e.get("detail") for e in self.events if e["kind"] == FACT}
+
+    def done_without_progress(self, key: Any, kind: str = "act") -> bool:
+        """True when this key was already done since the last progress."""
+        return self.count(key, kind) > 0
+
+    # -- detectors -----------------------------------------------------------------------------------------
+    def repeated(self, n: int = 3, kind: str = "act") -> bool:
+        """Some key occurred at least `n` times since the last progress."""
+        n = _count("n", n)
+        return any(c >= n for c in Counter(self.keys(kind)).values())
+
+    def ping_pong(self, cycles: int = 2, kind: str = "act") -> bool:
+        """The last 2*cycles events since progress alternate between two different keys (A B A B ...)."""
+        cycles = _count("cycles", cycles)
+        tail = self.keys(kind)[-2 * cycles :]
+        if len(tail) < 2 * cycles or tail[0] == tail[1]:
+            return False
+        return all(k == tail[i % 2] for i, k in enumerate(tail))
+
+    def stalled(self, n: int = 20, kind: str = "act") -> bool:
+        """At least `n` events of `kind` since the last progress."""
+        return self.steps(kind) >= _count("n", n)
+
+    def revisits(self, n: int = 3, kind: str = "visit") -> bool:
+        """At least `n` visits since the last progress went to a place already visited since then."""
+        keys = self.keys(kind)
+        return len(keys) - len(set(keys)) >= _count("n", n)
+
+    def looping(self, stalled: int = 20, repeated: int = 3, cycles: int = 2, kind: str = "act") -> bool:
+        """Stalled AND (repeated or ping-pong): one detector alone also fires on honest repetition."""
+        return self.stalled(stalled, kind) and (self.repeated(repeated, kind) or self.ping_pong(cycles, kind))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One step of a Chooser: the option and its action, who answered, what the model proposed and why not."""
+
+    option: Any
+    action: Any
+    answered_by: str  # "system2" (the model's proposal stood) or "rule"
+    proposed: Any
+    refused: str | None  # why the model's proposal was turned down (None when it stood)
+    decision: str  # the decision id in the Chooser's log
+
+
+@dataclass
+class ChooserReplay:
+    """What `Chooser.replay()` found: steps re-checked, mismatches (id, name, old, new) and steps it could not run."""
+
+    checked: int = 0
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches and not self.unchecked
+
+
+class Chooser:
+    """Model proposes, a validator turns down repeats without progress and what `check` refuses, the rule answers.
+
+    `model(given) -> option` is any callable given the recorded input `{"task", "options", "context", "episode"}`
+    (the episode snapshot and the option names). `storage` is a Journal or a DecisionLog (None: in memory); each
+    step is a decision there, and the chosen option is noted in the episode as an "act" event.
+
+    >>> ep = Episode("e"); ch = Chooser(lambda g: "retry")
+    >>> opts = {"retry": "press again", "handoff": "call a person"}
+    >>> [ch.choose("next", "fix it", opts, rule="handoff", episode=ep).option for _ in range(2)]
+    ['retry', 'handoff']
+    >>> ch.replay().ok
+    True
+    """
+
+    def __init__(self, model: Callable[[dict[str, Any]], Any], storage: Journal | DecisionLog | None = None):
+        if not callable(model):
+            raise BadInput(f"model must be a callable model(given) -> option, got {type(model).__name__}.")
+        if storage is None:
+            storage = DecisionLog(Journal(clock=None))
+        elif isinstance(storage, Journal):
+            storage = DecisionLog(storage)
+        elif not isinstance(storage, DecisionLog):
+            raise BadInput(f"storage must be a Journal, a DecisionLog or None, got {type(storage).__name__}.")
+        self.model = model
+        self.log = storage
+        self._parts: dict[str, tuple[Any, Any]] = {}  # decision name -> (rule, check) last used, for replay
+
+    def _decide(self, given: dict[str, Any], rule: Any, check: Any) -> dict[str, Any]:
+        """The whole step as a pure function of the recorded input (used live and on replay)."""
+        options = {canonical(o): o for o in given["options"]}
+        proposed = self.model(given)
+        refused = None
+        if _text_or_none(proposed) not in options:
+            refused = f"{proposed!r} is not on offer"
+        else:
+            proposed = options[_text_or_none(proposed)]
+            if given["episode"] is not None and EpisodeView(given["episode"]).done_without_progress(proposed):
+                refused = f"{proposed!r} was already done without progress"
+            elif check is not None and not check(given, proposed):
+                refused = f"the check refused {proposed!r}"
+        if refused is None:
+            return {"option": proposed, "answered_by": "system2", "proposed": proposed, "refused": None}
+        option = rule(given) if callable(rule) else rule
+        ot = _text_or_none(option)
+        if ot not in options:
+            raise BadInput(
+                f"the rule's option {option!r} is not on offer ({list(options.values())}); the rule must "
+                "answer one of the options."
+            )
+        return {"option": options[ot], "answered_by": "rule", "proposed": _json_or_repr(proposed), "refused": refused}
+
+    def choose(
+        self,
+        name: str,
+        task: Any,
+        options: dict[Any, Any],
+        context: Any = None,
+        rule: Any = None,
+        episode: Episode | None = None,
+        check: Callable[[dict[str, Any], Any], bool] | None = None,
+    ) -> Choice:
+        """One step: returns the Choice and records it as decision `name`.
+
+        `rule` is the fallback: an option, or a callable rule(given) -> option. `check(given, option) -> bool` may
+        refuse the model's proposal (the rule's option is not checked: it is the named fallback).
+        """
+        if not isinstance(name, str) or not name:
+            raise BadInput(f"a step needs a non-empty string name (the decision's name), got {name!r}.")
+        if not isinstance(options, dict) or not options:
+            raise BadInput(f"options must be a non-empty dict {{option: action}}, got {options!r}.")
+        if rule is None:
+            raise BadInput(
+                "choose needs rule= (an option, or a callable rule(given) -> option): it answers when the "
+                "model's proposal is turned down."
+            )
+        if episode is not None and not isinstance(episode, Episode):
+            raise BadInput(f"episode must be an Episode or None, got {type(episode).__name__}.")
+        if check is not None and not callable(check):
+            raise BadInput(f"check must be a callable check(given, option) -> bool or None, got {check!r}.")
+        offered = {}  # canonical option text -> (the option as JSON, its action)
+        for o, a in options.items():
+            text, value = _json("an option", o)
+            offered[text] = (value, a)
+        given = {
+            "task": _json("the task", task)[1],
+            "options": [v for v, _a in offered.values()],
+            "context": _json("the context", context)[1],
+            "episode": episode.snapshot() if episode is not None else None,
+        }
+        answer = self._decide(given, rule, check)
+        self._parts[name] = (rule, check)
+        d = self.log.record(name, given, answer, answered_by=answer["answered_by"])
+        option = answer["option"]
+        action = offered[canonical(option)][1]
+        if episode is not None:
+            episode.note("act", option, {"decision": d.id})
+        return Choice(option, action, answer["answered_by"], answer["proposed"], answer["refused"], d.id)
+
+    def replay(self, rules: dict[str, Any] | None = None, checks: dict[str, Any] | None = None) -> ChooserReplay:
+        """Re-run every stored step of the names this chooser knows on its recorded input; report mismatches.
+
+        Rules and checks default to the last ones `choose` used per name; pass `rules=`/`checks=` (by name) to
+        replay a reloaded log. A step whose rule is unknown is listed in `unchecked`.
+        """
+        rules = {n: r for n, (r, _c) in self._parts.items()} | (rules or {})
+        checks = {n: c for n, (_r, c) in self._parts.items()} | (checks or {})
+        report = ChooserReplay()
+        for d in self.log:
+            if not (isinstance(d.given, dict) and {"task", "options", "context", "episode"} <= d.given.keys()):
+                continue  # not a Chooser step (the log may hold other decisions)
+            if d.name not in rules:
+                report.unchecked.append(d.id)
+                continue
+            new = self._decide(d.given, rules[d.name], checks.get(d.name))
+            report.checked += 1
+            if canonical(new) != canonical(d.answer):
+                report.mismatches.append({"id": d.id, "name": d.name, "old": d.answer, "new": new})
+        return report
+
+
+def _text_or_none(value: Any) -> str | None:
+    """Canonical JSON text, or None when the value is not JSON (a model or a rule may answer anything)."""
+    try:
+        return canonical(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _json_or_repr(value: Any) -> Any:
+    """A model's proposal as recorded: itself when it is JSON, else its repr (a model may propose anything)."""
+    try:
+        return json.loads(canonical(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+class LongMemory:
+    """Outcomes across episodes: record(context, key, +1 / -1); every score decays by `decay` per episode.
+
+    >>> lm = LongMemory(decay=0.5)
+    >>> lm.record("door", "push", +1); lm.record("door", "pull", -1); lm.end_episode()
+    >>> lm.scores("door")
+    {'"pull"': -0.5, '"push"': 0.5}
+    """
+
+    def __init__(self, decay: float = 0.9):
+        if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not 0 < decay <= 1:
+            raise BadInput(f"decay must be a number in (0, 1] (the share of a score kept per episode), got {decay!r}.")
+        self.decay = float(decay)
+        self._scores: dict[str, dict[str, float]] = {}  # context text -> key text -> score
+
+    def record(self, context: Any, key: Any, outcome: int) -> None:
+        """Add +1 (it worked) or -1 (it failed) to key's score in context."""
+        if isinstance(outcome, bool) or outcome not in (1, -1):
+            raise BadInput(f"outcome must be +1 (it worked) or -1 (it failed), got {outcome!r}.")
+        ctx, _ = _json("a context", context)
+        k, _ = _json("a key", key)
+        row = self._scores.setdefault(ctx, {})
+        row[k] = row.get(k, 0.0) + outcome
+
+    def end_episode(self) -> None:
+        """An episode ended: every score is multiplied by `decay`."""
+        for row in self._scores.values():
+            for k in row:
+                row[k] *= self.decay
+
+    def scores(self, context: Any) -> dict[str, float]:
+        """{canonical key text: score} in this context, sorted by key text: the fact given to a decision."""
+        ctx, _ = _json("a context", context)
+        return dict(sorted(self._scores.get(ctx, {}).items()))
+
+    def score(self, context: Any, key: Any) -> float:
+        """One key's score in a context (0.0 when never recorded)."""
+        return self._scores.get(_json("a context", context)[0], {}).get(_json("a key", key)[0], 0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON, to keep the memory between runs (`LongMemory.from_dict` reads it back)."""
+        return {"decay": self.decay, "scores": {c: dict(r) for c, r in self._scores.items()}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LongMemory:
+        """The memory `to_dict` wrote."""
+        if not isinstance(data, dict) or "decay" not in data or not isinstance(data.get("scores"), dict):
+            raise BadInput("from_dict takes what LongMemory.to_dict() wrote: {'decay': ..., 'scores': {...}}.")
+        lm = cls(data["decay"])
+        for ctx, row in data["scores"].items():
+            if not isinstance(row, dict) or not all(
+                isinstance(v, (int, float)) and math.isfinite(v) for v in row.values()
+            ):
+                raise BadInput(f"scores of context {ctx} must be a dict of finite numbers, got {row!r}.")
+            lm._scores[ctx] = {k: float(v) for k, v in row.items()}
+        return lm

@@ -1,0 +1,193 @@
+"""The knowledge store as a polars table: one row per item, for filtering and grouping in a notebook.
+
+`store_frame(ks)` reads the store's fold state directly (the `Item` slots), column by column, so that a store
+of a million items becomes a table in seconds, not minutes; `ks.item(id)` builds a nested dict per call and is
+used only for the few rows that need its retraction bookkeeping.
+
+>>> from solvi_lab.knowledge import KnowledgeStore
+>>> ks = KnowledgeStore()
+>>> crm = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
+>>> obs = ks.add("fact", {"s": "c17", "r": "tier", "o": "regular"}, source="outcome")
+>>> store_frame(ks).select("id", "o", "source", "status", "rank").rows()
+[('k0', 'vip', 'person', 'refuted', 3), ('k1', 'regular', 'outcome', 'active', 4)]
+
+See Also: `solvi_lab.knowledge.timetravel.diff` (what changed between two positions),
+`solvi_lab.knowledge.graph.graph` (premises and competition as a networkx graph).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from ..journal import canonical
+from .items import LIVE, RANK
+
+if TYPE_CHECKING:
+    from .store import KnowledgeStore
+
+__all__ = ["FRAME_SCHEMA", "store_frame", "json_text"]
+
+# The fixed part of the schema: the two validity columns are typed from the data (see store_frame).
+FRAME_SCHEMA: dict[str, Any] = {
+    "id": pl.Utf8,
+    "kind": pl.Utf8,
+    "s": pl.Utf8,
+    "r": pl.Utf8,
+    "o": pl.Utf8,
+    "scope": pl.Utf8,
+    "source": pl.Utf8,
+    "by": pl.Utf8,
+    "status": pl.Utf8,
+    "rank": pl.Int64,
+    "confirmations": pl.Int64,
+    "refutations": pl.Int64,
+    "learned_at": pl.Int64,
+    "invalidated_at": pl.Int64,
+    "valid_since": None,
+    "valid_until": None,
+    "n_premises": pl.Int64,
+    "stale": pl.Boolean,
+}
+
+
+def json_text(value: Any) -> str | None:
+    """A cell for a JSON value: strings as they are, None as null, anything else as canonical JSON text.
+
+    Strings stay plain so that `pl.col("o") == "vip"` works; a number or a list is written as JSON so that one
+    column holds every value without losing which type it had.
+
+    >>> json_text("vip"), json_text(3), json_text(["room", 3]), json_text(None)
+    ('vip', '3', '["room",3]', None)
+    """
+    if value is None or isinstance(value, str):
+        return value
+    return canonical(value)
+
+
+def _validity_column(values: list[Any]) -> pl.Series | list[Any]:
+    """Type a validity bound column from its data: Int64 or Float64 when every bound given is a number, else text.
+
+    Numbers stay numbers so that `pl.col("valid_since") <= t` compares numerically; ISO date strings compare
+    correctly as text; a store that mixes both gets JSON text (a mixed column cannot be ordered meaningfully).
+    """
+    given = [v for v in values if v is not None]
+    if not given or all(isinstance(v, int) and not isinstance(v, bool) for v in given):
+        return pl.Series(values, dtype=pl.Int64)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in given):
+        return pl.Series([None if v is None else float(v) for v in values], dtype=pl.Float64)
+    return pl.Series([json_text(v) for v in values], dtype=pl.Utf8)
+
+
+def store_frame(ks: KnowledgeStore) -> pl.DataFrame:
+    """One row per item in the store, present or retracted (refused writes are not in the store and are left out).
+
+    Columns (in this order):
+
+    - id, kind, source, by — as written (`by` as JSON text when it is not a string);
+    - s, r, o — a fact's subject, relation and object (strings as they are, other JSON values as JSON text;
+      null for items that are not facts);
+    - scope — the scope dict as canonical JSON text, or null;
+    - status — `ks.status(id)`: active, hypothesis, disputed, refuted, expired or retracted;
+    - rank — of the source: outcome 4, person 3, spec 2, verified 1;
+    - confirmations, refutations — the fold's counts;
+    - learned_at — the journal position of the item's write; invalidated_at — where it was refuted, or for a
+      retracted item where the retraction that took it was written (as `ks.item(id)["invalidated_at"]`);
+    - valid_since, valid_until — the validity bounds (Int64/Float64 when every bound is a number, else text);
+    - n_premises — how many items it was derived from;
+    - stale — `ks.stale(id)`: a pending flag covers it.
+
+    Cost: O(items) with a small constant (about a second per 10⁶ items; see docs/readme/explore.md), plus
+    `ks.item` for retracted rows only and `ks.stale` for live rows only when a flag is pending.
+
+    >>> from solvi_lab.knowledge import KnowledgeStore
+    >>> ks = KnowledgeStore()
+    >>> a = ks.add("fact", {"s": ["room", 3], "r": "size", "o": 12}, source="spec", scope={"map": "A"})
+    >>> store_frame(ks).select("s", "o", "scope", "rank").row(0)
+    ('["room",3]', '12', '{"map":"A"}', 2)
+    """
+    # One pass to pick the rows; then one list comprehension per column, which is several times faster in
+    # CPython than appending to 18 lists inside a single loop.
+    items = [it for it in ks.items.values() if it.state != "refused" and it.state != "new"]
+    clock = ks.clock
+
+    def status(it: Any) -> str:
+        # Exactly ks.status(id) without its id lookup; the equality is pinned by tests/test_frames.py.
+        if it.state in LIVE and it.clock_rule is not None and it.expired(clock):
+            return "expired"
+        return it.state
+
+    facts = [it.kind == "fact" and isinstance(it.body, dict) for it in items]
+    bodies = [it.body if f else None for it, f in zip(items, facts)]
+    s_col = [None if b is None else _plain_or(b.get("s"), it.subject) for b, it in zip(bodies, items)]
+    r_col = [None if b is None else json_text(b.get("r")) for b in bodies]
+    o_col = [None if b is None else _plain_or(b.get("o"), it.value) for b, it in zip(bodies, items)]
+    # Scopes repeat across many items; serialise each distinct one once.
+    scope_cache: dict[Any, str] = {}
+    scope_col = [_scope_text(it.scope, scope_cache) for it in items]
+
+    invalidated = [it.invalidated_at for it in items]
+    for i, it in enumerate(items):
+        if it.state == "retracted":
+            # The retraction position lives in the store's retraction bookkeeping (the root may be a premise
+            # several steps up); ks.item is its one definition, and retracted rows are few.
+            invalidated[i] = ks.item(it.id)["invalidated_at"]
+
+    # Staleness needs the flag index; when no flag is pending (the common case) nothing is stale.
+    any_pending = any(f.pending for f in ks.flags.flags.values())
+    stale = [any_pending and it.state in LIVE and ks.stale(it.id) for it in items]
+
+    valid = [it.valid for it in items]
+    columns: dict[str, Any] = {
+        "id": [it.id for it in items],
+        "kind": [it.kind for it in items],
+        "s": s_col,
+        "r": r_col,
+        "o": o_col,
+        "scope": scope_col,
+        "source": [it.source for it in items],
+        "by": [json_text(it.by) for it in items],
+        "status": [status(it) for it in items],
+        "rank": [RANK.get(it.source) for it in items],
+        "confirmations": [it.confirmations for it in items],
+        "refutations": [it.refutations for it in items],
+        "learned_at": [it.pos for it in items],
+        "invalidated_at": invalidated,
+        "valid_since": _validity_column([v[0] if v else None for v in valid]),
+        "valid_until": _validity_column([v[1] if v else None for v in valid]),
+        "n_premises": [len(it.derived_from) for it in items],
+        "stale": stale,
+    }
+    schema = {k: t for k, t in FRAME_SCHEMA.items() if t is not None}
+    frame = pl.DataFrame({k: v for k, v in columns.items() if k in schema}, schema=schema)
+    return frame.with_columns(
+        pl.Series("valid_since", columns["valid_since"]), pl.Series("valid_until", columns["valid_until"])
+    ).select(list(FRAME_SCHEMA))
+
+
+def _plain_or(value: Any, canonical_text: str | None) -> str | None:
+    """A string as it is, else the canonical JSON the item already computed at write time (no re-serialising)."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return None if canonical_text in (None, "null") else canonical_text
+    return canonical_text if canonical_text is not None else canonical(value)
+
+
+def _scope_text(scope: Any, cache: dict[Any, str]) -> str | None:
+    if scope is None:
+        return None
+    try:
+        # Small flat dicts of hashable values are the norm; key the cache on their items, with each value's type
+        # (1, 1.0 and True are equal as dict keys but are different JSON).
+        key = tuple((k, v.__class__, v) for k, v in sorted(scope.items())) if isinstance(scope, dict) else None
+        hash(key)
+    except TypeError:
+        return canonical(scope)
+    if key is None:
+        return canonical(scope)
+    text = cache.get(key)
+    if text is None:
+        text = cache[key] = canonical(scope)
+    return text

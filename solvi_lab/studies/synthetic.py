@@ -1,0 +1,118 @@
+"""A synthetic operation stream for the knowledge store: the retraction study's store and the benchmarks' load.
+
+The stream is plain data (a list of tuples), generated once per (n_items, seed) and applied to any store that has
+the specification's API — ours, or the `solvi` package in the benchmarks — so both see the same operations.
+
+What it holds, as the specification's retraction benchmark describes: facts from every source, derivations up to
+depth 5, same-rank disagreements (disputes) and person resolutions of some of them, hypotheses promoted later,
+the clock moving (so "verified" facts expire) and drift flags raised and ended on scopes.
+
+>>> ops = operation_stream(200, seed=1)
+>>> sum(1 for op in ops if op[0] == "add")
+200
+>>> from solvi_lab.knowledge import KnowledgeStore
+>>> ks = KnowledgeStore(clock=None)
+>>> ids = apply_stream(ks, ops)
+>>> len(ids)
+200
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import BadParameter, WriteRefused
+
+SOURCES = ("outcome", "person", "spec", "verified")
+SOURCE_WEIGHTS = (0.10, 0.40, 0.30, 0.20)
+MAX_DEPTH = 5
+
+
+def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 0.3, derive_share: float = 0.35,
+                     scopes: int = 10) -> list[tuple]:
+    """The operations that build a synthetic store of `n_items` written items.
+
+    Ops: ("decision", answer) · ("add", s, r, o, source, scope, premises (indices of earlier adds), hypothesis)
+    · ("resolve", add index of one side) · ("promote", add index) · ("tick", k) · ("flag", scope) · ("end_flag", n).
+    """
+    if not isinstance(n_items, int) or n_items < 1:
+        raise BadParameter(f"n_items must be a positive int, got {n_items!r}.")
+    rng = random.Random(seed)
+    n_subjects = max(1, int(n_items * subjects_per_item))
+    ops: list[tuple] = []
+    depth: list[int] = []
+    hyps: list[int] = []
+    flags = 0
+    for i in range(n_items):
+        s = f"s{rng.randrange(n_subjects)}"
+        r = rng.choice(("tier", "region", "owner"))
+        o = rng.choice(("a", "b", "c")) if rng.random() < 0.5 else "a"
+        source = rng.choices(SOURCES, SOURCE_WEIGHTS)[0]
+        scope = {"domain": f"d{rng.randrange(scopes)}"}
+        premises: list[int] = []
+        if i and rng.random() < derive_share:
+            # premises from a recent window, so chains grow, but never deeper than MAX_DEPTH
+            for _ in range(rng.choice((1, 1, 2))):
+                j = rng.randrange(max(0, i - 200), i)
+                if depth[j] < MAX_DEPTH and j not in premises:
+                    premises.append(j)
+        depth.append(1 + max((depth[j] for j in premises), default=-1) if premises else 0)
+        hyp = source != "outcome" and rng.random() < 0.05
+        if source == "verified":
+            ops.append(("decision", o))
+        ops.append(("add", s, r, o, source, scope, premises, hyp))
+        if hyp:
+            hyps.append(i)
+        if i % 50 == 49:
+            ops.append(("resolve", i))
+        if hyps and i % 37 == 36:
+            ops.append(("promote", hyps.pop(rng.randrange(len(hyps)))))
+        if i % 100 == 99:
+            ops.append(("tick", 50))
+        if i % 1000 == 500:
+            ops.append(("flag", {"domain": f"d{rng.randrange(scopes)}"}))
+            flags += 1
+        if i % 1000 == 900 and flags:
+            ops.append(("end_flag", rng.randrange(flags)))
+    return ops
+
+
+def apply_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> list[str | None]:
+    """Apply a stream to a solvi_lab KnowledgeStore; return the item id of each add (None where refused)."""
+    ids: list[str | None] = []
+    flag_ids: list[str] = []
+    last_decision = None
+    for op in ops:
+        kind = op[0]
+        if kind == "decision":
+            last_decision = ks.decisions.record("synthetic", {}, op[1], answered_by="system2", guarantee="synthetic").id
+        elif kind == "add":
+            _, s, r, o, source, scope, premises, hyp = op
+            derived = [ids[j] for j in premises if ids[j] is not None]
+            try:
+                ids.append(ks.add("fact", {"s": s, "r": r, "o": o}, source=source, scope=scope, derived_from=derived,
+                                  hypothesis=hyp, of=last_decision if source == "verified" else None))
+            except WriteRefused:
+                ids.append(None)
+            if progress is not None:
+                progress.update(1)
+        elif kind == "resolve":
+            iid = ids[op[1]]
+            if iid is not None and ks.status(iid) == "disputed":
+                it = ks.items[iid]
+                ks.resolve(it.key, it.body["o"], by="synthetic-person")
+        elif kind == "promote":
+            iid = ids[op[1]]
+            if iid is not None and ks.status(iid) == "hypothesis":
+                ks.promote(iid, by="synthetic-lead", why="measured")
+        elif kind == "tick":
+            ks.tick(op[1])
+        elif kind == "flag":
+            flag_ids.append(ks.flag(op[1], why="synthetic drift"))
+        elif kind == "end_flag":
+            f = flag_ids[op[1]]
+            if ks.flags.flags[f].pending:
+                ks.end_flag(f, by="synthetic-person", why="re-confirmed")
+    return ids
