@@ -112,6 +112,7 @@ class KnowledgeStore:
         self._flags_sum = 0
         self._skip: set[str] = set()
         self._touched: set[Item] | None = None
+        self.last_propagation: dict[str, int] = {"keys": 0, "items": 0}
 
     # ------------------------------------------------------------------------------------------ the fold
     def _fold_record(self, pos: int, kind: str, p: Any) -> None:
@@ -411,6 +412,8 @@ class KnowledgeStore:
         """Re-fold the given keys, then the keys of items whose premises changed, until nothing changes."""
         heap: list[tuple[int, str]] = []
         queued: set[str] = set()
+        touched = {"keys": 0, "items": 0}
+        self.last_propagation = touched  # what the last retraction re-folded: the cost measure of the study
         for k in keys:
             ks = self.keys[k]
             heapq.heappush(heap, (ks.events[0][0], k))
@@ -418,6 +421,8 @@ class KnowledgeStore:
         while heap:
             _, k = heapq.heappop(heap)
             queued.discard(k)
+            touched["keys"] += 1
+            touched["items"] += len(self.keys[k].item_ids)
             for it in self._refold(self.keys[k]):
                 for d in self.dependents.get(it.id, ()):
                     dk = self.items[d].key

@@ -30,8 +30,8 @@ SOURCE_WEIGHTS = (0.10, 0.40, 0.30, 0.20)
 MAX_DEPTH = 5
 
 
-def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 0.3, derive_share: float = 0.35,
-                     scopes: int = 10) -> list[tuple]:
+def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 0.1, derive_share: float = 0.5,
+                     scopes: int = 10, tries: int = 4) -> list[tuple]:
     """The operations that build a synthetic store of `n_items` written items.
 
     Ops: ("decision", answer) · ("add", s, r, o, source, scope, premises (indices of earlier adds), hypothesis)
@@ -53,11 +53,15 @@ def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 
         scope = {"domain": f"d{rng.randrange(scopes)}"}
         premises: list[int] = []
         if i and rng.random() < derive_share:
-            # premises from a recent window, so chains grow, but never deeper than MAX_DEPTH
-            for _ in range(rng.choice((1, 1, 2))):
-                j = rng.randrange(max(0, i - 200), i)
+            # premises from anywhere earlier (a well-connected store, as in the specification's benchmark),
+            # never deeper than MAX_DEPTH: a few tries to find a shallow enough one
+            want = rng.choice((1, 1, 2))
+            for _ in range(tries * want):
+                j = rng.randrange(i)
                 if depth[j] < MAX_DEPTH and j not in premises:
                     premises.append(j)
+                    if len(premises) == want:
+                        break
         depth.append(1 + max((depth[j] for j in premises), default=-1) if premises else 0)
         hyp = source != "outcome" and rng.random() < 0.05
         if source == "verified":

@@ -1,0 +1,185 @@
+"""`solvi-lab`: run one study notebook, reproduce every study, rebuild the report, list the studies.
+
+    solvi-lab run notebooks/retraction.ipynb -p n_stores 20 --quick   # or: solvi-lab run retraction ...
+    solvi-lab reproduce --quick --only example retraction --out results/
+    solvi-lab report --out results/
+    solvi-lab list
+
+Exit codes: 0 success (a study skipped for missing data or not yet written is not a failure), 1 a study failed
+(the message names it and its partial notebook), 2 bad usage (unknown study, bad parameter, missing kernel).
+See docs/readme/reproduce.md.
+
+>>> main(["reproduce", "--only", "nope"])
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import BadInput, SolviLabError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .studies.registry import known_names
+
+    parser = argparse.ArgumentParser(
+        prog="solvi-lab",
+        description="Execute solvi_lab's study notebooks with papermill and build the reproduction report.",
+        epilog=f"Known studies: {known_names()}. Quick mode: --quick, or SOLVI_LAB_QUICK=1 for notebooks run "
+        "outside papermill (Jupyter, nbval). See docs/readme/reproduce.md.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser(
+        "run",
+        help="execute one notebook into <out>/<study>/",
+        description="Execute one notebook with papermill (kernel python3, MPLBACKEND=agg, cwd = the notebook's "
+        "folder) and write the executed copy to <out>/<study>/<study>.ipynb.",
+    )
+    run.add_argument("notebook", metavar="NOTEBOOK", help="path of a .ipynb, or a registered study name")
+    run.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "VALUE"),
+        default=[],
+        help="set a notebook parameter; VALUE is parsed as JSON when it can be (50, 0.5, true, [1,2]) else a string",
+    )
+    _common(run)
+
+    rep = sub.add_parser(
+        "reproduce",
+        help="execute every available study, then write REPORT.md and report.html",
+        description="Execute every registered study's notebook (full size by default) into <out>/<study>/ and "
+        "write <out>/REPORT.md and <out>/report.html.",
+    )
+    rep.add_argument("--only", nargs="+", metavar="STUDY", help="run only these studies")
+    rep.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "VALUE"),
+        default=[],
+        help="set a parameter in every study run (e.g. -p seed 1)",
+    )
+    _common(rep)
+
+    report = sub.add_parser("report", help="rebuild REPORT.md and report.html from a results folder")
+    report.add_argument("--out", default="results", type=Path, help="results folder (default: results)")
+
+    sub.add_parser("list", help="list the registered studies and whether each can run here")
+    return parser
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="results", type=Path, help="results folder (default: results)")
+    p.add_argument("--quick", action="store_true", help="small sizes: the study's QUICK_PARAMS and quick=True")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars (for logs)")
+
+
+def _resolve_notebook(arg: str) -> tuple[Path, str]:
+    """A registered study name or a notebook path → (notebook path, study name)."""
+    from .studies import registry
+
+    if arg in registry.STUDIES:
+        info = registry.STUDIES[arg]
+        return info.notebook_path, info.name
+    path = Path(arg)
+    if path.suffix != ".ipynb":
+        raise BadInput(f"{arg!r} is neither a known study nor a .ipynb path; known studies: {registry.known_names()}.")
+    if not path.exists():
+        stem = path.stem
+        hint = (
+            f" (study {stem!r} is registered but its notebook is not written yet)" if stem in registry.STUDIES else ""
+        )
+        raise BadInput(f"notebook {arg} does not exist{hint}; known studies: {registry.known_names()}.")
+    return path, path.stem
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import json
+
+    from . import machine, reproduce
+    from .notebook import atomic_write_text
+
+    notebook, study = _resolve_notebook(args.notebook)
+    overrides = reproduce.parse_parameters(args.parameter)
+    reproduce.check_kernel()
+    args.out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.out / "machine.json", json.dumps(machine.describe(), indent=2) + "\n")
+    result = reproduce.run_notebook(
+        notebook, args.out, study=study, quick=args.quick, overrides=overrides, progress=not args.no_progress
+    )
+    print(reproduce.describe_run(result), file=sys.stdout if result.status == "ok" else sys.stderr)
+    # `run` names one notebook: if it did not run (failed, no data, not written), the caller should know.
+    return EXIT_OK if result.status == "ok" else EXIT_FAILED
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import reproduce
+
+    overrides = reproduce.parse_parameters(args.parameter)
+    runs = reproduce.reproduce(
+        args.out, quick=args.quick, only=args.only, overrides=overrides, progress=not args.no_progress
+    )
+    for r in runs:
+        print(reproduce.describe_run(r))
+    print(f"report: {args.out / 'REPORT.md'} and {args.out / 'report.html'}")
+    failed = [r for r in runs if r.failed]
+    if failed:
+        print(
+            f"error: {len(failed)} of {len(runs)} studies failed: {', '.join(r.study for r in failed)}. "
+            "Open each partial notebook (above) at its failing cell.",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report import build_report
+
+    if not args.out.is_dir():
+        raise BadInput(f"results folder {args.out} does not exist; run `solvi-lab reproduce --out {args.out}` first.")
+    md, html_path = build_report(args.out)
+    print(f"report: {md} and {html_path}")
+    return EXIT_OK
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from .studies import registry
+
+    for info in registry.STUDIES.values():
+        status = registry.availability(info)
+        note = "" if status.status == "ready" else f" — {status.detail.splitlines()[0]}"
+        print(f"{info.name:24s} {status.status:12s} {info.title}{note}")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `solvi-lab` console script; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    commands = {"run": _cmd_run, "reproduce": _cmd_reproduce, "report": _cmd_report, "list": _cmd_list}
+    try:
+        return commands[args.command](args)
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except SolviLabError as e:  # a missing kernel, a study module not written yet: the message says what to do
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted; partial notebooks are in the results folder.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

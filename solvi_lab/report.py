@@ -1,0 +1,391 @@
+"""Build `<out>/REPORT.md` and `<out>/report.html` from a results folder written by `solvi-lab reproduce`.
+
+The report is a pure function of the folder, so `solvi-lab report --out results/` rebuilds it at any time. It reads:
+
+- `<out>/machine.json` — machine, date and package versions (`solvi_lab.machine.describe()`),
+- `<out>/<study>/run.json` — status, parameters, duration, error (`solvi_lab.reproduce.StudyRun`),
+- `<out>/<study>/comparison.csv` — ours beside published (`Recorder.save_table("comparison", ...)`),
+- `<out>/<study>/*.png` — figures (`Recorder.save_figure`), `<out>/<study>/metrics.json` — recorded metrics.
+
+Images are linked relatively (`<study>/<figure>.png`), so the folder can be moved or zipped whole.
+
+>>> import tempfile, pathlib
+>>> out = pathlib.Path(tempfile.mkdtemp())
+>>> md, html_path = build_report(out)
+>>> "no studies" in md.read_text()
+True
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from .notebook import atomic_write_text
+from .studies import registry
+
+STATUS_TEXT = {
+    "ok": "ran",
+    "failed": "FAILED",
+    "no_data": "skipped — data missing",
+    "no_notebook": "not yet available",
+}
+
+
+@dataclass
+class Section:
+    """Everything the report says about one study."""
+
+    name: str
+    title: str
+    description: str
+    run: dict[str, Any]
+    parameters: dict[str, Any] = field(default_factory=dict)
+    comparison: list[dict[str, str]] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)  # paths relative to the results folder
+    tables: list[str] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        return str(self.run.get("status", "unknown"))
+
+    @property
+    def seconds(self) -> Any:
+        return self.run.get("seconds", "—") if self.status in ("ok", "failed") else "—"
+
+    @property
+    def seed(self) -> Any:
+        return self.parameters.get("seed", "—")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def effective_parameters(run: dict[str, Any]) -> dict[str, Any]:
+    """The notebook's defaults overlaid by what was injected, without the results folder (it is where, not what).
+
+    >>> effective_parameters({"defaults": {"seed": 0, "n": None}, "parameters": {"n": 5, "results_dir": "/r"}})
+    {'seed': 0, 'n': 5}
+    """
+    params = {**(run.get("defaults") or {}), **(run.get("parameters") or {})}
+    params.pop("results_dir", None)
+    return params
+
+
+def collect(out: Path, studies: list[str] | None = None) -> list[Section]:
+    """Read every study folder that has a run.json (or those named), registry order first, others after."""
+    out = Path(out)
+    found = sorted(p.parent.name for p in out.glob("*/run.json"))
+    names = studies if studies is not None else found
+    order = {name: i for i, name in enumerate(registry.STUDIES)}
+    names = sorted(names, key=lambda n: (order.get(n, len(order)), n))
+    sections = []
+    for name in names:
+        folder = out / name
+        run = _read_json(folder / "run.json") or {"status": "unknown", "message": f"{folder}/run.json is missing"}
+        info = registry.STUDIES.get(name)
+        comparison: list[dict[str, str]] = []
+        if (folder / "comparison.csv").exists():
+            with (folder / "comparison.csv").open(newline="", encoding="utf-8") as f:
+                comparison = list(csv.DictReader(f))
+        sections.append(
+            Section(
+                name=name,
+                title=info.title if info else name,
+                description=info.description if info else "",
+                run=run,
+                parameters=effective_parameters(run),
+                comparison=comparison,
+                figures=[f"{name}/{p.name}" for p in sorted(folder.glob("*.png"))],
+                tables=[f"{name}/{p.name}" for p in sorted(folder.glob("*.csv")) if p.name != "comparison.csv"],
+                metrics=_read_json(folder / "metrics.json") or {},
+            )
+        )
+    return sections
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def _executed_link(section: Section, out: Path) -> str | None:
+    executed = section.run.get("executed")
+    if executed and Path(executed).exists():
+        try:
+            return Path(executed).resolve().relative_to(out.resolve()).as_posix()
+        except ValueError:
+            return str(executed)
+    return None
+
+
+def _machine_rows(machine: dict[str, Any]) -> list[tuple[str, str]]:
+    cores = machine.get("cores", {})
+    return [
+        ("date (UTC)", str(machine.get("date", "unknown"))),
+        ("CPU", str(machine.get("cpu", "unknown"))),
+        ("cores", f"{cores.get('usable', '?')} usable of {cores.get('total', '?')}"),
+        ("memory", str(machine.get("memory", "unknown"))),
+        ("OS", str(machine.get("os", "unknown"))),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------------- Markdown
+
+
+def _md_cell(value: Any) -> str:
+    return _fmt(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path) -> str:
+    """The report as GitHub-flavoured Markdown."""
+    lines = ["# solvi_lab — reproduction report", ""]
+    if not sections:
+        lines += ["There are no studies in this results folder yet; run `solvi-lab reproduce`.", ""]
+    else:
+        lines += ["## Summary", ""]
+        lines += _md_table(
+            ["study", "status", "mode", "seed", "time (s)"],
+            [[s.name, STATUS_TEXT.get(s.status, s.status), _mode(s), s.seed, s.seconds] for s in sections],
+        )
+    lines += ["## Machine", ""]
+    lines += _md_table(["machine", "value"], [list(r) for r in _machine_rows(machine)])
+    lines += ["## Package versions", ""]
+    packages = machine.get("packages", {})
+    lines += _md_table(list(packages) or ["—"], [list(packages.values())] if packages else [])
+    pending = [s for s in sections if s.status == "no_notebook"]
+    if pending:
+        lines += ["## Not yet available", ""]
+        lines += [f"- **{s.name}** — {s.title}: {s.run.get('message', '')}" for s in pending] + [""]
+    for s in sections:
+        if s.status == "no_notebook":
+            continue
+        lines += [f"## {s.name} — {s.title}", ""]
+        if s.description:
+            lines += [s.description, ""]
+        lines += [
+            f"**Status:** {STATUS_TEXT.get(s.status, s.status)}"
+            + (f" · mode: {_mode(s)} · seed: {s.seed}" if s.status in ("ok", "failed") else ""),
+            "",
+        ]
+        if s.run.get("message"):
+            lines += ["```text", str(s.run["message"]).strip(), "```", ""]
+        link = _executed_link(s, out)
+        if link:
+            lines += [f"Executed notebook: [{link}]({quote(link)})", ""]
+        if s.parameters:
+            lines += ["### Parameters", ""]
+            lines += _md_table(["parameter", "value"], [[k, v] for k, v in sorted(s.parameters.items())])
+        if s.comparison:
+            lines += ["### Ours beside the published figures", ""]
+            header = list(s.comparison[0])
+            lines += _md_table(header, [[row.get(h, "") for h in header] for row in s.comparison])
+        elif s.status == "ok":
+            lines += ['_The notebook saved no comparison table (`rec.save_table("comparison", ...)`)._', ""]
+        if s.figures:
+            lines += ["### Figures", ""]
+            lines += [f"![{Path(f).stem}]({quote(f)})" for f in s.figures] + [""]
+        if s.tables:
+            lines += ["Other tables: " + ", ".join(f"[{Path(t).name}]({quote(t)})" for t in s.tables), ""]
+        if s.metrics:
+            lines += ["<details><summary>Recorded metrics</summary>", ""]
+            lines += _md_table(["metric", "value"], [[k, v] for k, v in sorted(s.metrics.items())])
+            lines += ["</details>", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _mode(s: Section) -> str:
+    if s.status not in ("ok", "failed"):
+        return "—"
+    return "quick" if s.run.get("quick") else "full"
+
+
+# ---------------------------------------------------------------------------------------------------- HTML
+
+_CSS = """
+:root { --fg: #1d2433; --muted: #5b6577; --line: #d9dee7; --bg-alt: #f5f7fa; --ok: #1f7a3a; --bad: #b42318;
+        --warn: #9a6700; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: var(--fg); margin: 0; background: #fff; }
+main { max-width: 1080px; margin: 0 auto; padding: 24px 32px 64px; }
+h1 { font-size: 26px; margin: 8px 0 4px; }
+h2 { font-size: 20px; margin: 40px 0 8px; padding-top: 16px; border-top: 2px solid var(--line); }
+h3 { font-size: 15px; margin: 20px 0 8px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
+p.lead { color: var(--muted); margin: 0 0 16px; }
+table { border-collapse: collapse; margin: 4px 0 12px; font-size: 14px; }
+th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; }
+th { background: var(--bg-alt); font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.wide { width: 100%; }
+table.wide td:nth-child(2), table.wide td:nth-child(3) { min-width: 7.5em; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 8px 32px; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 13px; font-weight: 600;
+         color: #fff; white-space: nowrap; }
+.badge.ok { background: var(--ok); } .badge.failed { background: var(--bad); }
+.badge.no_data, .badge.no_notebook, .badge.unknown { background: var(--warn); }
+.no { color: var(--bad); font-weight: 700; } .yes { color: var(--ok); font-weight: 600; }
+pre.message { background: #fff5f5; border-left: 4px solid var(--bad); padding: 8px 12px; white-space: pre-wrap;
+              word-break: break-word; font-size: 13px; margin: 8px 0; }
+pre.message.no_data, pre.message.no_notebook { background: #fffbeb; border-color: var(--warn); }
+figure { margin: 8px 0 16px; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 13px; }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 16px; }
+details summary { cursor: pointer; color: var(--muted); margin: 8px 0; }
+code { background: var(--bg-alt); padding: 0 4px; border-radius: 3px; font-size: 13px; }
+.meta { color: var(--muted); font-size: 14px; }
+ul.pending { color: var(--muted); padding-left: 20px; } ul.pending li { margin: 2px 0; }
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(_fmt(value))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace("+", "", 1).replace("−", "-"))
+    except ValueError:
+        return False
+    return True
+
+
+def _html_table(header: list[str], rows: list[list[Any]], css: str = "") -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = []
+    for row in rows:
+        cells = []
+        for h, v in zip(header, row):
+            text = _fmt(v)
+            cls = ""
+            if h == "holds" and text in ("yes", "NO"):
+                cls = "yes" if text == "yes" else "no"
+            elif _is_number(text):
+                cls = "num"
+            cells.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cls_attr = f' class="{css}"' if css else ""
+    return f"<table{cls_attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> str:
+    """The report as one self-contained HTML page (CSS inline, figures linked relatively)."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>solvi_lab — reproduction report</title>",
+        f"<style>{_CSS}</style></head><body><main>",
+        "<h1>solvi_lab — reproduction report</h1>",
+        f'<p class="lead">Generated {_e(machine.get("date", "unknown"))} (UTC). Each study below shows our figures '
+        "beside the published ones, with the difference and a note.</p>",
+    ]
+    if not sections:
+        parts.append("<p>There are no studies in this results folder yet; run <code>solvi-lab reproduce</code>.</p>")
+    else:
+        rows = []
+        for s in sections:
+            badge = (
+                f'<span class="badge {html.escape(s.status)}">{html.escape(STATUS_TEXT.get(s.status, s.status))}</span>'
+            )
+            rows.append(
+                f'<tr><td><a href="#{html.escape(s.name)}">{html.escape(s.name)}</a></td><td>{badge}</td>'
+                f'<td>{_e(_mode(s))}</td><td class="num">{_e(s.seed)}</td>'
+                f'<td class="num">{_e(s.seconds)}</td></tr>'
+            )
+        parts.append(
+            "<h2>Summary</h2><table><thead><tr><th>study</th><th>status</th><th>mode</th><th>seed</th>"
+            f"<th>time (s)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+    packages = machine.get("packages", {})
+    parts.append('<h2>Machine and packages</h2><div class="grid"><div>')
+    parts.append(_html_table(["machine", "value"], [list(r) for r in _machine_rows(machine)]))
+    parts.append("</div><div>")
+    parts.append(_html_table(["package", "version"], [[k, v] for k, v in packages.items()]))
+    parts.append("</div></div>")
+
+    pending = [s for s in sections if s.status == "no_notebook"]
+    if pending:
+        items = "".join(
+            f'<li id="{html.escape(s.name)}"><b>{html.escape(s.name)}</b> — {html.escape(s.title)}: '
+            f"{html.escape(str(s.run.get('message', '')))}</li>"
+            for s in pending
+        )
+        parts.append(f'<h2>Not yet available</h2><ul class="pending">{items}</ul>')
+    for s in sections:
+        if s.status == "no_notebook":
+            continue
+        status_text = STATUS_TEXT.get(s.status, s.status)
+        parts.append(f'<section id="{html.escape(s.name)}"><h2>{html.escape(s.name)} — {html.escape(s.title)}</h2>')
+        if s.description:
+            parts.append(f"<p>{html.escape(s.description)}</p>")
+        meta = f'<span class="badge {html.escape(s.status)}">{html.escape(status_text)}</span>'
+        if s.status in ("ok", "failed"):
+            meta += f" &nbsp;mode: <b>{_e(_mode(s))}</b> · seed: <b>{_e(s.seed)}</b> · {_e(s.seconds)} s"
+        link = _executed_link(s, out)
+        if link:
+            meta += f' · <a href="{html.escape(quote(link))}">executed notebook</a>'
+        parts.append(f'<p class="meta">{meta}</p>')
+        if s.run.get("message"):
+            parts.append(
+                f'<pre class="message {html.escape(s.status)}">{html.escape(str(s.run["message"]).strip())}</pre>'
+            )
+        if s.comparison:
+            header = list(s.comparison[0])
+            parts.append("<h3>Ours beside the published figures</h3>")
+            parts.append(_html_table(header, [[row.get(h, "") for h in header] for row in s.comparison], css="wide"))
+        elif s.status == "ok":
+            parts.append('<p class="meta">The notebook saved no comparison table.</p>')
+        if s.figures:
+            parts.append('<h3>Figures</h3><div class="figures">')
+            for f in s.figures:
+                parts.append(
+                    f'<figure><img src="{html.escape(quote(f))}" alt="{html.escape(Path(f).stem)}">'
+                    f"<figcaption>{html.escape(Path(f).name)}</figcaption></figure>"
+                )
+            parts.append("</div>")
+        if s.parameters:
+            parts.append("<h3>Parameters</h3>")
+            parts.append(_html_table(["parameter", "value"], [[k, v] for k, v in sorted(s.parameters.items())]))
+        if s.tables:
+            links = ", ".join(f'<a href="{html.escape(quote(t))}">{html.escape(Path(t).name)}</a>' for t in s.tables)
+            parts.append(f'<p class="meta">Other tables: {links}</p>')
+        if s.metrics:
+            parts.append("<details><summary>Recorded metrics</summary>")
+            parts.append(_html_table(["metric", "value"], [[k, v] for k, v in sorted(s.metrics.items())]))
+            parts.append("</details>")
+        parts.append("</section>")
+    parts.append("</main></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def build_report(out: Path | str, studies: list[str] | None = None) -> tuple[Path, Path]:
+    """Write `<out>/REPORT.md` and `<out>/report.html` for the studies named (default: every study in the folder)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    machine = _read_json(out / "machine.json") or {}
+    sections = collect(out, studies)
+    md_path, html_path = out / "REPORT.md", out / "report.html"
+    atomic_write_text(md_path, render_markdown(sections, machine, out))
+    atomic_write_text(html_path, render_html(sections, machine, out))
+    return md_path, html_path

@@ -1,0 +1,330 @@
+"""Execute study notebooks with papermill into a results folder — the engine behind `solvi-lab run` and `reproduce`.
+
+Conventions (see docs/readme/reproduce.md):
+
+- Kernel: always `python3`, passed explicitly (a kernel name stored in a notebook that names someone's venv is
+  papermill's most common failure). `check_kernel()` says how to register it if it is missing.
+- Working directory: the notebook's own folder (`notebooks/`), the same as Jupyter and nbval use, so a notebook
+  behaves the same in all three. Outputs do not depend on it: `results_dir` is always injected as an absolute path.
+- Environment of the kernel: `MPLBACKEND=agg` (no GUI, no inline backend surprises), the checkout on `PYTHONPATH`
+  (the kernel imports the same solvi_lab as the CLI).
+- Parameters injected: `quick`, `results_dir`, the study's QUICK_PARAMS or FULL_PARAMS, then the user's `-p` values.
+  Injecting `quick` explicitly overrides a `SOLVI_LAB_QUICK` left set in the shell.
+- Output: `<out>/<study>/<study>.ipynb` (executed, partial if it failed), the notebook's own metrics.json, PNGs
+  and CSVs, and `run.json` (status, parameters, duration, error) that the report reads.
+
+>>> parse_value("3"), parse_value("[1, 2]"), parse_value("true"), parse_value("risky")
+(3, [1, 2], True, 'risky')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm  # plain tqdm: tqdm.auto needs ipywidgets and renders as text in static output
+
+from . import machine
+from .errors import BadParameter, SolviLabError
+from .notebook import atomic_write_text
+from .studies import registry
+
+KERNEL_NAME = "python3"
+QUICK_ENV = "SOLVI_LAB_QUICK"
+KERNEL_FIX = f"python -m ipykernel install --user --name {KERNEL_NAME}"
+
+# What a study folder may hold from an earlier run; cleared before a rerun so the report never shows a stale
+# figure or a metric the notebook no longer records (the recorder merges into an existing metrics.json).
+_STALE_PATTERNS = ("metrics.json", "run.json", "*.png", "*.csv", "*.ipynb")
+
+
+@dataclass
+class StudyRun:
+    """What happened to one study: written to `<out>/<study>/run.json` and read back by the report.
+
+    status: "ok", "failed", "no_data" (skipped: data missing, not a failure) or "no_notebook" (not yet available).
+    """
+
+    study: str
+    status: str
+    quick: bool
+    source: str
+    executed: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    started: str = ""
+    message: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+    def save(self, out: Path) -> Path:
+        path = Path(out) / self.study / "run.json"
+        atomic_write_text(path, json.dumps(asdict(self), indent=2, sort_keys=True, default=str) + "\n")
+        return path
+
+
+def parse_value(text: str) -> Any:
+    """A `-p name value` value: JSON when it parses (numbers, true/false/null, lists, dicts, quoted strings), else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_parameters(pairs: list[tuple[str, str]] | list[list[str]] | None) -> dict[str, Any]:
+    """`[("n_worlds", "50"), ("policy", "protect")]` → `{"n_worlds": 50, "policy": "protect"}`.
+
+    >>> parse_parameters([["n", "5"], ["name", "x"]])
+    {'n': 5, 'name': 'x'}
+    """
+    params: dict[str, Any] = {}
+    for name, value in pairs or []:
+        if not name.isidentifier():
+            raise BadParameter(f"parameter name {name!r} is not a Python identifier; use e.g. -p n_worlds 50.")
+        if name in ("results_dir",):
+            raise BadParameter("results_dir is set by --out; pass --out DIR instead of -p results_dir.")
+        params[name] = parse_value(value)
+    return params
+
+
+def check_kernel(name: str = KERNEL_NAME) -> None:
+    """Raise a clear error if Jupyter has no kernel of that name (papermill's own error does not say how to fix it)."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        KernelSpecManager().get_kernel_spec(name)
+    except NoSuchKernel:
+        raise SolviLabError(
+            f"no Jupyter kernel named {name!r} is installed, so notebooks cannot run. "
+            f"Register this environment's Python as that kernel: `{KERNEL_FIX}` (run it with the Python of the "
+            "environment where solvi_lab is installed), then retry."
+        ) from None
+
+
+@contextlib.contextmanager
+def kernel_environment() -> Iterator[None]:
+    """Set the environment the kernel inherits (MPLBACKEND=agg, this checkout first on PYTHONPATH), then restore it."""
+    saved = {k: os.environ.get(k) for k in ("MPLBACKEND", "PYTHONPATH")}
+    os.environ["MPLBACKEND"] = "agg"
+    paths = [str(registry.REPO_ROOT)] + [p for p in (saved["PYTHONPATH"] or "").split(os.pathsep) if p]
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _engine_name() -> str:
+    """Register (once) a papermill engine whose per-cell progress bar is plain tqdm instead of tqdm.auto."""
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    name = "solvi_lab"
+    if name not in papermill_engines._engines:
+
+        class PlainTqdmEngine(NBClientEngine):
+            @classmethod
+            def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):  # type: ignore[no-untyped-def]
+                if _progress_enabled:
+                    nb_man.pbar = tqdm(
+                        total=len(nb_man.nb.cells), unit="cell", desc=Path(nb_man.output_path).stem, leave=False
+                    )
+                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+
+        papermill_engines.register(name, PlainTqdmEngine)
+    return name
+
+
+_progress_enabled = True
+
+
+def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progress: bool = True) -> None:
+    """Run one notebook with papermill into `executed`; papermill's exceptions propagate (the partial notebook stays).
+
+    Checks the kernel first so a missing `python3` kernel gets the fix, not papermill's NoSuchKernel.
+    """
+    import papermill
+
+    global _progress_enabled
+    check_kernel()
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    _progress_enabled = progress
+    with kernel_environment():
+        papermill.execute_notebook(
+            str(notebook),
+            str(executed),
+            parameters=parameters,
+            kernel_name=KERNEL_NAME,
+            engine_name=_engine_name(),
+            cwd=str(notebook.parent),
+            progress_bar=False,  # ours is attached by the engine above
+            log_output=False,
+        )
+
+
+def clear_stale(study_dir: Path) -> None:
+    """Remove the files an earlier run of this study left (only the kinds a run writes; nothing else is touched)."""
+    if not study_dir.is_dir():
+        return
+    for pattern in _STALE_PATTERNS:
+        for path in study_dir.glob(pattern):
+            if path.is_file():
+                path.unlink()
+
+
+def injected_parameters(
+    info: registry.StudyInfo | None, out: Path, *, quick: bool, overrides: dict[str, Any]
+) -> dict[str, Any]:
+    """What papermill injects: the mode, the absolute results folder, the study's params for the mode, then overrides."""
+    params: dict[str, Any] = {}
+    if info is not None:
+        params.update(registry.study_params(info, quick=quick))
+    params.update(overrides)
+    params["quick"] = quick
+    params["results_dir"] = str(Path(out).resolve())
+    return params
+
+
+def notebook_defaults(notebook: Path) -> dict[str, Any]:
+    """The parameters cell's values: literals as values, anything else (an os.environ lookup) as its source text.
+
+    The report needs them to show a parameter nobody injected, the seed above all.
+    """
+    import ast
+
+    import papermill
+
+    defaults: dict[str, Any] = {}
+    for name, spec in papermill.inspect_notebook(str(notebook)).items():
+        try:
+            defaults[name] = ast.literal_eval(spec["default"])
+        except (ValueError, SyntaxError):
+            defaults[name] = spec["default"]
+    return defaults
+
+
+def _failure_message(err: BaseException) -> str:
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(err, PapermillExecutionError):
+        return f"{err.ename}: {err.evalue} (in code cell [{err.exec_count}])"
+    return f"{type(err).__name__}: {err}"
+
+
+def run_notebook(
+    notebook: Path,
+    out: Path,
+    *,
+    study: str | None = None,
+    quick: bool = False,
+    overrides: dict[str, Any] | None = None,
+    progress: bool = True,
+) -> StudyRun:
+    """Execute one notebook (registered or not) into `<out>/<study>/`; never raises for a failing notebook.
+
+    A registered study whose notebook is missing or whose data is missing is not executed; the returned
+    StudyRun says why and what to do.
+    """
+    out = Path(out)
+    name = study or notebook.stem
+    info = registry.STUDIES.get(name)
+    started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    record = StudyRun(study=name, status="ok", quick=quick, source=str(notebook), started=started)
+
+    if not notebook.exists():
+        if info is None or info.notebook_path.resolve() != notebook.resolve():
+            raise SolviLabError(f"notebook {notebook} does not exist; known studies: {registry.known_names()}.")
+        record.status = "no_notebook"
+        record.message = f"{info.notebook} does not exist yet (study {name!r} is not yet available)."
+        record.save(out)
+        return record
+    instruction = registry.missing_data(info) if info is not None else None
+    if instruction is not None:
+        record.status, record.message = "no_data", instruction
+        record.save(out)
+        return record
+
+    study_dir = out / name
+    executed = study_dir / f"{name}.ipynb"
+    clear_stale(study_dir)
+    t0 = time.perf_counter()
+    try:
+        record.defaults = notebook_defaults(notebook)
+        record.parameters = injected_parameters(info, out, quick=quick, overrides=overrides or {})
+        record.executed = str(executed)
+        execute(notebook, executed, record.parameters, progress=progress)
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:  # a failing study is reported, and the others still run
+        record.status = "failed"
+        record.message = _failure_message(err)
+        if not executed.exists():
+            record.message += "\n" + "".join(traceback.format_exception_only(type(err), err)).strip()
+    record.seconds = round(time.perf_counter() - t0, 2)
+    record.save(out)
+    return record
+
+
+def reproduce(
+    out: Path | str = "results",
+    *,
+    quick: bool = False,
+    only: list[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+    progress: bool = True,
+) -> list[StudyRun]:
+    """Run every available registered study (or `only` those) into `out`, then write REPORT.md and report.html.
+
+    Unknown names raise BadInput before anything runs. A missing python3 kernel raises before anything runs.
+    """
+    from .report import build_report
+
+    studies = registry.select(only)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    check_kernel()
+    atomic_write_text(out / "machine.json", json.dumps(machine.describe(), indent=2) + "\n")
+
+    runs: list[StudyRun] = []
+    bar = tqdm(studies, unit="study", desc="reproduce", disable=not progress)
+    for info in bar:
+        bar.set_postfix_str(info.name)
+        run = run_notebook(
+            info.notebook_path, out, study=info.name, quick=quick, overrides=overrides, progress=progress
+        )
+        runs.append(run)
+        # tqdm.write keeps the overall bar intact while saying what happened to each study.
+        if run.status != "ok" and progress:
+            tqdm.write(describe_run(run), file=sys.stderr)
+    bar.close()
+    build_report(out, studies=[r.study for r in runs])
+    return runs
+
+
+def describe_run(run: StudyRun) -> str:
+    """One study's outcome in a sentence or two, for the terminal."""
+    if run.status == "ok":
+        return f"{run.study}: ok in {run.seconds:.1f}s → {run.executed}"
+    if run.status == "no_notebook":
+        return f"{run.study}: not yet available — {run.message}"
+    if run.status == "no_data":
+        return f"{run.study}: skipped, data missing (not a failure) — {run.message}"
+    where = (
+        f"partial notebook: {run.executed}" if run.executed and Path(run.executed).exists() else "no notebook written"
+    )
+    return f"{run.study}: FAILED — {run.message}\n    {where}"

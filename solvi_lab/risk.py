@@ -1,0 +1,561 @@
+"""Protection by default, justified risk as an option: risk policies and a bounded gate learned from failures.
+
+Every `Prediction` carries a verdict ("accept" | "refuse" | "unknown") and an estimate behind it (risk, support,
+hard). A *policy* turns a prediction about an action into a `RiskDecision`: "take", "avoid" or "ask_s2" (hand the
+decision to System 2, the slow proposer), always with the rationale in words.
+
+- `Protect` keeps the verdict: refuse → avoid, unknown → ask_s2, accept → take. The default.
+- `RiskBudget` takes a refused action when its expected gain is at least `min_gain_ratio` × its risk and the risk
+  fits what is left of the episode's budget; it sends a refusal resting on fewer than `min_support` cases to
+  System 2, and never takes a hard prediction (instant harm, a policy rule) — in any mode.
+- `LearnedGate` learns a bound on a level (a depth, a size, a price) from failures. It is bounded three ways: it
+  reads only the last `expiry` episodes, never refuses at or below `floor(context)`, and a level is reopened by
+  evidence (enough recorded arrivals with a low failure rate there).
+
+>>> from solvi_lab.prediction import Prediction
+>>> refused = Prediction("refuse", risk=0.2, support=5, reason="died at depth 4 once in 5 arrivals")
+>>> Protect().decide("descend", refused).choice
+'avoid'
+>>> policy = RiskBudget(max_risk_per_episode=1.0, min_gain_ratio=1.0, min_support=3)
+>>> d = policy.decide("descend", refused, gain=0.3)
+>>> d.choice, round(d.budget_left, 2)
+('take', 0.8)
+>>> gate = LearnedGate("depth", expiry=10)
+>>> gate.arrived(1, 3); gate.failed(1, 4); gate.end_episode()
+>>> gate.predict(1, 4).verdict, gate.predict(1, 3).verdict
+('refuse', 'accept')
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Hashable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .errors import BadInput
+from .prediction import Prediction
+
+__all__ = ["RiskDecision", "Protect", "RiskBudget", "LearnedGate", "CHOICES", "DECISION_KIND", "GATE_KIND"]
+
+CHOICES = ("take", "avoid", "ask_s2")
+DECISION_KIND = "risk_decision"  # journal record kind of a policy's decisions
+GATE_KIND = "learned_gate"  # journal record kind of a gate's observations
+
+
+@dataclass(frozen=True)
+class RiskDecision:
+    """What a policy decided about one action, and why.
+
+    choice: "take" | "avoid" | "ask_s2".
+    rationale: a sentence a person can read (always set).
+    risk, support, hard, verdict: copied from the prediction the decision rests on.
+    gain: the expected gain the caller stated.
+    budget_left: what is left of the episode's risk budget after this decision (None for a policy without one).
+    action: the action decided on.
+
+    >>> d = Protect().decide("descend", Prediction("accept", support=2, reason="arrived twice"))
+    >>> d.choice, d.rationale
+    ('take', 'the prediction accepts descend (risk 0.00, support 2): arrived twice')
+    """
+
+    choice: str
+    rationale: str
+    risk: float
+    support: int
+    gain: float
+    budget_left: float | None
+    action: str
+    verdict: str = ""
+    hard: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The decision as plain JSON types (what is journaled)."""
+        return asdict(self)
+
+
+# -- validation ----------------------------------------------------------------------------------------------------
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _check_journal(journal: Any, what: str) -> Any:
+    if journal is not None and not (hasattr(journal, "append") and hasattr(journal, "records")):
+        raise BadInput(
+            f"{what}: journal= must be a solvi_lab.journal.Journal (something with append() and records()), "
+            f"got {type(journal).__name__}; pass Journal() or a store's .journal."
+        )
+    return journal
+
+
+def _check_decide_args(action: Any, prediction: Any, gain: Any) -> float:
+    if not isinstance(action, str) or not action:
+        raise BadInput(f"action must be a non-empty string naming the action, got {action!r}; e.g. 'descend'.")
+    if not isinstance(prediction, Prediction):
+        raise BadInput(
+            f"prediction must be a solvi_lab.prediction.Prediction, got {type(prediction).__name__}; "
+            "build one with Prediction(verdict, risk=..., support=...) or take it from a model's predict()."
+        )
+    if not _is_number(gain) or not math.isfinite(gain):
+        raise BadInput(f"gain must be a finite number (the expected gain of the action), got {gain!r}; e.g. gain=0.3.")
+    return float(gain)
+
+
+class _Policy:
+    """What both policies share: the optional decision journal and the episode counter."""
+
+    name = "policy"
+
+    def __init__(self, journal: Any = None) -> None:
+        self.journal = _check_journal(journal, type(self).__name__)
+        self.episode = 0
+
+    def new_episode(self) -> None:
+        """Start a new episode (RiskBudget also refills its budget)."""
+        self.episode += 1
+
+    def _decision(self, choice: str, rationale: str, action: str, p: Prediction, gain: float, left: float | None):
+        d = RiskDecision(choice, rationale, float(p.risk), int(p.support), gain, left, action, p.verdict, bool(p.hard))
+        if self.journal is not None:
+            # One chain for the decision and what it rested on: the record replays without the live objects.
+            self.journal.append(DECISION_KIND, {"policy": self.name, "episode": self.episode, **d.as_dict()})
+        return d
+
+
+class Protect(_Policy):
+    """The default policy: keep the verdict. refuse → "avoid", unknown → "ask_s2", accept → "take".
+
+    >>> p = Protect()
+    >>> [p.decide("go", Prediction(v)).choice for v in ("accept", "refuse", "unknown")]
+    ['take', 'avoid', 'ask_s2']
+    """
+
+    name = "protect"
+
+    def decide(self, action: str, prediction: Prediction, gain: float = 0.0) -> RiskDecision:
+        """Decide on `action` from `prediction`; `gain` is recorded but never overrides a refusal."""
+        gain = _check_decide_args(action, prediction, gain)
+        p = prediction
+        if p.verdict == "accept":
+            return self._decision(
+                "take",
+                f"the prediction accepts {action} ({_estimate(p)}): {p.reason}".rstrip(": "),
+                action,
+                p,
+                gain,
+                None,
+            )
+        if p.verdict == "refuse":
+            hard = "a hard refusal" if p.hard else "a refusal"
+            return self._decision(
+                "avoid",
+                f"Protect keeps {hard} of {action} ({_estimate(p)}): {p.reason}".rstrip(": "),
+                action,
+                p,
+                gain,
+                None,
+            )
+        return self._decision(
+            "ask_s2", f"nothing recorded decides {action} ({_estimate(p)}); System 2 decides", action, p, gain, None
+        )
+
+
+def _estimate(p: Prediction) -> str:
+    return f"risk {p.risk:.2f}, support {p.support}"
+
+
+class RiskBudget(_Policy):
+    """Take a refused action when its gain justifies its risk and the episode's budget allows it.
+
+    For a refused prediction, in this order (each decision re-checks all of them; an action taken earlier in the
+    episode gets no free pass):
+
+    1. hard (instant harm, a policy rule) → "avoid", whatever the gain;
+    2. support < min_support → "ask_s2" (too few cases to trade on: System 2 decides);
+    3. gain ≤ 0 or gain < min_gain_ratio × risk → "avoid";
+    4. risk > what is left of the budget → "avoid";
+    5. otherwise "take", and the risk is charged to the budget.
+
+    accept → "take" (no charge), unknown → "ask_s2". `new_episode()` refills the budget.
+
+    >>> rb = RiskBudget(max_risk_per_episode=0.5, min_gain_ratio=1.0, min_support=3)
+    >>> risky = Prediction("refuse", risk=0.3, support=4, reason="fell twice")
+    >>> [rb.decide("jump", risky, gain=0.4).choice for _ in range(2)]   # the second no longer fits the budget
+    ['take', 'avoid']
+    >>> rb.decide("jump", Prediction("refuse", risk=0.01, support=9, hard=True), gain=100.0).choice
+    'avoid'
+    """
+
+    name = "risk_budget"
+
+    def __init__(
+        self,
+        max_risk_per_episode: float = 1.0,
+        min_gain_ratio: float = 1.0,
+        min_support: int = 3,
+        *,
+        journal: Any = None,
+    ) -> None:
+        if not _is_number(max_risk_per_episode) or not math.isfinite(max_risk_per_episode) or max_risk_per_episode < 0:
+            raise BadInput(
+                f"max_risk_per_episode must be a finite number ≥ 0 (the total risk one episode may take), got "
+                f"{max_risk_per_episode!r}; e.g. 1.0, or 0 to take no refused action at all."
+            )
+        if not _is_number(min_gain_ratio) or not math.isfinite(min_gain_ratio) or min_gain_ratio <= 0:
+            raise BadInput(
+                f"min_gain_ratio must be a finite number > 0 (gain needed per unit of risk), got {min_gain_ratio!r}; "
+                "e.g. 1.0. To never take a refused action use Protect() instead."
+            )
+        if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 0:
+            raise BadInput(
+                f"min_support must be an int ≥ 0 (recorded cases a refusal must rest on to be traded), got "
+                f"{min_support!r}; e.g. 3."
+            )
+        super().__init__(journal)
+        self.max_risk_per_episode = float(max_risk_per_episode)
+        self.min_gain_ratio = float(min_gain_ratio)
+        self.min_support = min_support
+        self.spent = 0.0
+        self.charged: dict[str, float] = {}  # action → risk charged this episode (for the rationale only)
+
+    @property
+    def budget_left(self) -> float:
+        """The risk this episode can still take."""
+        return max(0.0, self.max_risk_per_episode - self.spent)
+
+    def new_episode(self) -> None:
+        """Start a new episode: the budget is full again and nothing is charged."""
+        super().new_episode()
+        self.spent = 0.0
+        self.charged = {}
+
+    def decide(self, action: str, prediction: Prediction, gain: float = 0.0) -> RiskDecision:
+        """Decide on `action` from `prediction` given its expected `gain` (same units as risk)."""
+        gain = _check_decide_args(action, prediction, gain)
+        p = prediction
+        left = self.budget_left
+        if p.verdict == "accept":
+            return self._decision(
+                "take",
+                f"the prediction accepts {action} ({_estimate(p)}): {p.reason}".rstrip(": "),
+                action,
+                p,
+                gain,
+                left,
+            )
+        if p.verdict == "unknown":
+            return self._decision(
+                "ask_s2", f"nothing recorded decides {action} ({_estimate(p)}); System 2 decides", action, p, gain, left
+            )
+        # A refusal. The hard check comes first so that no gain, budget or support can ever buy a hard refusal.
+        if p.hard:
+            return self._decision(
+                "avoid",
+                f"hard refusal of {action} ({_estimate(p)}): never taken, whatever the "
+                f"gain ({gain:g}): {p.reason}".rstrip(": "),
+                action,
+                p,
+                gain,
+                left,
+            )
+        if p.support < self.min_support:
+            return self._decision(
+                "ask_s2",
+                f"the refusal of {action} rests on {p.support} case(s), fewer than "
+                f"min_support={self.min_support}; System 2 decides",
+                action,
+                p,
+                gain,
+                left,
+            )
+        needed = self.min_gain_ratio * p.risk
+        if gain <= 0 or gain < needed:
+            return self._decision(
+                "avoid",
+                f"gain {gain:g} does not justify risk {p.risk:.2f} of {action} (needs "
+                f"> 0 and ≥ {self.min_gain_ratio:g} × risk = {needed:.3g})",
+                action,
+                p,
+                gain,
+                left,
+            )
+        if p.risk > left:
+            again = f" ({action} was already charged {self.charged[action]:.2f})" if action in self.charged else ""
+            return self._decision(
+                "avoid",
+                f"risk {p.risk:.2f} of {action} does not fit the {left:.2f} left of this episode's budget{again}",
+                action,
+                p,
+                gain,
+                left,
+            )
+        self.spent += float(p.risk)
+        self.charged[action] = self.charged.get(action, 0.0) + float(p.risk)
+        return self._decision(
+            "take",
+            f"refused ({_estimate(p)}) but gain {gain:g} ≥ {self.min_gain_ratio:g} × risk "
+            f"and the risk fits the budget: {p.risk:.2f} charged, {self.budget_left:.2f} left",
+            action,
+            p,
+            gain,
+            self.budget_left,
+        )
+
+
+# -- the learned gate ----------------------------------------------------------------------------------------------
+
+
+def _freeze(context: Any) -> Hashable:
+    """Contexts come back from a JSON journal as lists; a tuple is the hashable form of the same context."""
+    if isinstance(context, list):
+        return tuple(_freeze(c) for c in context)
+    return context
+
+
+def _check_context(context: Any) -> Hashable:
+    context = _freeze(context)
+    try:
+        hash(context)
+    except TypeError:
+        raise BadInput(
+            f"context must be hashable (a str, number or tuple), got {type(context).__name__}; "
+            "e.g. the hero's level, or a (map, mode) tuple."
+        ) from None
+    return context
+
+
+def _check_level(level: Any) -> int:
+    if isinstance(level, bool) or not isinstance(level, int):
+        raise BadInput(f"level must be an int (a depth, a size class), got {level!r}; e.g. level=4.")
+    return level
+
+
+class LearnedGate:
+    """A bound on a level learned from failures, per context, bounded by expiry, a floor and evidence.
+
+    failed(context, level): a failure at `level` (counts as an arrival there that failed).
+    arrived(context, level, failed=False): an arrival at `level`, and whether it failed there.
+    end_episode(): close the episode; only the episode in progress and the last `expiry` ended episodes are read
+        (expiry=None: nothing ever expires).
+    predict(context, level) -> Prediction:
+        - "accept" at or below `floor(context)` (never refused there), and wherever no unexplained failure lies at
+          or above the bound;
+        - "refuse" at `level` ≥ the bound, where the bound is the shallowest level with a failure in the window
+          that evidence has not cleared. A level is cleared (reopened) when it has at least `reopen_support`
+          arrivals in the window and at most `reopen_rate` of them failed; a cleared level is not refused;
+        - "unknown" when nothing is recorded for the context in the window.
+        The estimate: risk = failures / arrivals at the level (for a refusal, pooled from the bound to the level),
+        support = those arrivals.
+
+    With `store=` (anything with a `.journal`) or `journal=`, every failed/arrived/end_episode is journaled as a
+    "learned_gate" record naming the gate, and `LearnedGate.replay(journal, name, ...)` rebuilds an equal gate.
+    Cost: O(1) per observation; predict is O(levels recorded in the context).
+
+    >>> g = LearnedGate("depth", expiry=2, floor=lambda hero: hero + 1)
+    >>> g.failed(context=1, level=2); g.end_episode()
+    >>> g.predict(1, 2).verdict, g.predict(1, 3).verdict      # the floor 2 holds; 3 is past the bound
+    ('accept', 'refuse')
+    >>> g.end_episode(); g.end_episode()                       # two more episodes: the failure expired
+    >>> g.predict(1, 3).verdict
+    'unknown'
+    """
+
+    def __init__(
+        self,
+        name: str,
+        expiry: int | None = 10,
+        floor: Callable[[Any], int] | None = None,
+        *,
+        reopen_support: int = 5,
+        reopen_rate: float = 0.1,
+        store: Any = None,
+        journal: Any = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise BadInput(f"a LearnedGate needs a non-empty name (it tags its journal records), got {name!r}.")
+        if expiry is not None and (isinstance(expiry, bool) or not isinstance(expiry, int) or expiry < 1):
+            raise BadInput(
+                f"expiry must be an int ≥ 1 (episodes a failure is remembered) or None (never expires), "
+                f"got {expiry!r}; e.g. expiry=10."
+            )
+        if floor is not None and not callable(floor):
+            raise BadInput(
+                f"floor must be a function context → level or None, got {type(floor).__name__}; "
+                "e.g. floor=lambda hero: hero + 1."
+            )
+        if isinstance(reopen_support, bool) or not isinstance(reopen_support, int) or reopen_support < 1:
+            raise BadInput(
+                f"reopen_support must be an int ≥ 1 (arrivals needed to reopen a level), got "
+                f"{reopen_support!r}; e.g. 5."
+            )
+        if not _is_number(reopen_rate) or not 0.0 <= reopen_rate < 1.0:
+            raise BadInput(
+                f"reopen_rate must be a number in [0, 1) (the failure rate low enough to reopen a level), "
+                f"got {reopen_rate!r}; e.g. 0.1."
+            )
+        if store is not None and journal is not None:
+            raise BadInput("pass store= or journal=, not both: the gate journals into store.journal or journal.")
+        if store is not None and not hasattr(store, "journal"):
+            raise BadInput(
+                f"store= must have a .journal (a KnowledgeStore), got {type(store).__name__}; "
+                "or pass journal=Journal()."
+            )
+        self.name = name
+        self.expiry = expiry
+        self.floor = floor
+        self.reopen_support = reopen_support
+        self.reopen_rate = float(reopen_rate)
+        self.journal = _check_journal(store.journal if store is not None else journal, "LearnedGate")
+        self.episodes = 0  # ended episodes
+        # The window's counts, kept incrementally: context → level → [arrivals, failures].
+        self._counts: dict[Hashable, dict[int, list[int]]] = {}
+        self._current: list[tuple[Hashable, int, bool]] = []
+        self._ended: deque[list[tuple[Hashable, int, bool]]] = deque()
+
+    # -- observations ----------------------------------------------------------------------------------------------
+    def failed(self, context: Any, level: int) -> None:
+        """Record a failure at `level` in `context` (an arrival there that failed)."""
+        self._observe(_check_context(context), _check_level(level), True, op="failed")
+
+    def arrived(self, context: Any, level: int, failed: bool = False) -> None:
+        """Record an arrival at `level` in `context`, and whether it failed there."""
+        if not isinstance(failed, bool):
+            raise BadInput(f"failed must be True or False, got {failed!r}.")
+        self._observe(_check_context(context), _check_level(level), failed, op="arrived")
+
+    def _observe(self, context: Hashable, level: int, failed: bool, op: str) -> None:
+        if self.journal is not None:
+            self.journal.append(
+                GATE_KIND, {"gate": self.name, "op": op, "context": context, "level": level, "failed": failed}
+            )
+        self._current.append((context, level, failed))
+        self._add(context, level, failed, +1)
+
+    def _add(self, context: Hashable, level: int, failed: bool, sign: int) -> None:
+        by_level = self._counts.setdefault(context, {})
+        c = by_level.setdefault(level, [0, 0])
+        c[0] += sign
+        c[1] += sign * int(failed)
+        if c[0] == 0:  # forget empty cells so "nothing recorded" stays exact after expiry
+            del by_level[level]
+            if not by_level:
+                del self._counts[context]
+
+    def end_episode(self) -> None:
+        """Close the episode in progress; the oldest ended episode beyond `expiry` stops being read."""
+        if self.journal is not None:
+            self.journal.append(GATE_KIND, {"gate": self.name, "op": "end_episode"})
+        self._ended.append(self._current)
+        self._current = []
+        self.episodes += 1
+        if self.expiry is not None and len(self._ended) > self.expiry:
+            for context, level, failed in self._ended.popleft():
+                self._add(context, level, failed, -1)
+
+    # -- reading ---------------------------------------------------------------------------------------------------
+    def _floor(self, context: Hashable) -> int | None:
+        if self.floor is None:
+            return None
+        f = self.floor(context)
+        if isinstance(f, bool) or not isinstance(f, int):
+            raise BadInput(
+                f"gate {self.name!r}: floor({context!r}) returned {f!r}, not an int level; make floor "
+                "return the level at or below which the gate never refuses."
+            )
+        return f
+
+    def _cleared(self, arrivals: int, failures: int) -> bool:
+        return arrivals >= self.reopen_support and failures <= self.reopen_rate * arrivals
+
+    def bound(self, context: Any) -> int | None:
+        """The shallowest level with a failure in the window that evidence has not cleared (None: no bound).
+
+        The floor is applied by `predict`, not here, so the bound shows what the failures alone would refuse.
+        """
+        by_level = self._counts.get(_check_context(context), {})
+        failing = [lv for lv, (a, f) in by_level.items() if f > 0 and not self._cleared(a, f)]
+        return min(failing) if failing else None
+
+    def counts(self, context: Any) -> dict[int, tuple[int, int]]:
+        """level → (arrivals, failures) in the window for `context` (a copy)."""
+        return {lv: (a, f) for lv, (a, f) in sorted(self._counts.get(_check_context(context), {}).items())}
+
+    def predict(self, context: Any, level: int) -> Prediction:
+        """The gate's prediction for reaching `level` in `context`: a verdict with risk and support."""
+        context, level = _check_context(context), _check_level(level)
+        by_level = self._counts.get(context, {})
+        window = "all episodes" if self.expiry is None else f"the last {self.expiry} episodes"
+        a, f = by_level.get(level, (0, 0))
+        here = f / a if a else 0.0
+        floor = self._floor(context)
+        if floor is not None and level <= floor:
+            return Prediction(
+                "accept",
+                risk=here,
+                support=a,
+                detail={"floor": floor},
+                reason=f"level {level} is at or below the floor {floor} of context {context!r}: never refused there",
+            )
+        if not by_level:
+            return Prediction(
+                "unknown", risk=0.0, support=0, reason=f"nothing recorded for context {context!r} in {window}"
+            )
+        b = self.bound(context)
+        if b is not None and level >= b and not self._cleared(a, f):
+            arrivals = sum(c[0] for lv, c in by_level.items() if b <= lv <= level)
+            failures = sum(c[1] for lv, c in by_level.items() if b <= lv <= level)
+            fb = by_level[b]
+            return Prediction(
+                "refuse",
+                risk=failures / arrivals if arrivals else 1.0,
+                support=arrivals,
+                detail={"bound": b, "floor": floor},
+                reason=f"{fb[1]} failure(s) in {fb[0]} arrival(s) at level {b} in {window} of context "
+                f"{context!r}: levels {b} and deeper are refused",
+            )
+        if f or (b is not None and level >= b):  # accepted although failures are recorded: evidence cleared it
+            why = (
+                f"level {level} reopened by evidence: {f} failure(s) in {a} arrivals in {window} "
+                f"(at most {self.reopen_rate:g} of at least {self.reopen_support})"
+            )
+        else:
+            why = f"no failure left uncleared at level {level} or shallower in {window} of context {context!r}"
+        return Prediction("accept", risk=here, support=a, detail={"bound": b, "floor": floor}, reason=why)
+
+    # -- replay ----------------------------------------------------------------------------------------------------
+    @classmethod
+    def replay(
+        cls, journal: Any, name: str, expiry: int | None = 10, floor: Callable[[Any], int] | None = None, **kwargs: Any
+    ) -> LearnedGate:
+        """Rebuild the gate `name` from the "learned_gate" records of `journal` (the replayed gate journals nothing).
+
+        Pass the same expiry, floor (and reopen_* keywords) as the live gate: the journal records observations,
+        not configuration, so the same records under another configuration give that configuration's gate.
+
+        >>> from solvi_lab.journal import Journal
+        >>> j = Journal(clock=None)
+        >>> live = LearnedGate("depth", expiry=3, journal=j)
+        >>> live.arrived(2, 1); live.failed(2, 3); live.end_episode()
+        >>> LearnedGate.replay(j, "depth", expiry=3).predict(2, 3) == live.predict(2, 3)
+        True
+        """
+        _check_journal(journal, "LearnedGate.replay")
+        gate = cls(name, expiry, floor, **kwargs)
+        for rec in journal.records(kind=GATE_KIND):
+            p = rec.payload
+            if p.get("gate") != name:
+                continue
+            op = p.get("op")
+            if op == "end_episode":
+                gate.end_episode()
+            elif op in ("failed", "arrived"):
+                gate._observe(_check_context(p["context"]), _check_level(p["level"]), bool(p["failed"]), op)
+            else:
+                raise BadInput(
+                    f"journal record {rec.position} of gate {name!r} has unknown op {op!r}; it was not "
+                    "written by LearnedGate. Check that the journal is the one the gate wrote to."
+                )
+        return gate

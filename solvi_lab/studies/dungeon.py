@@ -1,0 +1,472 @@
+"""Risk dungeon: protection by default against justified risk, on a toy dungeon with hand-set hazards.
+
+The toy (ours; the specification's benchmarks/knowledge/risk_dungeon.py is not available, so only its claims are
+checked, never its numbers):
+
+- **Dungeon.** Levels 0 (the entrance) to `MAX_DEPTH` = 10. From each level three doors ("left", "middle",
+  "right") lead one level down. A **stream** is one dungeon — its layout fixed by (seed, stream) — played `games`
+  times in a row by one agent whose knowledge accumulates from game to game.
+- **Hero.** Each game a hero of level c ∈ {1, 2, 3} (drawn uniformly) enters at level 0. c is the context the
+  depth gate learns in.
+- **Actions.** At level d the hero either descends to d + 1 through one of the three doors, or leaves the dungeon
+  (the game ends, alive). The game also ends on a death or at the bottom (level 10).
+- **Score.** The deepest level reached, counted even when the hero dies there (a death costs the rest of the game).
+- **Hazards**, set once from this story:
+    1. *pits* — at every level one of the three doors (per stream) hides a pit: taking it kills, always. Knowledge
+       targets them: the door memory refuses a door that killed (a *hard* refusal: instant harm).
+    2. *guardians* — arriving at level d, a hero of level c meets a guardian that kills with probability
+       0.15 × (d − (2c + 1)) when d > 2c + 1 (capped at 0.9): a level-1 hero is safe down to 3, level 2 to 5,
+       level 3 to 7. Knowledge targets them: the depth gate learns a bound on the level per hero level.
+    3. *wandering monsters* — every arrival at a level kills with probability 0.03, whatever the level or hero.
+       No knowledge targets them (nothing about the level predicts them), but the hero cannot tell a guardian's
+       kill from a wanderer's, so the depth gate learns from both: this is what makes a gate tighten itself.
+  A **targeted death** is a death in a pit or by a guardian.
+- **Knowledge** (every arm but "none"): a door memory (our own counting — `solvi_lab.actions.ConservativeActionModel`
+  generalises a never-accepted value to a refusal, so it would refuse every unexplored door once one pit was found)
+  and a `LearnedGate("depth")` fed `arrived(c, d, failed=...)` on every arrival. A pit death is attributed to the
+  door, not to the level (the hero sees the pit).
+- **Decisions.** Before each descent the policy decides "descend" on the gate's prediction for level d + 1 with
+  gain 0.3 (the specification's example); "avoid" = leave the dungeon. Then it decides each door on the door
+  memory's prediction: a door it takes (System 1: the known safe door with most support) wins; otherwise System 2,
+  the explorer, picks uniformly among the doors sent to it. "ask_s2" on "descend" means System 2 decides, and the
+  explorer always descends. The "none" arm is System 2 alone: it always descends through a random door.
+- **Arms.** "none" (no knowledge); "protect" (`Protect`, gate expiry 10, floor c + 1 — the spec's example);
+  "risk_budget" (`RiskBudget(1.0, 1.0, 3)`, same gate); "gate_no_expiry" (`Protect`, a gate that never expires and
+  has no floor).
+- **Common random numbers.** In a stream, game g has the same hero and the same hazard draws at each level for
+  every arm, so arms differ by their decisions only.
+
+A *risky action taken* is an executed action whose prediction was a refusal (taken by the policy, or by System 2
+after an "ask_s2"). Deaths are totals over all games; depths are means over games.
+
+>>> r = run(streams=2, games=6, seed=0, progress=False)
+>>> r.metrics["games_per_arm"], r.metrics["gate_replay_matches_live"]
+(12, True)
+>>> r.metrics["none_risky_per_game"]
+0.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+from matplotlib.figure import Figure
+from tqdm import tqdm
+
+from ..errors import BadParameter
+from ..journal import Journal
+from ..prediction import Prediction
+from ..risk import LearnedGate, Protect, RiskBudget
+from .result import Comparison, StudyResult
+
+# Quick keeps the stream length of the full run: the trend claims compare the first and last thirds of a stream,
+# and 12-game streams are too short for them (their first third is spent finding the pits). Fewer streams only.
+QUICK_PARAMS: dict[str, int] = {"streams": 4, "games": 30}
+FULL_PARAMS: dict[str, int] = {"streams": 20, "games": 30}
+
+MAX_DEPTH = 10
+DOORS = ("left", "middle", "right")
+HERO_LEVELS = (1, 2, 3)
+GUARDIAN_STEP = 0.15  # kill probability per level past the hero's safe depth 2c + 1
+GUARDIAN_CAP = 0.9
+WANDERER = 0.03  # kill probability of a wandering monster per arrival
+GAIN = 0.3  # expected gain of one level, the specification's example
+GATE_EXPIRY = 10
+ARMS = ("none", "protect", "risk_budget", "gate_no_expiry")
+ARM_LABELS = {
+    "none": "no knowledge",
+    "protect": "Protect",
+    "risk_budget": "RiskBudget",
+    "gate_no_expiry": "gate: no expiry, no floor (Protect)",
+}
+
+# The specification's figures (20 streams × 30 games, its own toy dungeon).
+PUBLISHED = {
+    "none_mean_depth": 3.47,
+    "none_targeted_deaths": 482,
+    "protect_mean_depth": 5.67,
+    "protect_targeted_deaths": 40,
+    "risk_budget_mean_depth": 6.65,
+    "risk_budget_targeted_deaths": 196,
+    "risk_budget_risky_per_game": 5.8,
+    "protect_first_third": 6.74,
+    "protect_last_third": 5.02,
+    "gate_no_expiry_first_third": 6.70,
+    "gate_no_expiry_last_third": 2.99,
+    "risk_budget_first_third": 6.29,
+    "risk_budget_last_third": 6.94,
+}
+
+
+def guardian_risk(depth: int, hero: int) -> float:
+    """Probability that the guardian of `depth` kills a hero of level `hero` on arrival.
+
+    >>> guardian_risk(3, 1), guardian_risk(4, 1), round(guardian_risk(10, 3), 2)
+    (0.0, 0.15, 0.45)
+    """
+    return min(GUARDIAN_CAP, GUARDIAN_STEP * max(0, depth - (2 * hero + 1)))
+
+
+def hero_floor(hero: int) -> int:
+    """The gate's floor: it never refuses at or below level hero + 1 (the specification's example)."""
+    return hero + 1
+
+
+class DoorMemory:
+    """What the agent learned about doors: a door that dropped it into a pit is refused, hard; a door it came
+    through is accepted; an untried door is unknown.
+
+    >>> m = DoorMemory()
+    >>> m.fell(2, "left"); m.passed(2, "middle")
+    >>> [m.predict(2, d).verdict for d in DOORS], m.predict(2, "left").hard
+    (['refuse', 'accept', 'unknown'], True)
+    """
+
+    def __init__(self) -> None:
+        self._passed: dict[tuple[int, str], int] = {}
+        self._fell: dict[tuple[int, str], int] = {}
+
+    def passed(self, depth: int, door: str) -> None:
+        self._passed[(depth, door)] = self._passed.get((depth, door), 0) + 1
+
+    def fell(self, depth: int, door: str) -> None:
+        self._fell[(depth, door)] = self._fell.get((depth, door), 0) + 1
+
+    def predict(self, depth: int, door: str) -> Prediction:
+        passed, fell = self._passed.get((depth, door), 0), self._fell.get((depth, door), 0)
+        if fell:
+            return Prediction(
+                "refuse",
+                risk=fell / (fell + passed),
+                support=fell + passed,
+                hard=True,
+                reason=f"the {door} door to level {depth} dropped the hero into a pit ({fell} time(s))",
+            )
+        if passed:
+            return Prediction(
+                "accept",
+                risk=0.0,
+                support=passed,
+                reason=f"the {door} door to level {depth} was passed safely {passed} time(s)",
+            )
+        return Prediction("unknown", reason=f"the {door} door to level {depth} was never tried")
+
+
+@dataclass
+class _Game:
+    """The world's draws for one game, shared by every arm (common random numbers)."""
+
+    hero: int
+    guardian_u: np.ndarray  # one uniform per level: the guardian kills if below guardian_risk
+    wanderer_u: np.ndarray  # one uniform per level: a wanderer kills if below WANDERER
+    explore_u: np.ndarray  # one uniform per level: System 2's choice among the doors sent to it
+
+
+@dataclass
+class _Outcome:
+    deepest: int
+    death: str | None  # "pit" | "guardian" | "wanderer" | None
+    risky: int = 0  # executed actions whose prediction refused them
+    risky_by_policy: int = 0  # of which the policy itself chose "take"
+
+
+@dataclass
+class _Agent:
+    arm: str
+    policy: Any = None
+    gate: LearnedGate | None = None
+    doors: DoorMemory | None = None
+    journal: Journal | None = None
+    gate_config: dict[str, Any] = field(default_factory=dict)
+
+
+def _make_agent(arm: str) -> _Agent:
+    if arm == "none":
+        return _Agent(arm)
+    journal = Journal(clock=None)  # deterministic: no time stamps; policy and gate write into one chain
+    if arm == "gate_no_expiry":
+        config: dict[str, Any] = {"expiry": None, "floor": None}
+    else:
+        config = {"expiry": GATE_EXPIRY, "floor": hero_floor}
+    policy = RiskBudget(1.0, 1.0, 3, journal=journal) if arm == "risk_budget" else Protect(journal=journal)
+    gate = LearnedGate("depth", journal=journal, **config)
+    return _Agent(arm, policy, gate, DoorMemory(), journal, config)
+
+
+def _play(agent: _Agent, pits: np.ndarray, game: _Game) -> _Outcome:
+    """One game of one agent: descend until it leaves, dies or reaches the bottom; learn from what happened."""
+    depth, hero = 0, game.hero
+    out = _Outcome(0, None)
+    if agent.policy is not None:
+        agent.policy.new_episode()
+    while depth < MAX_DEPTH:
+        target = depth + 1
+        if agent.arm == "none":
+            door = int(game.explore_u[target] * len(DOORS))
+        else:
+            pred = agent.gate.predict(hero, target)
+            d = agent.policy.decide("descend", pred, gain=GAIN)
+            if d.choice == "avoid":
+                break  # leave the dungeon alive
+            if pred.verdict == "refuse":  # taken by the policy, or by System 2 (the explorer always descends)
+                out.risky += 1
+                out.risky_by_policy += d.choice == "take"
+            take, s2 = [], []
+            for i, name in enumerate(DOORS):
+                p = agent.doors.predict(target, name)
+                c = agent.policy.decide(f"door {name} to level {target}", p, gain=GAIN).choice
+                if c == "take":
+                    take.append((p.support, -i))
+                elif c == "ask_s2":
+                    s2.append(i)
+            if take:
+                door = -max(take)[1]  # System 1: the door passed most often (ties: the first)
+            elif s2:
+                door = s2[int(game.explore_u[target] * len(s2))]  # System 2 explores
+            else:
+                break  # every door refused: leave
+        if door == pits[target]:
+            out.death = "pit"
+            if agent.doors is not None:
+                agent.doors.fell(target, DOORS[door])
+            break
+        if agent.doors is not None:
+            agent.doors.passed(target, DOORS[door])
+        depth = target
+        out.deepest = depth
+        if game.guardian_u[depth] < guardian_risk(depth, hero):
+            out.death = "guardian"
+        elif game.wanderer_u[depth] < WANDERER:
+            out.death = "wanderer"
+        if agent.gate is not None:
+            agent.gate.arrived(hero, depth, failed=out.death is not None)
+        if out.death:
+            break
+    if agent.gate is not None:
+        agent.gate.end_episode()
+    return out
+
+
+def _replay_matches(agent: _Agent) -> bool:
+    """The gate rebuilt from its journal predicts exactly what the live gate predicts, everywhere."""
+    if agent.gate is None:
+        return True
+    again = LearnedGate.replay(agent.journal, "depth", **agent.gate_config)
+    return all(again.predict(h, lv) == agent.gate.predict(h, lv) for h in HERO_LEVELS for lv in range(MAX_DEPTH + 1))
+
+
+def _check_params(streams: Any, games: Any, seed: Any) -> None:
+    for name, v, low in (("streams", streams, 1), ("games", games, 3)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise BadParameter(
+                f"{name} must be an int ≥ {low}, got {v!r}; e.g. {name}={FULL_PARAMS[name]} "
+                f"(QUICK_PARAMS: {QUICK_PARAMS[name]})."
+            )
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise BadParameter(f"seed must be an int, got {seed!r}; e.g. seed=0.")
+
+
+def run(
+    streams: int = FULL_PARAMS["streams"], games: int = FULL_PARAMS["games"], seed: int = 0, progress: bool = True
+) -> StudyResult:
+    """Play `streams` dungeons `games` times each with every arm; compare depths, deaths and trends.
+
+    games must be ≥ 3 (the first and last thirds are compared). `progress` shows a tqdm bar over the streams.
+    Deterministic: the same (streams, games, seed) always gives the same metrics.
+    """
+    _check_params(streams, games, seed)
+    depth = {a: np.zeros((streams, games), dtype=np.int64) for a in ARMS}
+    deaths = {a: {"pit": 0, "guardian": 0, "wanderer": 0} for a in ARMS}
+    risky = dict.fromkeys(ARMS, 0)
+    risky_by_policy = dict.fromkeys(ARMS, 0)
+    replay_ok = True
+    for s in tqdm(range(streams), desc="risk_dungeon streams", disable=not progress):
+        # One generator per stream, from (seed, stream): a stream's world does not depend on how many others run.
+        rng = np.random.default_rng([seed, s])
+        pits = np.concatenate([[-1], rng.integers(0, len(DOORS), size=MAX_DEPTH)])  # index = level; level 0 has none
+        world = [
+            _Game(
+                int(rng.integers(1, len(HERO_LEVELS) + 1)),
+                rng.random(MAX_DEPTH + 1),
+                rng.random(MAX_DEPTH + 1),
+                rng.random(MAX_DEPTH + 1),
+            )
+            for _ in range(games)
+        ]
+        for arm in ARMS:
+            agent = _make_agent(arm)
+            for g, game in enumerate(world):
+                out = _play(agent, pits, game)
+                depth[arm][s, g] = out.deepest
+                if out.death:
+                    deaths[arm][out.death] += 1
+                risky[arm] += out.risky
+                risky_by_policy[arm] += out.risky_by_policy
+            replay_ok = replay_ok and _replay_matches(agent)
+
+    third = games // 3
+    n = streams * games
+    metrics: dict[str, Any] = {"streams": streams, "games": games, "seed": seed, "games_per_arm": n}
+    rows = []
+    for a in ARMS:
+        m = {
+            "mean_depth": float(depth[a].mean()),
+            "targeted_deaths": deaths[a]["pit"] + deaths[a]["guardian"],
+            "pit_deaths": deaths[a]["pit"],
+            "guardian_deaths": deaths[a]["guardian"],
+            "wanderer_deaths": deaths[a]["wanderer"],
+            "risky_per_game": risky[a] / n,
+            "risky_by_policy_per_game": risky_by_policy[a] / n,
+            "first_third": float(depth[a][:, :third].mean()),
+            "last_third": float(depth[a][:, games - third :].mean()),
+        }
+        metrics.update({f"{a}_{k}": v for k, v in m.items()})
+        rows.append({"arm": ARM_LABELS[a], **m})
+    metrics["gate_replay_matches_live"] = bool(replay_ok)
+
+    def mean(a: str) -> float:
+        return metrics[f"{a}_mean_depth"]
+
+    def dead(a: str) -> int:
+        return metrics[f"{a}_targeted_deaths"]
+
+    def decline(a: str) -> float:
+        return metrics[f"{a}_first_third"] - metrics[f"{a}_last_third"]
+
+    claims = {
+        "claim_depth_order": mean("none") < mean("protect") < mean("risk_budget"),
+        "claim_protect_beats_none": mean("protect") > mean("none"),
+        "claim_risk_budget_beats_protect": mean("risk_budget") > mean("protect"),
+        # "far fewer": we read it as fewer than half (the published ratio is 40/482, about a twelfth).
+        "claim_protect_far_fewer_deaths": dead("protect") < 0.5 * dead("none"),
+        "claim_risk_budget_deaths_between": dead("protect") < dead("risk_budget") < dead("none"),
+        # It must actually decline (first third above the last) and by more than Protect: two rising arms don't count.
+        "claim_no_expiry_gate_declines_more": 0 < decline("gate_no_expiry")
+        and decline("protect") < decline("gate_no_expiry"),
+        "claim_risk_budget_no_decline": metrics["risk_budget_last_third"] >= metrics["risk_budget_first_third"],
+    }
+    metrics.update({k: bool(v) for k, v in claims.items()})
+    # Published too, but not one of the claims we hold the toy to: our first third includes finding the pits.
+    metrics["trend_protect_declines"] = bool(decline("protect") > 0)
+    metrics["claims_holding"] = sum(claims.values())
+    metrics["claims_checked"] = len(claims)
+
+    table = pl.DataFrame(rows)
+    by_game = pl.DataFrame({"game": list(range(games)), **{a: depth[a].mean(axis=0).tolist() for a in ARMS}})
+
+    def thirds(a: str) -> str:
+        return f"{metrics[f'{a}_first_third']:.2f} → {metrics[f'{a}_last_third']:.2f}"
+
+    size = f"{streams} streams × {games} games, seed {seed}"
+    pub = "published: 20 streams × 30 games on the specification's own toy"
+    comparison = [
+        Comparison("mean deepest level, no knowledge", mean("none"), PUBLISHED["none_mean_depth"], size),
+        Comparison("mean deepest level, Protect", mean("protect"), PUBLISHED["protect_mean_depth"], size),
+        Comparison("mean deepest level, RiskBudget", mean("risk_budget"), PUBLISHED["risk_budget_mean_depth"], size),
+        Comparison("mean deepest level, gate without expiry or floor", mean("gate_no_expiry"), None, size),
+        Comparison(
+            "targeted deaths, no knowledge",
+            dead("none"),
+            PUBLISHED["none_targeted_deaths"],
+            f"pits + guardians over {n} games; {pub}",
+        ),
+        Comparison(
+            "targeted deaths, Protect",
+            dead("protect"),
+            PUBLISHED["protect_targeted_deaths"],
+            f"pits + guardians over {n} games; {pub}",
+        ),
+        Comparison(
+            "targeted deaths, RiskBudget",
+            dead("risk_budget"),
+            PUBLISHED["risk_budget_targeted_deaths"],
+            f"pits + guardians over {n} games; {pub}",
+        ),
+        Comparison(
+            "risky actions taken per game, RiskBudget",
+            metrics["risk_budget_risky_per_game"],
+            PUBLISHED["risk_budget_risky_per_game"],
+            "ours counts descents past the gate's refusal (taken by the policy or by System 2)",
+        ),
+        Comparison("first → last third, Protect", thirds("protect"), "6.74 → 5.02", "mean deepest level"),
+        Comparison(
+            "first → last third, gate without expiry or floor",
+            thirds("gate_no_expiry"),
+            "6.70 → 2.99",
+            "mean deepest level",
+        ),
+        Comparison("first → last third, RiskBudget", thirds("risk_budget"), "6.29 → 6.94", "mean deepest level"),
+        Comparison(
+            "depth: none < Protect < RiskBudget",
+            f"{mean('none'):.2f} < {mean('protect'):.2f} < {mean('risk_budget'):.2f}",
+            "3.47 < 5.67 < 6.65",
+            "ordering claim",
+            holds=claims["claim_depth_order"],
+        ),
+        Comparison(
+            "Protect: far fewer targeted deaths than none (< half)",
+            f"{dead('protect')} vs {dead('none')}",
+            "40 vs 482",
+            "ordering claim",
+            holds=claims["claim_protect_far_fewer_deaths"],
+        ),
+        Comparison(
+            "targeted deaths: Protect < RiskBudget < none",
+            f"{dead('protect')} < {dead('risk_budget')} < {dead('none')}",
+            "40 < 196 < 482",
+            "ordering claim",
+            holds=claims["claim_risk_budget_deaths_between"],
+        ),
+        Comparison(
+            "never-expiring gate declines, and more than Protect (first − last third)",
+            f"{decline('gate_no_expiry'):+.2f} vs {decline('protect'):+.2f}",
+            "+3.71 vs +1.72",
+            "trend claim",
+            holds=claims["claim_no_expiry_gate_declines_more"],
+        ),
+        Comparison(
+            "RiskBudget does not decline (last third ≥ first third)",
+            thirds("risk_budget"),
+            "6.29 → 6.94",
+            "trend claim",
+            holds=claims["claim_risk_budget_no_decline"],
+        ),
+        Comparison(
+            "Protect declines from first to last third",
+            thirds("protect"),
+            "6.74 → 5.02",
+            "not a claim we check: in our toy the first third is spent finding the pits",
+            holds=metrics["trend_protect_declines"],
+        ),
+        Comparison(
+            "gate replayed from its journal == live gate",
+            replay_ok,
+            None,
+            "every stream, every gated arm",
+            holds=replay_ok,
+        ),
+    ]
+
+    fig = Figure(figsize=(7, 4))
+    ax = fig.add_subplot()
+    x = np.arange(1, games + 1)
+    for a, marker in zip(ARMS, "osD^"):
+        ax.plot(x, depth[a].mean(axis=0), marker=marker, ms=3, lw=1.2, label=ARM_LABELS[a])
+    ax.set_xlabel("game in the stream (1 = first game, knowledge accumulates after)")
+    ax.set_ylabel(f"mean deepest level (levels, 0–{MAX_DEPTH})")
+    ax.set_title(f"Risk dungeon: mean deepest level by game ({streams} streams)")
+    ax.set_ylim(0, MAX_DEPTH)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+
+    return StudyResult(
+        name="risk_dungeon",
+        params={"streams": streams, "games": games, "seed": seed},
+        metrics=metrics,
+        tables={"arms": table, "depth_by_game": by_game},
+        comparison=comparison,
+        figures={"depth_by_game": fig},
+    )

@@ -1,0 +1,613 @@
+"""Learner evidence: five flaws of a learner model built on typed evidence, reproduced and measured as closed.
+
+The review in ``/work/shared/seeds/inno-agent-report.txt`` praises an evidence model (typed, weighted evidence;
+a score clamped into its result's band; a misconception cleared only by linked, reliable retrieval) and names
+five ways the system around it lets that care be bypassed. This study runs each scenario twice, side by side:
+
+- on :class:`NaiveLearnerProfile`, a small model written here for the purpose — **the flawed reference** — that
+  reproduces each named flaw on purpose (its docstrings say where), and
+- on :class:`solvi_lab.evidence.LearnerModel`.
+
+It also measures, over `n_random` random evidence sequences drawn from `seed`, that the live solvi_lab model always
+equals its rebuild from the journal, while the naive rebuild keeps any patched value.
+
+>>> r = run(seed=0)
+>>> all(c.holds for c in r.comparison)
+True
+>>> r.metrics["flaw1_shown_after_failures_naive"] > 0.4 > r.metrics["flaw1_shown_after_failures_solvi"]
+True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import polars as pl
+from matplotlib.figure import Figure
+
+from ..errors import BadInput, BadParameter, UnknownId
+from ..evidence import (
+    LEARNING_RATE,
+    RETRIEVAL_KINDS,
+    LearnerModel,
+    evidence_weight,
+    observed_value,
+    spacing_factor,
+)
+from .result import Comparison, StudyResult
+
+QUICK_PARAMS: dict[str, int] = {"seed": 0}
+FULL_PARAMS: dict[str, int] = {"seed": 0}
+
+DAY = 86400.0
+N_RANDOM = 50  # random sequences for the rebuild check: small, so the study runs in well under a second
+
+
+# =================================================================================================================
+# THE FLAWED REFERENCE. Do not use it for anything but this comparison: every flaw below is deliberate.
+# =================================================================================================================
+class NaiveLearnerProfile:
+    """A learner profile with the five flaws the review names — the flawed reference, reproduced on purpose.
+
+    It keeps the good part (typed, weighted evidence, the clamped score — it calls the same pure functions) and
+    gets the rest wrong:
+
+    1. ``patch`` writes an absolute mastery into the stored state, appends nothing to the event log, and the
+       stored state is the *prior* every later piece of evidence moves by one weighted step.
+    2. a misconception's ``repairing`` status stops blocking: read paths test ``status == "active"`` only, and no
+       code path ever sets ``resolved``.
+    3. ``patch_status`` stores any string (a cast, not a check); an unknown status silently stops blocking.
+    4. ``evidence_ids`` is provenance, confidence gate and dedup key at once, never resolved against the log: a
+       non-empty list raises the confidence ceiling from 0.35 to 0.6, and an evidence record whose id is already
+       in the list is skipped.
+    5. ``rebuild`` starts from the current profile, not a default, and replays the log on top of it.
+
+    >>> p = NaiveLearnerProfile(); p.patch("x", mastery=0.95)
+    >>> _ = p.record("x", "free_recall", "incorrect", at=0); round(p.mastery["x"], 4)
+    0.7006
+    """
+
+    def __init__(self) -> None:
+        self.mastery: dict[str, float] = {}  # flaw 1: the stored state, written by evidence AND by patch
+        self.evidence_ids: dict[str, list[str]] = {}  # flaw 4: provenance + confidence gate + dedup set
+        self.misconceptions: dict[str, dict[str, Any]] = {}
+        self.events: list[dict[str, Any]] = []  # the append-only log (patches never reach it)
+        self.last_at: dict[str, float] = {}
+        self.skipped: list[str] = []  # evidence the dedup set suppressed
+        self._next = 1
+
+    def record(
+        self,
+        concept: str,
+        kind: str,
+        result: str,
+        *,
+        score: float | None = None,
+        hints: int = 0,
+        evaluator_confidence: float = 1.0,
+        at: float = 0.0,
+        misconception_id: str | None = None,
+    ) -> str:
+        """Append evidence to the log and fold it into the stored profile; ids are "ev-1", "ev-2", ..."""
+        ev = {
+            "id": f"ev-{self._next}",
+            "concept": concept,
+            "kind": kind,
+            "result": result,
+            "score": score,
+            "hints": hints,
+            "evaluator_confidence": evaluator_confidence,
+            "at": at,
+            "misconception_id": misconception_id,
+        }
+        self._next += 1
+        self.events.append(ev)
+        self._fold(ev)
+        return ev["id"]
+
+    def _fold(self, ev: dict[str, Any]) -> None:
+        c = ev["concept"]
+        ids = self.evidence_ids.setdefault(c, [])
+        if ev["id"] in set(ids):  # flaw 4: a dedup keyed on a list anybody may append to
+            self.skipped.append(ev["id"])
+            return
+        ids.append(ev["id"])
+        last = self.last_at.get(c)
+        spacing = spacing_factor(ev["result"], None if last is None else ev["at"] - last)
+        w = evidence_weight(ev["kind"], ev["hints"], ev["evaluator_confidence"], spacing)
+        obs, _ = observed_value(ev["result"], ev["score"])
+        m = self.mastery.get(c, 0.0)  # flaw 1: whatever is stored — patched or not — is the prior
+        self.mastery[c] = m + LEARNING_RATE * w * (obs - m)
+        if ev["kind"] != "exposure":
+            self.last_at[c] = ev["at"]
+        mc = self.misconceptions.get(ev["misconception_id"] or "")
+        if mc is not None:
+            good = (
+                ev["kind"] in RETRIEVAL_KINDS and ev["hints"] <= 1 and ev["evaluator_confidence"] >= 0.7 and w >= 0.25
+            )
+            if ev["result"] == "correct" and good and mc["status"] == "active":
+                mc["status"] = "repairing"  # flaw 2: and nothing ever sets "resolved"
+            elif ev["result"] == "incorrect":
+                mc["status"] = "active"
+
+    def patch(self, concept: str, *, mastery: float | None = None, evidence_ids_append: tuple[str, ...] = ()) -> None:
+        """Flaws 1 and 4: an absolute mastery and unresolved ids go straight into the stored profile, unlogged."""
+        if mastery is not None:
+            self.mastery[concept] = mastery
+        self.evidence_ids.setdefault(concept, []).extend(evidence_ids_append)
+
+    def open_misconception(self, concept: str, misconception_id: str) -> None:
+        self.misconceptions[misconception_id] = {"concept": concept, "status": "active"}
+
+    def patch_status(self, misconception_id: str, status: str) -> None:
+        """Flaw 3: the status is cast, not checked — any string is stored."""
+        self.misconceptions[misconception_id]["status"] = status
+
+    def blocks(self, misconception_id: str) -> bool:
+        """Flaws 2 and 3: the only status tested is "active"."""
+        return self.misconceptions[misconception_id]["status"] == "active"
+
+    def context_pack(self) -> list[str]:
+        return [mid for mid, mc in self.misconceptions.items() if mc["status"] == "active"]
+
+    def confidence_ceiling(self, concept: str) -> float:
+        """Flaw 4: a non-empty evidence_ids list — resolved or not — raises the ceiling from 0.35 to 0.6."""
+        return 0.6 if self.evidence_ids.get(concept) else 0.35
+
+    def rebuild(self) -> NaiveLearnerProfile:
+        """Flaw 5: replay the log on top of the CURRENT profile (a patched value survives untouched)."""
+        new = NaiveLearnerProfile()
+        new.mastery = dict(self.mastery)
+        new.evidence_ids = {k: list(v) for k, v in self.evidence_ids.items()}
+        new.misconceptions = {k: dict(v) for k, v in self.misconceptions.items()}
+        new._next = self._next
+        for ev in self.events:
+            new.events.append(ev)
+            new._fold(ev)
+        return new
+
+    def replay_from_default(self) -> NaiveLearnerProfile:
+        """What a reconstruction would give: the naive profile's own log replayed on an empty profile."""
+        new = NaiveLearnerProfile()
+        new.misconceptions = {k: {"concept": v["concept"], "status": "active"} for k, v in self.misconceptions.items()}
+        new._next = self._next
+        for ev in self.events:
+            new.events.append(ev)
+            new._fold(ev)
+        return new
+
+
+# =================================================================================================================
+# The scenarios, each run on both models.
+# =================================================================================================================
+FAILURE = {"kind": "free_recall", "result": "incorrect", "evaluator_confidence": 0.9}
+REPAIR = {"kind": "free_recall", "result": "correct", "evaluator_confidence": 0.9, "hints": 0}
+
+
+def _flaw1_fabricated_prior() -> dict[str, Any]:
+    """A learner asserts 0.95 ("I know this"), then fails three honest free-recall questions."""
+    naive, model, bare = NaiveLearnerProfile(), LearnerModel(), LearnerModel()
+    naive.patch("fractions", mastery=0.95)
+    model.assert_state("fractions", 0.95, by="learner:ben", source="learner", why="I know this", at=0)
+    shown_before_solvi = model.state("fractions", at=0)["shown_mastery"]  # no evidence yet: the assertion
+    shown_naive, shown_solvi = [], []
+    for day in (1, 2, 3):
+        naive.record("fractions", at=day * DAY, **FAILURE)
+        model.record("fractions", at=day * DAY, evaluator="grader", **FAILURE)
+        bare.record("fractions", at=day * DAY, evaluator="grader", **FAILURE)
+        shown_naive.append(naive.mastery["fractions"])
+        shown_solvi.append(model.state("fractions", at=day * DAY)["shown_mastery"])
+    s = model.state("fractions", at=3 * DAY)
+    return {
+        "shown_before_naive": 0.95,
+        "shown_before_solvi": shown_before_solvi,
+        "shown_after_failures_naive": shown_naive[-1],
+        "shown_after_failures_solvi": s["shown_mastery"],
+        "failures_to_below_half_naive": next(i + 1 for i, v in enumerate(shown_naive) if v < 0.5),
+        "failures_to_below_half_solvi": next(i + 1 for i, v in enumerate(shown_solvi) if v < 0.5),
+        "assertion_moves_derived_solvi": s["mastery"] - bare.state("fractions", at=3 * DAY)["mastery"],
+        "assertion_kept_beside": s["assertion"] is not None and s["assertion"]["mastery"] == 0.95,
+        "why": s["why"],
+    }
+
+
+def _flaw2_repairing() -> dict[str, Any]:
+    """A misconception, one qualifying linked success, then more: does it still block, and is it ever resolved?"""
+    naive, model = NaiveLearnerProfile(), LearnerModel()
+    naive.open_misconception("negatives", "m-sign")
+    model.open_misconception("negatives", "m-sign", "thinks -(-a) = -a", by="tutor", at=0)
+    naive.record("negatives", at=1 * DAY, misconception_id="m-sign", **REPAIR)
+    model.record("negatives", at=1 * DAY, misconception_id="m-sign", evaluator="grader", **REPAIR)
+    after_one = {
+        "status_naive": naive.misconceptions["m-sign"]["status"],
+        "status_solvi": model.misconceptions("negatives", at=DAY)[0]["status"],
+        "blocks_naive": naive.blocks("m-sign"),
+        "blocks_solvi": model.misconceptions("negatives", at=DAY)[0]["blocking"],
+        "in_pack_naive": "m-sign" in naive.context_pack(),
+        "in_pack_solvi": any(m["id"] == "m-sign" for m in model.context_pack(at=DAY)["misconceptions"]),
+        "label_solvi": model.state("negatives", at=DAY)["label"],
+    }
+    solvi_resolved_at = None
+    for k, day in enumerate((2, 3, 4, 5), start=2):
+        naive.record("negatives", at=day * DAY, misconception_id="m-sign", **REPAIR)
+        model.record("negatives", at=day * DAY, misconception_id="m-sign", evaluator="grader", **REPAIR)
+        if solvi_resolved_at is None and model.misconceptions("negatives", at=day * DAY)[0]["status"] == "resolved":
+            solvi_resolved_at = k
+    # A second misconception left unchecked for 40 days goes stale — and stale still blocks.
+    model.open_misconception("negatives", "m-order", "thinks -3 > -2", by="tutor", at=5 * DAY)
+    stale = model.misconceptions("negatives", at=45 * DAY, status="stale")
+    return {
+        **after_one,
+        "naive_status_after_5": naive.misconceptions["m-sign"]["status"],
+        "naive_resolved_after_5": naive.misconceptions["m-sign"]["status"] == "resolved",
+        "solvi_successes_to_resolve": solvi_resolved_at,
+        "solvi_stale_reached": len(stale) == 1,
+        "solvi_stale_blocks": bool(stale and stale[0]["blocking"]),
+    }
+
+
+def _flaw3_arbitrary_status() -> dict[str, Any]:
+    """A person PATCHes a misconception's status to a string outside the vocabulary ("on_hold")."""
+    naive, model = NaiveLearnerProfile(), LearnerModel()
+    naive.open_misconception("ratios", "m-add")
+    model.open_misconception("ratios", "m-add", "adds to scale a ratio", by="tutor", at=0)
+    naive.patch_status("m-add", "on_hold")
+    before = len(model.journal)
+    try:
+        model.set_misconception_status("m-add", "on_hold", by="learner:ana", why="skip it", at=DAY)
+        refused = False
+    except BadInput:
+        refused = True
+    m = model.misconceptions("ratios", at=DAY)[0]
+    return {
+        "accepted_naive": naive.misconceptions["m-add"]["status"] == "on_hold",
+        "accepted_solvi": not refused,
+        "records_written_solvi": len(model.journal) - before,
+        "blocks_naive": naive.blocks("m-add"),
+        "blocks_solvi": m["blocking"],
+        "status_solvi": m["status"],
+    }
+
+
+def _flaw4_unresolved_id() -> dict[str, Any]:
+    """An id that resolves to nothing is appended to the learner's evidence list before the real record arrives."""
+    naive, model = NaiveLearnerProfile(), LearnerModel()
+    ceiling_before_naive = naive.confidence_ceiling("algebra")
+    ceiling_before_solvi = model.state("algebra", at=0)["confidence_ceiling"]
+    # The next id each model will hand out, guessed ahead of time (or taken from another id namespace).
+    fabricated_naive, fabricated_solvi = f"ev-{naive._next}", f"e{len(model.journal)}"
+    naive.patch("algebra", evidence_ids_append=(fabricated_naive,))
+    try:
+        model.assert_state("algebra", 0.9, by="learner:ana", why="see my answer", at=0, cites=[fabricated_solvi])
+        accepted_solvi = True
+    except UnknownId:
+        accepted_solvi = False
+    ceiling_naive = naive.confidence_ceiling("algebra")
+    ceiling_solvi = model.state("algebra", at=0)["confidence_ceiling"]
+    # Now the real record arrives — an honest failure — and takes exactly the fabricated id.
+    real_naive = naive.record("algebra", at=DAY, **FAILURE)
+    real_solvi = model.record("algebra", at=DAY, evaluator="grader", **FAILURE)
+    return {
+        "fabricated_accepted_naive": True,
+        "fabricated_accepted_solvi": accepted_solvi,
+        "ceiling_before_naive": ceiling_before_naive,
+        "ceiling_before_solvi": ceiling_before_solvi,
+        "ceiling_with_fabricated_naive": ceiling_naive,
+        "ceiling_with_fabricated_solvi": ceiling_solvi,
+        "real_id_collides_naive": real_naive == fabricated_naive,
+        "real_id_collides_solvi": real_solvi == fabricated_solvi,
+        "suppressed_naive": len(naive.skipped),
+        "suppressed_solvi": 1 - model.state("algebra", at=DAY)["evidence_count"],
+        "cite_real_solvi": list(model.cite([real_solvi])),
+    }
+
+
+def _flaw5_rebuild() -> dict[str, Any]:
+    """Two real successes, then a patched / asserted 0.95, then a rebuild."""
+    naive, model = NaiveLearnerProfile(), LearnerModel()
+    for day in (0, 1):
+        naive.record("graphs", "guided_recall", "correct", hints=1, at=day * DAY)
+        model.record("graphs", "guided_recall", "correct", hints=1, at=day * DAY, evaluator="grader")
+    naive.patch("graphs", mastery=0.95)
+    model.assert_state("graphs", 0.95, by="teacher:lee", source="teacher", why="did well in class", at=2 * DAY)
+    rebuilt_naive = naive.rebuild().mastery["graphs"]
+    default_naive = naive.replay_from_default().mastery["graphs"]
+    rebuilt = LearnerModel.rebuild(model.journal)
+    live_s, rebuilt_s = model.state("graphs", at=2 * DAY), rebuilt.state("graphs", at=2 * DAY)
+    return {
+        "rebuilt_naive": rebuilt_naive,
+        "from_default_naive": default_naive,
+        "rebuild_gap_naive": rebuilt_naive - default_naive,
+        "rebuilt_solvi": rebuilt_s["mastery"],
+        "from_default_solvi": live_s["mastery"],
+        "rebuild_gap_solvi": rebuilt_s["mastery"] - live_s["mastery"],
+        "fingerprint_equal_solvi": rebuilt.fingerprint() == model.fingerprint(),
+        "assertion_survives_as_assertion_solvi": rebuilt_s["assertion"] == live_s["assertion"],
+    }
+
+
+def _random_rebuilds(seed: int, n: int) -> dict[str, Any]:
+    """Random evidence sequences (with a random assertion / patch): live == rebuild for solvi_lab, not for naive."""
+    rng = random.Random(seed)
+    kinds = ["exposure", "recognition", "guided_recall", "free_recall", "application", "transfer", "self_report"]
+    solvi_equal = naive_equal = 0
+    for _ in range(n):
+        naive, model = NaiveLearnerProfile(), LearnerModel()
+        concepts = ["a", "b", "c"]
+        model.open_misconception("a", "m", "wrong idea", by="tutor", at=0)
+        naive.open_misconception("a", "m")
+        t = 0.0
+        for step in range(rng.randint(5, 25)):
+            t += rng.choice([60.0, 3600.0, DAY, 8 * DAY])
+            c = rng.choice(concepts)
+            ev = {
+                "kind": rng.choice(kinds),
+                "result": rng.choice(["correct", "partial", "incorrect"]),
+                "hints": rng.randint(0, 4),
+                "evaluator_confidence": round(rng.uniform(0.3, 1.0), 2),
+                "score": rng.choice([None, round(rng.random(), 2)]),
+                "misconception_id": "m" if c == "a" and rng.random() < 0.5 else None,
+            }
+            model.record(c, at=t, evaluator="grader", **ev)
+            naive.record(c, at=t, **ev)
+            if step == 2:
+                v = round(rng.random(), 2)
+                model.assert_state(c, v, by="teacher:lee", source="teacher", why="override", at=t)
+                naive.patch(c, mastery=v)
+        solvi_equal += LearnerModel.rebuild(model.journal).fingerprint() == model.fingerprint()
+        rebuilt, default = naive.rebuild(), naive.replay_from_default()
+        naive_equal += all(abs(rebuilt.mastery.get(k, 0.0) - default.mastery.get(k, 0.0)) < 1e-12 for k in concepts)
+    return {"sequences": n, "solvi_equal": solvi_equal, "naive_equal": naive_equal}
+
+
+# =================================================================================================================
+# Two learners over a sequence of evidence, for the plot.
+# =================================================================================================================
+ANA = [  # steady, spaced practice
+    (0.0, "exposure", "correct", 0),
+    (0.01, "recognition", "correct", 0),
+    (1, "guided_recall", "correct", 1),
+    (2, "free_recall", "correct", 0),
+    (5, "free_recall", "incorrect", 0),
+    (6, "free_recall", "correct", 0),
+    (14, "application", "correct", 0),
+    (22, "transfer", "correct", 0),
+    (30, "free_recall", "correct", 0),
+]
+BEN = [  # asserts 0.95, fails, then learns
+    (1, "free_recall", "incorrect", 0),
+    (2, "free_recall", "incorrect", 0),
+    (3, "application", "incorrect", 0),
+    (4, "guided_recall", "correct", 2),
+    (5, "guided_recall", "correct", 1),
+    (8, "free_recall", "correct", 0),
+    (16, "free_recall", "correct", 0),
+    (24, "application", "correct", 0),
+    (32, "free_recall", "correct", 0),
+]
+
+
+def _trajectories() -> tuple[pl.DataFrame, dict[str, Any]]:
+    rows: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "learner",
+            "step",
+            "day",
+            "kind",
+            "result",
+            "hints",
+            "solvi_mastery",
+            "solvi_shown",
+            "solvi_label",
+            "naive_mastery",
+        )
+    }
+    final: dict[str, Any] = {}
+    for name, seq, asserted in (("ana", ANA, None), ("ben", BEN, 0.95)):
+        model, naive = LearnerModel(), NaiveLearnerProfile()
+        if asserted is not None:
+            model.assert_state("fractions", asserted, by=f"learner:{name}", why="I know this", at=0)
+            naive.patch("fractions", mastery=asserted)
+        s0 = model.state("fractions", at=0)
+        rows_for = [
+            (
+                0,
+                0.0,
+                "start",
+                "",
+                0,
+                s0["mastery"],
+                s0["shown_mastery"],
+                s0["label"],
+                naive.mastery.get("fractions", 0.0),
+            )
+        ]
+        for i, (day, kind, result, hints) in enumerate(seq, start=1):
+            model.record("fractions", kind, result, hints=hints, at=day * DAY, evaluator="grader")
+            naive.record("fractions", kind, result, hints=hints, at=day * DAY)
+            s = model.state("fractions", at=day * DAY)
+            rows_for.append(
+                (
+                    i,
+                    float(day),
+                    kind,
+                    result,
+                    hints,
+                    s["mastery"],
+                    s["shown_mastery"],
+                    s["label"],
+                    naive.mastery["fractions"],
+                )
+            )
+        for r in rows_for:
+            for k, v in zip(rows, (name, *r)):
+                rows[k].append(v)
+        final[f"{name}_final_mastery_solvi"] = rows_for[-1][5]
+        final[f"{name}_final_mastery_naive"] = rows_for[-1][8]
+        final[f"{name}_final_label_solvi"] = rows_for[-1][7]
+    return pl.DataFrame(rows), final
+
+
+def _figure(traj: pl.DataFrame) -> Figure:
+    fig = Figure(figsize=(7, 4))
+    ax = fig.add_subplot()
+    for name, color in (("ana", "tab:blue"), ("ben", "tab:red")):
+        t = traj.filter(pl.col("learner") == name)
+        ax.plot(t["step"], t["solvi_mastery"], marker="o", color=color, label=f"{name}: solvi_lab derived mastery")
+        ax.plot(
+            t["step"],
+            t["naive_mastery"],
+            ls="--",
+            marker="x",
+            color=color,
+            alpha=0.7,
+            label=f"{name}: naive profile mastery" + (" (same: no assertion)" if name == "ana" else ""),
+        )
+    ax.set_xlabel("evidence recorded (count)")
+    ax.set_ylabel("mastery (0–1)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("Mastery over a sequence of evidence (ben first asserted 0.95)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def run(seed: int = 0) -> StudyResult:
+    """Run the five flaw scenarios on the naive reference and on solvi_lab, and the random rebuild check.
+
+    The scenarios are fixed; `seed` draws the random evidence sequences of the rebuild check.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise BadParameter(f"seed must be an integer, got {seed!r}; e.g. seed=0.")
+    f1, f2, f3, f4, f5 = (
+        _flaw1_fabricated_prior(),
+        _flaw2_repairing(),
+        _flaw3_arbitrary_status(),
+        _flaw4_unresolved_id(),
+        _flaw5_rebuild(),
+    )
+    rnd = _random_rebuilds(seed, N_RANDOM)
+    traj, final = _trajectories()
+
+    rows: list[tuple[str, Any, Any, bool, str]] = [
+        (
+            "1. shown mastery after asserting 0.95 and 3 honest failures",
+            f1["shown_after_failures_naive"],
+            f1["shown_after_failures_solvi"],
+            f1["shown_after_failures_solvi"] == 0.0 < f1["shown_after_failures_naive"],
+            "naive: the assertion is the prior; solvi_lab: derived from evidence alone once evidence exists",
+        ),
+        (
+            "1. failures until shown mastery < 0.5",
+            f1["failures_to_below_half_naive"],
+            f1["failures_to_below_half_solvi"],
+            f1["failures_to_below_half_solvi"] == 1,
+            "solvi_lab shows the learner's assertion only while there is no evidence",
+        ),
+        (
+            "1. change in derived mastery caused by the assertion",
+            "n/a (same field)",
+            f1["assertion_moves_derived_solvi"],
+            f1["assertion_moves_derived_solvi"] == 0.0,
+            "solvi_lab keeps the assertion beside the derived value",
+        ),
+        (
+            "2. misconception blocks after 1 qualifying repair (status repairing)",
+            f2["blocks_naive"],
+            f2["blocks_solvi"],
+            f2["blocks_solvi"] and f2["in_pack_solvi"] and f2["label_solvi"] == "misconception",
+            "naive tests status == 'active' only",
+        ),
+        (
+            "2. qualifying linked successes until resolved (of 5)",
+            "never" if not f2["naive_resolved_after_5"] else "5",
+            f2["solvi_successes_to_resolve"],
+            f2["solvi_successes_to_resolve"] == 3,
+            f"naive status after 5: {f2['naive_status_after_5']}; solvi_lab: 1 to repairing + 2 more",
+        ),
+        (
+            "2. stale reachable and still blocking",
+            False,
+            f2["solvi_stale_reached"] and f2["solvi_stale_blocks"],
+            f2["solvi_stale_reached"] and f2["solvi_stale_blocks"],
+            "40 days without linked evidence",
+        ),
+        (
+            "3. status 'on_hold' accepted",
+            f3["accepted_naive"],
+            f3["accepted_solvi"],
+            not f3["accepted_solvi"] and f3["records_written_solvi"] == 0,
+            "solvi_lab: BadInput, nothing journaled",
+        ),
+        (
+            "3. misconception blocks after the 'on_hold' PATCH",
+            f3["blocks_naive"],
+            f3["blocks_solvi"],
+            f3["blocks_solvi"],
+            "an unknown status must never disable the gate",
+        ),
+        (
+            "4. confidence ceiling with only a fabricated evidence id",
+            f4["ceiling_with_fabricated_naive"],
+            f4["ceiling_with_fabricated_solvi"],
+            f4["ceiling_with_fabricated_solvi"] == f4["ceiling_before_solvi"] == 0.35,
+            "solvi_lab: cites= resolved first (UnknownId); the ceiling counts journaled evidence only",
+        ),
+        (
+            "4. real records suppressed by the dedup",
+            f4["suppressed_naive"],
+            f4["suppressed_solvi"],
+            f4["suppressed_solvi"] == 0 and not f4["fabricated_accepted_solvi"],
+            "solvi_lab: dedup uses dedupe_key only, checked against journaled evidence",
+        ),
+        (
+            "5. rebuilt − reconstructed-from-default mastery",
+            f5["rebuild_gap_naive"],
+            f5["rebuild_gap_solvi"],
+            f5["rebuild_gap_solvi"] == 0.0 and f5["fingerprint_equal_solvi"],
+            "naive rebuild replays on top of the patched 0.95",
+        ),
+        (
+            f"5. random sequences where rebuild == live (of {rnd['sequences']})",
+            rnd["naive_equal"],
+            rnd["solvi_equal"],
+            rnd["solvi_equal"] == rnd["sequences"],
+            f"seed {seed}; each with one override",
+        ),
+    ]
+    side = pl.DataFrame(
+        {
+            "measure": [r[0] for r in rows],
+            "naive": [_fmt(r[1]) for r in rows],
+            "solvi_lab": [_fmt(r[2]) for r in rows],
+            "holds": [bool(r[3]) for r in rows],
+            "note": [r[4] for r in rows],
+        }
+    )
+    comparison = [
+        Comparison(m, ours, naive, f"published column = the naive reference; {note}", holds=bool(h))
+        for m, naive, ours, h, note in rows
+    ]
+
+    metrics: dict[str, Any] = {"seed": seed, "flaws_checked": len(rows), "flaws_absent": sum(bool(r[3]) for r in rows)}
+    for prefix, d in (("flaw1", f1), ("flaw2", f2), ("flaw3", f3), ("flaw4", f4), ("flaw5", f5), ("random", rnd)):
+        for k, v in d.items():
+            if isinstance(v, (bool, int, float, str)) and k != "why":
+                metrics[f"{prefix}_{k}"] = v
+    metrics.update(final)
+    return StudyResult(
+        name="learner_evidence",
+        params={"seed": seed},
+        metrics=metrics,
+        tables={"side_by_side": side, "trajectories": traj},
+        comparison=comparison,
+        figures={"mastery": _figure(traj)},
+    )
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)

@@ -1,0 +1,252 @@
+"""The studies `solvi-lab reproduce` knows, in the order the report shows them, and what each needs to run.
+
+A study is a module (or package) under `solvi_lab.studies` that exposes
+
+- `run(**params) -> StudyResult`,
+- `QUICK_PARAMS: dict` (seconds; what tests and `--quick` use) and `FULL_PARAMS: dict` (the published sizes),
+
+and a notebook `notebooks/<name>.ipynb` whose first code cell is tagged `parameters`:
+
+    import os
+    quick = os.environ.get("SOLVI_LAB_QUICK") in ("1", "true")  # papermill overrides; CI sets it for nbval
+    seed = 0
+    results_dir = "results"
+    n_worlds = None                                     # None = from QUICK_PARAMS / FULL_PARAMS by `quick`
+
+and which then resolves its parameters with `params_for(name, quick=quick, seed=seed, n_worlds=n_worlds)`.
+A study that needs external data (`needs_data=True`) has a sibling module `data` in its package with
+`find_data_dir()`, which raises `DataMissing` saying how to get the data.
+
+>>> get("example").notebook
+'notebooks/example.ipynb'
+>>> params_for("example", quick=True, seed=3)
+{'n_samples': 2000, 'seed': 3}
+>>> params_for("example", quick=False, n_samples=10, seed=None)
+{'n_samples': 10}
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+from ..errors import BadInput, DataMissing, SolviLabError
+
+# The checkout this package was imported from: notebooks/ and data/expected/ live beside solvi_lab/.
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class StudyInfo:
+    """One registered study.
+
+    name: short name, also the results folder and the notebook's stem.
+    notebook: path of its notebook, relative to the repository root.
+    module: the importable module (or package module) whose `run`, `QUICK_PARAMS`, `FULL_PARAMS` it uses.
+    title: one line for the report.
+    needs_data: True when it reads external data located by `<module's package>.data.find_data_dir()`.
+    description: what question it answers, for the report.
+    """
+
+    name: str
+    notebook: str
+    module: str
+    title: str
+    needs_data: bool = False
+    description: str = ""
+
+    @property
+    def notebook_path(self) -> Path:
+        """Absolute path of the notebook in this checkout."""
+        return REPO_ROOT / self.notebook
+
+    @property
+    def expected_path(self) -> Path:
+        """Where the notebook test reads the expected metrics: `data/expected/<name>.json`."""
+        return REPO_ROOT / "data" / "expected" / f"{self.name}.json"
+
+    @property
+    def data_module(self) -> str:
+        """The module that locates this study's data: the sibling `data` module of its package."""
+        return self.module.rsplit(".", 1)[0] + ".data"
+
+
+def _study(name: str, module: str, title: str, description: str, needs_data: bool = False) -> StudyInfo:
+    return StudyInfo(name, f"notebooks/{name}.ipynb", module, title, needs_data, description)
+
+
+STUDIES: dict[str, StudyInfo] = {
+    s.name: s
+    for s in [
+        _study(
+            "retraction",
+            "solvi_lab.studies.retraction",
+            "Retraction: the fast path against a rebuild from the journal",
+            "Retracts items from generated stores and checks that the incremental retraction gives the same state "
+            "as rebuilding the store from its journal without them, and what it costs.",
+        ),
+        _study(
+            "taubench_action_model",
+            "solvi_lab.studies.taubench.study",
+            "τ-bench: a conservative action model learned from trajectories",
+            "Learns which actions are safe from τ-bench trajectories and measures what the action model would have "
+            "allowed and refused. Needs the τ-bench data.",
+            needs_data=True,
+        ),
+        _study(
+            "risk_dungeon",
+            "solvi_lab.studies.dungeon",
+            "Risk dungeon: risk policies compared",
+            "Agents with different risk policies descend a generated dungeon; how deep they get and how often they die.",
+        ),
+        _study(
+            "toy_crafting",
+            "solvi_lab.studies.crafting",
+            "Toy crafting: learning what actions do",
+            "A small crafting world in which an agent learns recipes and failures and reuses them.",
+        ),
+        _study(
+            "learner_evidence",
+            "solvi_lab.studies.learner_evidence",
+            "Learner evidence: what a learner knows, and from whom",
+            "How evidence from different sources and ranks changes what a learner holds as known.",
+        ),
+        _study(
+            "explore",
+            "solvi_lab.studies.explore",
+            "Exploration: the agenda and the world map",
+            "How an agent chooses what to explore next from what it does not yet know.",
+        ),
+        _study(
+            "example",
+            "solvi_lab.studies.example",
+            "Example: Monte Carlo estimate of π (tests the pipeline)",
+            "A tiny deterministic study that exercises the notebook → metrics → report pipeline end to end.",
+        ),
+    ]
+}
+
+
+def known_names() -> str:
+    """The registered names, comma-separated, for error messages."""
+    return ", ".join(STUDIES)
+
+
+def get(name: str) -> StudyInfo:
+    """The registered study of that name; a clear error listing the known names otherwise.
+
+    >>> get("nope")
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: unknown study 'nope'; known studies: retraction, taubench_action_model, risk_dungeon, toy_crafting, learner_evidence, explore, example.
+    """
+    try:
+        return STUDIES[name]
+    except KeyError:
+        raise BadInput(f"unknown study {name!r}; known studies: {known_names()}.") from None
+
+
+def select(names: list[str] | None = None) -> list[StudyInfo]:
+    """The studies to run, in registry order: all of them, or those named (every unknown name is reported)."""
+    if not names:
+        return list(STUDIES.values())
+    unknown = [n for n in names if n not in STUDIES]
+    if unknown:
+        raise BadInput(f"unknown study {', '.join(map(repr, unknown))}; known studies: {known_names()}.")
+    return [s for s in STUDIES.values() if s.name in names]
+
+
+def _import_if_present(module: str) -> ModuleType | None:
+    """Import a module, or None if it (or a package above it) does not exist yet.
+
+    A missing module *inside* it (a broken import in the study's own code) is re-raised: that is a bug to see,
+    not a study that is not written yet.
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        parts = module.split(".")
+        if e.name in {".".join(parts[:i]) for i in range(1, len(parts) + 1)}:
+            return None
+        raise
+
+
+def load_module(study: StudyInfo | str) -> ModuleType:
+    """Import a study's module; a clear error if it is not there yet."""
+    info = get(study) if isinstance(study, str) else study
+    module = _import_if_present(info.module)
+    if module is None:
+        raise SolviLabError(
+            f"study {info.name!r}: module {info.module} does not exist yet; "
+            "it must define run(**params), QUICK_PARAMS and FULL_PARAMS (see docs/readme/reproduce.md)."
+        )
+    return module
+
+
+def study_params(study: StudyInfo | str, *, quick: bool) -> dict[str, Any]:
+    """A copy of the study's QUICK_PARAMS (quick=True) or FULL_PARAMS."""
+    info = get(study) if isinstance(study, str) else study
+    attr = "QUICK_PARAMS" if quick else "FULL_PARAMS"
+    params = getattr(load_module(info), attr, None)
+    if not isinstance(params, dict):
+        raise SolviLabError(
+            f"study {info.name!r}: {info.module}.{attr} is missing or not a dict; define it as a dict of the "
+            "keyword arguments of run() (see docs/readme/reproduce.md)."
+        )
+    return dict(params)
+
+
+def params_for(study: StudyInfo | str, *, quick: bool, **given: Any) -> dict[str, Any]:
+    """The keyword arguments a notebook passes to `run`: QUICK_PARAMS or FULL_PARAMS, then every given non-None value.
+
+    None in a notebook's parameters cell means "the study's default for this mode", so one notebook serves
+    quick and full runs and an explicit value (papermill `-p`) always wins.
+
+    >>> params_for("example", quick=False)
+    {'n_samples': 200000}
+    """
+    params = study_params(study, quick=quick)
+    params.update({k: v for k, v in given.items() if v is not None})
+    return params
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a study can run here: "ready", "no_notebook" (not written yet) or "no_data" (detail = how to get it)."""
+
+    status: Literal["ready", "no_notebook", "no_data"]
+    detail: str = ""
+
+
+def missing_data(study: StudyInfo | str) -> str | None:
+    """None when the study's data is present (or it needs none); otherwise the instruction to get it."""
+    info = get(study) if isinstance(study, str) else study
+    if not info.needs_data:
+        return None
+    module = _import_if_present(info.data_module)
+    if module is None:
+        return (
+            f"study {info.name!r} needs data, but {info.data_module} (which locates it and says how to get it) "
+            "does not exist yet."
+        )
+    try:
+        module.find_data_dir()
+    except DataMissing as e:
+        return str(e)
+    return None
+
+
+def availability(study: StudyInfo | str) -> Availability:
+    """Can this study run in this checkout, on this machine?"""
+    info = get(study) if isinstance(study, str) else study
+    if not info.notebook_path.exists():
+        return Availability(
+            "no_notebook", f"{info.notebook} does not exist yet (study {info.name!r} is not yet available)."
+        )
+    instruction = missing_data(info)
+    if instruction is not None:
+        return Availability("no_data", instruction)
+    return Availability("ready")

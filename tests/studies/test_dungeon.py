@@ -1,0 +1,149 @@
+"""The risk dungeon study: deterministic per seed, its claims hold on the quick size, its pieces behave."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solvi_lab.errors import BadParameter
+from solvi_lab.studies import dungeon
+from solvi_lab.studies.registry import REPO_ROOT
+
+CLAIMS = (
+    "claim_depth_order",
+    "claim_protect_beats_none",
+    "claim_risk_budget_beats_protect",
+    "claim_protect_far_fewer_deaths",
+    "claim_risk_budget_deaths_between",
+    "claim_no_expiry_gate_declines_more",
+    "claim_risk_budget_no_decline",
+)
+
+
+@pytest.fixture(scope="module")
+def quick():
+    return dungeon.run(**dungeon.QUICK_PARAMS, seed=0, progress=False)
+
+
+def test_same_seed_same_metrics(quick):
+    again = dungeon.run(**dungeon.QUICK_PARAMS, seed=0, progress=False)
+    assert again.metrics == quick.metrics
+    assert again.tables["depth_by_game"].equals(quick.tables["depth_by_game"])
+
+
+def test_another_seed_another_dungeon(quick):
+    other = dungeon.run(**dungeon.QUICK_PARAMS, seed=1, progress=False)
+    assert other.metrics != quick.metrics
+
+
+def test_claims_hold_on_quick(quick):
+    m = quick.metrics
+    failing = [c for c in CLAIMS if m[c] is not True]
+    assert not failing, f"claims not holding on QUICK_PARAMS: {failing}"
+    assert m["claims_holding"] == m["claims_checked"] == len(CLAIMS)
+    # the claims restated from the raw numbers, so a wrong claim formula cannot hide a wrong ordering
+    assert m["none_mean_depth"] < m["protect_mean_depth"] < m["risk_budget_mean_depth"]
+    assert m["protect_targeted_deaths"] < m["risk_budget_targeted_deaths"] < m["none_targeted_deaths"]
+    assert m["gate_no_expiry_first_third"] > m["gate_no_expiry_last_third"]
+    assert m["risk_budget_last_third"] >= m["risk_budget_first_third"]
+    assert m["gate_replay_matches_live"] is True
+
+
+def test_metrics_are_flat_and_consistent(quick):
+    m = quick.metrics
+    assert all(isinstance(v, (bool, int, float, str)) for v in m.values())
+    json.dumps(m, allow_nan=False)
+    assert m["games_per_arm"] == 4 * 30
+    for arm in dungeon.ARMS:
+        assert m[f"{arm}_targeted_deaths"] == m[f"{arm}_pit_deaths"] + m[f"{arm}_guardian_deaths"]
+        assert 0 <= m[f"{arm}_mean_depth"] <= dungeon.MAX_DEPTH
+    # only RiskBudget trades refusals; Protect and the never-expiring gate never execute a refused descent
+    assert m["protect_risky_per_game"] == m["gate_no_expiry_risky_per_game"] == m["none_risky_per_game"] == 0.0
+    assert m["risk_budget_risky_per_game"] >= m["risk_budget_risky_by_policy_per_game"] > 0
+    # no knowledge never learns where the pits are: it dies in them far more often than any knowing arm
+    assert m["none_pit_deaths"] > 3 * max(m[f"{a}_pit_deaths"] for a in ("protect", "risk_budget", "gate_no_expiry"))
+
+
+def test_result_shape(quick):
+    assert quick.name == "risk_dungeon"
+    assert quick.params == {"streams": 4, "games": 30, "seed": 0}
+    frame = quick.comparison_frame()
+    assert frame.height == len(quick.comparison)
+    claim_rows = [c for c in quick.comparison if c.holds is not None]
+    assert len(claim_rows) >= len(CLAIMS) - 2  # depth order is one row for three metrics
+    fig = quick.figures["depth_by_game"]
+    ax = fig.axes[0]
+    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
+    assert len(ax.get_lines()) == len(dungeon.ARMS)
+
+
+def test_expected_file_matches_quick_params(quick):
+    expected = json.loads(Path(REPO_ROOT, "data/expected/risk_dungeon.json").read_text(encoding="utf-8"))
+    assert expected["study"] == "risk_dungeon"
+    assert {k: expected["quick_params"][k] for k in dungeon.QUICK_PARAMS} == dungeon.QUICK_PARAMS
+    for name, spec in expected["metrics"].items():
+        if "exact" in spec:
+            assert quick.metrics[name] == spec["exact"], name
+
+
+def test_guardian_and_floor_story():
+    assert [dungeon.guardian_risk(d, 1) for d in (1, 2, 3)] == [0.0, 0.0, 0.0]
+    assert dungeon.guardian_risk(5, 1) == pytest.approx(0.3)
+    assert dungeon.guardian_risk(10, 1) == 0.9  # capped
+    assert dungeon.guardian_risk(7, 3) == 0.0 and dungeon.guardian_risk(8, 3) == pytest.approx(0.15)
+    assert dungeon.hero_floor(2) == 3
+
+
+def test_door_memory():
+    m = dungeon.DoorMemory()
+    assert m.predict(1, "left").verdict == "unknown"
+    m.passed(1, "left")
+    m.passed(1, "left")
+    m.fell(1, "right")
+    assert (m.predict(1, "left").verdict, m.predict(1, "left").support) == ("accept", 2)
+    p = m.predict(1, "right")
+    assert (p.verdict, p.hard, p.risk) == ("refuse", True, 1.0)
+    assert m.predict(2, "left").verdict == "unknown"  # levels do not share doors
+
+
+def test_none_arm_is_the_explorer():
+    """With no knowledge the hero always descends through the door System 2 draws."""
+    agent = dungeon._make_agent("none")
+    pits = np.array([-1] + [2] * dungeon.MAX_DEPTH)
+    zeros = np.zeros(dungeon.MAX_DEPTH + 1)
+    ones = np.ones(dungeon.MAX_DEPTH + 1)
+    out = dungeon._play(agent, pits, dungeon._Game(3, ones, ones, zeros))  # door 0 everywhere, no monster
+    assert (out.deepest, out.death) == (dungeon.MAX_DEPTH, None)
+    out = dungeon._play(agent, pits, dungeon._Game(3, ones, ones, ones * 0.99))  # door 2: the pit at level 1
+    assert (out.deepest, out.death) == (0, "pit")
+
+
+def test_protect_leaves_at_the_learned_bound():
+    agent = dungeon._make_agent("protect")
+    pits = np.array([-1] + [2] * dungeon.MAX_DEPTH)
+    safe = np.ones(dungeon.MAX_DEPTH + 1)
+    kill_at_6 = safe.copy()
+    kill_at_6[6] = 0.0  # the wanderer kills on arrival at level 6
+    door0 = np.zeros(dungeon.MAX_DEPTH + 1)
+    out = dungeon._play(agent, pits, dungeon._Game(3, safe, kill_at_6, door0))
+    assert (out.deepest, out.death) == (6, "wanderer")
+    out = dungeon._play(agent, pits, dungeon._Game(3, safe, safe, door0))
+    assert (out.deepest, out.death, out.risky) == (5, None, 0)  # refused 6: left alive at 5
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"streams": 0}, "streams"),
+        ({"games": 2}, "games"),
+        ({"games": 3.0}, "games"),
+        ({"seed": "0"}, "seed"),
+        ({"streams": True}, "streams"),
+    ],
+)
+def test_bad_parameters(kwargs, needle):
+    with pytest.raises(BadParameter, match=needle):
+        dungeon.run(**{"streams": 1, "games": 3, **kwargs}, progress=False)

@@ -1,0 +1,110 @@
+"""The report builder on a hand-made results folder (no notebook execution)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from solvi_lab import machine, report
+
+COMPARISON = (
+    "measure,ours,published,difference,holds,note\n"
+    "mean depth,4.2,4.0,+0.2,—,<b>escaped</b> | pipe\n"
+    "Protect beats Greedy,yes,claimed,—,NO,ordering does not hold\n"
+)
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    (tmp_path / "machine.json").write_text(json.dumps(machine.describe()))
+    ok = tmp_path / "risk_dungeon"
+    ok.mkdir()
+    (ok / "run.json").write_text(
+        json.dumps(
+            {
+                "study": "risk_dungeon",
+                "status": "ok",
+                "quick": False,
+                "seconds": 12.5,
+                "executed": str(ok / "risk_dungeon.ipynb"),
+                "defaults": {"seed": 7, "n_worlds": None, "quick": "os.environ.get(...)", "results_dir": "results"},
+                "parameters": {"n_worlds": 200, "quick": False, "results_dir": str(tmp_path)},
+            }
+        )
+    )
+    (ok / "risk_dungeon.ipynb").write_text("{}")
+    (ok / "comparison.csv").write_text(COMPARISON, encoding="utf-8")
+    (ok / "depth by policy.png").write_bytes(b"\x89PNG\r\n")
+    (ok / "per_world.csv").write_text("a\n1\n")
+    (ok / "metrics.json").write_text(json.dumps({"mean_depth": 4.2}))
+    failed = tmp_path / "retraction"
+    failed.mkdir()
+    (failed / "run.json").write_text(
+        json.dumps(
+            {
+                "study": "retraction",
+                "status": "failed",
+                "quick": True,
+                "seconds": 1.0,
+                "message": "ValueError: boom (in code cell [3])",
+                "parameters": {"seed": 1},
+            }
+        )
+    )
+    nodata = tmp_path / "taubench_action_model"
+    nodata.mkdir()
+    (nodata / "run.json").write_text(
+        json.dumps({"study": "taubench_action_model", "status": "no_data", "message": "Set SOLVI_LAB_TAUBENCH=..."})
+    )
+    other = tmp_path / "zz_unregistered"
+    other.mkdir()
+    (other / "run.json").write_text(json.dumps({"study": "zz_unregistered", "status": "ok", "parameters": {}}))
+    return tmp_path
+
+
+def test_sections_in_registry_order_with_effective_parameters(results: Path) -> None:
+    sections = report.collect(results)
+    assert [s.name for s in sections] == ["retraction", "taubench_action_model", "risk_dungeon", "zz_unregistered"]
+    dungeon = sections[2]
+    assert dungeon.parameters == {"seed": 7, "n_worlds": 200, "quick": False}
+    assert dungeon.seed == 7
+    assert dungeon.figures == ["risk_dungeon/depth by policy.png"]
+    assert dungeon.tables == ["risk_dungeon/per_world.csv"]
+
+
+def test_markdown(results: Path) -> None:
+    md_path, _ = report.build_report(results)
+    md = md_path.read_text()
+    assert "| measure | ours | published | difference | holds | note |" in md
+    assert "| mean depth | 4.2 | 4.0 | +0.2 | — | <b>escaped</b> \\| pipe |" in md
+    assert "![depth by policy](risk_dungeon/depth%20by%20policy.png)" in md
+    assert "ValueError: boom" in md and "FAILED" in md
+    assert "Set SOLVI_LAB_TAUBENCH=..." in md and "skipped — data missing" in md
+    assert "| seed | 7 |" in md
+    for key in ("CPU", "cores", "memory", "OS", "date (UTC)", "numpy", "networkx", "solvi_lab"):
+        assert key in md
+
+
+def test_html(results: Path) -> None:
+    _, html_path = report.build_report(results)
+    html = html_path.read_text()
+    assert '<img src="risk_dungeon/depth%20by%20policy.png"' in html
+    assert "&lt;b&gt;escaped&lt;/b&gt;" in html and "<b>escaped</b>" not in html
+    assert '<td class="no">NO</td>' in html
+    assert '<a href="risk_dungeon/risk_dungeon.ipynb">executed notebook</a>' in html
+    assert 'class="badge failed"' in html and 'class="badge no_data"' in html
+    assert str(results) not in html.split("<h2>Machine")[1]  # links are relative, the folder can move
+
+
+def test_only_named_studies(results: Path) -> None:
+    md_path, _ = report.build_report(results, studies=["risk_dungeon"])
+    md = md_path.read_text()
+    assert "risk_dungeon" in md and "retraction" not in md
+
+
+def test_missing_machine_and_empty_folder(tmp_path: Path) -> None:
+    md_path, html_path = report.build_report(tmp_path)
+    assert "no studies" in md_path.read_text()
+    assert "unknown" in html_path.read_text()
