@@ -75,8 +75,13 @@ class DecisionLog:
     def __init__(self, journal: Journal | None = None):
         self.journal = journal if journal is not None else Journal()
         self._decisions: dict[str, Decision] = {}
-        for r in self.journal.records(kind=DECISION_KIND):
-            self._index(r.position, r.payload)
+        self._scanned = 0  # journal positions below this are indexed; read lazily, so opening a log is free
+
+    def _sync(self) -> None:
+        if self._scanned < self.journal.position:
+            for r in self.journal.records(self._scanned, kind=DECISION_KIND):
+                self._index(r.position, r.payload)
+            self._scanned = self.journal.position
 
     def _index(self, position: int, p: dict[str, Any]) -> Decision:
         d = Decision(decision_id(position), p["name"], p["given"], p["answer"], p["answered_by"], p.get("guarantee"),
@@ -96,7 +101,9 @@ class DecisionLog:
         answer = decide(given)
         payload = {"op": "ask", "name": name, "given": given, "answer": answer, "answered_by": answered_by,
                    "guarantee": guarantee}
+        self._sync()
         rec = self.journal.append(DECISION_KIND, payload)
+        self._scanned = rec.position + 1
         return self._index(rec.position, rec.payload)
 
     def record(self, name: str, given: Any, answer: Any, *, answered_by: str, guarantee: Any = None) -> Decision:
@@ -105,6 +112,7 @@ class DecisionLog:
 
     def get(self, did: str) -> Decision:
         parse_decision_id(did)
+        self._sync()
         try:
             return self._decisions[did]
         except KeyError:
@@ -112,12 +120,15 @@ class DecisionLog:
                             "ask() returned.") from None
 
     def __contains__(self, did: object) -> bool:
+        self._sync()
         return did in self._decisions
 
     def __iter__(self) -> Iterator[Decision]:
+        self._sync()
         return iter(sorted(self._decisions.values(), key=lambda d: d.position))
 
     def __len__(self) -> int:
+        self._sync()
         return len(self._decisions)
 
     def replay(self, did: str, decide: Callable[[Any], Any]) -> Replay:

@@ -51,6 +51,7 @@ def atomic_write_text(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; results are meant to be read by others
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -82,8 +83,8 @@ class Recorder:
 
     def record_all(self, metrics: dict[str, Any]) -> None:
         """Record every metric of a dict (a StudyResult's metrics, say)."""
-        for k, v in metrics.items():
-            self.metrics[str(k)] = _jsonable(v)
+        converted = {str(k): _jsonable(v) for k, v in metrics.items()}  # all or nothing: a bad value changes nothing
+        self.metrics.update(converted)
         self.save()
 
     def save(self) -> None:

@@ -91,9 +91,10 @@ class KnowledgeStore:
             self.journal = None  # a replayed store is a read-only view; it writes nothing
             self.decisions = None
             return
-        self.journal = journal if journal is not None else Journal(path, clock=clock)
-        for rec in self.journal:
-            self._fold_record(rec.position, rec.kind, rec.payload)
+        if journal is None:
+            journal = Journal(path, clock=clock, on_load=lambda r: self._fold_record(r.position, r.kind, r.payload))
+        self.journal = journal
+        self._catch_up()  # a shared or SQLite journal: fold what it already holds
         self.decisions = DecisionLog(self.journal)
 
     # ------------------------------------------------------------------------------------------ state

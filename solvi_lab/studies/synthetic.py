@@ -31,7 +31,8 @@ MAX_DEPTH = 5
 
 
 def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 0.1, derive_share: float = 0.5,
-                     scopes: int = 10, tries: int = 4) -> list[tuple]:
+                     scopes: int = 10, tries: int = 4,
+                     source_weights: tuple[float, float, float, float] = SOURCE_WEIGHTS) -> list[tuple]:
     """The operations that build a synthetic store of `n_items` written items.
 
     Ops: ("decision", answer) · ("add", s, r, o, source, scope, premises (indices of earlier adds), hypothesis)
@@ -49,7 +50,7 @@ def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 
         s = f"s{rng.randrange(n_subjects)}"
         r = rng.choice(("tier", "region", "owner"))
         o = rng.choice(("a", "b", "c")) if rng.random() < 0.5 else "a"
-        source = rng.choices(SOURCES, SOURCE_WEIGHTS)[0]
+        source = rng.choices(SOURCES, source_weights)[0]
         scope = {"domain": f"d{rng.randrange(scopes)}"}
         premises: list[int] = []
         if i and rng.random() < derive_share:

@@ -1,0 +1,72 @@
+"""Adapters that apply the synthetic operation stream to a peer implementation (the PyPI package `solvi`).
+
+The peer is measured, never copied: only its public API (the specification's call shapes) is used here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def solvi_available() -> bool:
+    try:
+        import solvi.core.knowledge  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def solvi_store(path: str | None) -> Any:
+    from solvi.core.knowledge import KnowledgeStore
+
+    return KnowledgeStore(path)
+
+
+def apply_stream_solvi(ks: Any, ops: list[tuple], progress: Any = None) -> list[str | None]:
+    """The same operations through solvi's API. Hypotheses are written as plain facts (solvi has no
+    hypothesis flag on add), so promotions are no-ops there; the benchmark stream has no "verified" source."""
+    ids: list[str | None] = []
+    flags: list[Any] = []
+    for op in ops:
+        kind = op[0]
+        if kind == "add":
+            _, s, r, o, source, scope, premises, _hyp = op
+            derived = [ids[j] for j in premises if ids[j] is not None]
+            try:
+                ids.append(ks.add("fact", {"s": s, "r": r, "o": o}, scope=scope, source=source,
+                                  derived_from=tuple(derived)))
+            except Exception:  # a refusal: the peer raises its own error types
+                ids.append(None)
+            if progress is not None:
+                progress.update(1)
+        elif kind == "resolve":
+            iid = ids[op[1]]
+            if iid is None:
+                continue
+            for d in ks.disputes():
+                if iid in d.get("items", ()):
+                    try:
+                        ks.resolve(d["key"], ops_value(ops, op[1]), by="synthetic-person")
+                    except Exception:
+                        pass
+                    break
+        elif kind == "tick":
+            ks.tick(op[1])
+        elif kind == "flag":
+            flags.append(ks.flag(scope=op[1], why="synthetic drift"))
+        elif kind == "end_flag":
+            try:
+                ks.end_flag(flags[op[1]], by="synthetic-person", why="re-confirmed")
+            except Exception:
+                pass
+    return ids
+
+
+def ops_value(ops: list[tuple], add_index: int) -> Any:
+    n = -1
+    for op in ops:
+        if op[0] == "add":
+            n += 1
+            if n == add_index:
+                return op[3]
+    raise IndexError(add_index)

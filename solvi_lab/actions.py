@@ -1,0 +1,879 @@
+"""The conservative action model: what an environment accepts, learned from what it did.
+
+A :class:`Vocabulary` turns ``(state, action, args)`` into a *condition vector*: one value per named
+predicate. A :class:`ConservativeActionModel` learns, per action, which values each condition took in
+accepted calls (the *allowed* values) and which sets of conditions explain the refused calls (the minimal
+*refusal signatures*). It predicts "accept" only when every condition holds an allowed value, "refuse" only when
+the conditions holding a never-accepted value contain a signature, and "unknown" otherwise, so that a person or a
+slower proposer decides what the model cannot.
+
+>>> vocab = Vocabulary({"status": lambda s, a: s["orders"][a["order_id"]]["status"]})
+>>> model = ConservativeActionModel(vocab)
+>>> state = {"orders": {"#1": {"status": "pending"}, "#2": {"status": "delivered"}, "#3": {"status": "cancelled"}}}
+>>> model.observe(state, "cancel", {"order_id": "#1"}, accepted=True, effect={"status": "cancelled"})
+>>> model.observe(state, "cancel", {"order_id": "#2"}, accepted=False)
+>>> model.predict(state, "cancel", {"order_id": "#3"}).explain()
+"refuse (risk 0.67, support 1): status='cancelled' was never accepted (refusal signature {status}, 1 refused call)"
+>>> model.predict(state, "cancel", {"order_id": "#9"}).verdict  # an order that does not exist
+'refuse'
+
+Exactness rules that the tests pin down:
+
+- a predicate that cannot be read on a state yields :data:`UNREADABLE` (never an exception); it is a value
+  like any other, so it is allowed only after an accepted call showed it;
+- signatures are recomputed as allowed sets grow: a refused call's *violated* set is always taken against the
+  allowed sets of now, not of the moment it was observed;
+- the *unexplained region* of an action: as soon as one refused call of the action has no violated condition
+  (its whole vector is allowed), the vocabulary cannot tell that call from accepted ones, so for every vector
+  whose conditions are all allowed the model answers from exact-vector memory only: a vector seen only accepted
+  → "accept", seen only refused → "refuse", seen both or never → "unknown". Vectors with a violated condition
+  are still judged by the signatures.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import types
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from .errors import BadInput
+from .prediction import Prediction
+
+__all__ = [
+    "UNREADABLE",
+    "Pair",
+    "UNREADABLE_TOKEN",
+    "OBSERVATION_KIND",
+    "COMMIT_KIND",
+    "ITEM_KIND",
+    "Vocabulary",
+    "ConservativeActionModel",
+    "Prediction",
+]
+
+#: How UNREADABLE is written in JSON (journal records, action items). A predicate returning this very string
+#: reads as UNREADABLE, so the encoding round-trips.
+UNREADABLE_TOKEN = "<unreadable>"
+#: Journal record kind of one observation.
+OBSERVATION_KIND = "action_observation"
+#: Journal record kind written by commit(): which item id holds each action's model (so replay can supersede).
+COMMIT_KIND = "action_commit"
+#: Store item kind of one action's model.
+ITEM_KIND = "action"
+
+# Errors that mean "this predicate cannot be read on this state" (a missing entity, a wrong type), as opposed
+# to a bug in the predicate (NameError, RecursionError ...), which must surface.
+_READ_ERRORS = (LookupError, TypeError, AttributeError, ValueError, ArithmeticError)
+
+
+class _Unreadable:
+    """The value of a predicate that cannot be read on a state. A singleton that survives copy and pickle."""
+
+    _instance: _Unreadable | None = None
+
+    def __new__(cls) -> _Unreadable:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNREADABLE"
+
+    def __reduce__(self) -> str:
+        return "UNREADABLE"  # pickle/deepcopy resolve the module global: identity is kept
+
+
+UNREADABLE = _Unreadable()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# values: normalisation, JSON encoding, stable ordering
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _normalise(value: Any, name: str = "?") -> Any:
+    """A predicate's value as a hashable, JSON-encodable value (lists → tuples, dicts → sorted pair tuples)."""
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, str):
+        return UNREADABLE if value == UNREADABLE_TOKEN else value
+    if isinstance(value, float):
+        # NaN != NaN would break set membership, and JSON cannot carry NaN or infinities.
+        return value if math.isfinite(value) else UNREADABLE
+    if value is UNREADABLE:
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(_normalise(v, name) for v in value)
+    if isinstance(value, Mapping):
+        return tuple(sorted(((str(k), _normalise(v, name)) for k, v in value.items()), key=lambda kv: kv[0]))
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted((_normalise(v, name) for v in value), key=_sort_key))
+    item = getattr(value, "item", None)  # numpy scalars
+    if callable(item):
+        return _normalise(item(), name)
+    raise BadInput(
+        f"predicate {name!r} returned a value of type {type(value).__name__}; a predicate must return "
+        "str, int, float, bool or None, or a list/tuple/set/dict of them — convert the value in the predicate."
+    )
+
+
+def _encode(value: Any) -> Any:
+    """A normalised value as plain JSON (UNREADABLE → '<unreadable>', tuples → lists)."""
+    if value is UNREADABLE:
+        return UNREADABLE_TOKEN
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    return value
+
+
+def _decode(value: Any) -> Any:
+    """The inverse of _encode (lists → tuples, '<unreadable>' → UNREADABLE)."""
+    if isinstance(value, list):
+        return tuple(_decode(v) for v in value)
+    if value == UNREADABLE_TOKEN:
+        return UNREADABLE
+    return value
+
+
+def _sort_key(value: Any) -> str:
+    """A total order over mixed values (for deterministic output only)."""
+    return json.dumps(_encode(value), sort_keys=True)
+
+
+def _show(value: Any) -> str:
+    return "unreadable" if value is UNREADABLE else repr(value)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# fingerprints of predicates
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _stable_repr(obj: Any) -> str:
+    """repr that does not depend on hash randomisation or memory addresses."""
+    if isinstance(obj, (frozenset, set)):
+        return "{" + ",".join(sorted(_stable_repr(o) for o in obj)) + "}"
+    if isinstance(obj, (tuple, list)):
+        return "(" + ",".join(_stable_repr(o) for o in obj) + ")"
+    if isinstance(obj, dict):
+        return (
+            "{"
+            + ",".join(
+                f"{_stable_repr(k)}:{_stable_repr(v)}" for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0]))
+            )
+            + "}"
+        )
+    if obj is None or isinstance(obj, (bool, int, float, str, bytes, complex)) or obj is Ellipsis:
+        return repr(obj)
+    if isinstance(obj, types.CodeType):
+        return f"<code {obj.co_name}>"
+    return f"<{type(obj).__module__}.{type(obj).__qualname__}>"
+
+
+def _digest_code(code: types.CodeType, h: Any) -> None:
+    h.update(code.co_code)
+    h.update(repr(code.co_names).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):  # nested lambdas, comprehensions, inner functions
+            _digest_code(const, h)
+        else:
+            h.update(_stable_repr(const).encode())
+
+
+def _digest_value(obj: Any, h: Any, seen: set[int]) -> None:
+    if isinstance(obj, (types.FunctionType, functools.partial, types.MethodType)):
+        _digest_callable(obj, h, seen)
+    elif isinstance(obj, (tuple, list)):
+        h.update(b"(")
+        for o in obj:
+            _digest_value(o, h, seen)
+        h.update(b")")
+    elif isinstance(obj, dict):
+        h.update(b"{")
+        for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0])):
+            h.update(_stable_repr(k).encode())
+            _digest_value(v, h, seen)
+        h.update(b"}")
+    else:
+        h.update(_stable_repr(obj).encode())
+
+
+def _digest_callable(fn: Any, h: Any, seen: set[int]) -> None:
+    """Hash what a predicate computes: its code, constants, names, defaults, closure cells, helper functions."""
+    if id(fn) in seen:  # recursion through closures or globals
+        h.update(b"<seen>")
+        return
+    seen.add(id(fn))
+    if isinstance(fn, functools.partial):
+        h.update(b"partial")
+        _digest_callable(fn.func, h, seen)
+        _digest_value(list(fn.args), h, seen)
+        _digest_value(dict(fn.keywords), h, seen)
+    elif isinstance(fn, types.MethodType):
+        h.update(b"method")
+        _digest_callable(fn.__func__, h, seen)
+        h.update(_stable_repr(fn.__self__).encode())
+    elif isinstance(fn, types.FunctionType):
+        _digest_code(fn.__code__, h)
+        _digest_value(fn.__defaults__ or (), h, seen)
+        _digest_value(fn.__kwdefaults__ or {}, h, seen)
+        for cell in fn.__closure__ or ():
+            try:
+                contents = cell.cell_contents
+            except ValueError:  # an empty cell
+                h.update(b"<empty>")
+                continue
+            _digest_value(contents, h, seen)
+        # module-level helpers a predicate calls by name change what it computes: hash their code too
+        for name in fn.__code__.co_names:
+            target = fn.__globals__.get(name)
+            if isinstance(target, types.FunctionType):
+                _digest_callable(target, h, seen)
+    elif isinstance(fn, types.BuiltinFunctionType):
+        h.update(f"builtin {fn.__module__}.{fn.__qualname__}".encode())
+    else:  # a callable object: its class's __call__ and its attributes
+        h.update(f"object {type(fn).__module__}.{type(fn).__qualname__}".encode())
+        call = type(fn).__dict__.get("__call__")  # the class body only: inherited object.__call__ is not code
+        if isinstance(call, types.FunctionType):
+            _digest_callable(call, h, seen)
+        _digest_value(dict(getattr(fn, "__dict__", {})), h, seen)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Vocabulary
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A derived condition: the pair of values of two other predicates of the vocabulary.
+
+    Its value is ``(value of first, value of second)``, each read once per call (a vector reads every predicate at
+    most once), so a vocabulary of many pairs costs little more than its base predicates. Either side may be
+    UNREADABLE without hiding the other.
+
+    >>> v = Vocabulary({"a": lambda s, x: x["a"], "b": lambda s, x: x["b"], "a&b": Pair("a", "b")})
+    >>> v.read({}, "act", {"a": 1})["a&b"]
+    (1, UNREADABLE)
+    """
+
+    first: str
+    second: str
+
+
+class Vocabulary:
+    """Named predicates over ``(state, args)``: the conditions an action model can see.
+
+    predicates: name → ``f(state, args)``. A predicate that raises a lookup/type/value error (a missing entity, a
+        wrong type) reads as :data:`UNREADABLE`; lists, sets and dicts are normalised to tuples (hashable).
+    hard: names whose violation is a hard rule (instant harm, a policy rule): never traded by a risk policy.
+    only: action → the predicate names that apply to it; ``None`` (default) applies every predicate to every
+        action, and an action absent from the mapping also gets every predicate.
+
+    The fingerprint (SHA-256 over each predicate's name and code — bytecode, constants, names, defaults, closure
+    cells and the module-level functions it calls, recursively — plus the hard set and ``only``) is stored with
+    every journaled observation and every action item.
+
+    >>> v = Vocabulary({"status": lambda s, a: s[a["id"]], "n": lambda s, a: len(a["items"])}, hard={"status"})
+    >>> v.read({"#1": "pending"}, "cancel", {"id": "#2", "items": [1, 2]})
+    {'n': 2, 'status': UNREADABLE}
+    >>> len(v.fingerprint)
+    64
+    """
+
+    def __init__(
+        self,
+        predicates: Mapping[str, Callable[[Any, Mapping[str, Any]], Any]],
+        hard: Iterable[str] = (),
+        only: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        if not isinstance(predicates, Mapping):
+            raise BadInput(
+                f"Vocabulary predicates must be a mapping name -> f(state, args), got {type(predicates).__name__}."
+            )
+        for name, fn in predicates.items():
+            if not isinstance(name, str) or not name:
+                raise BadInput(f"predicate name {name!r} must be a non-empty string.")
+            if isinstance(fn, Pair):
+                for side in (fn.first, fn.second):
+                    if side not in predicates or isinstance(predicates[side], Pair):
+                        raise BadInput(
+                            f"predicate {name!r} = Pair({fn.first!r}, {fn.second!r}): {side!r} must name a plain "
+                            "predicate of this vocabulary (not missing, not another Pair)."
+                        )
+            elif not callable(fn):
+                raise BadInput(f"predicate {name!r} is a {type(fn).__name__}, not a callable f(state, args).")
+        # sorted: the condition order (and so every vector) does not depend on dict insertion order
+        self._predicates: dict[str, Callable[[Any, Mapping[str, Any]], Any]] = dict(sorted(predicates.items()))
+        if isinstance(hard, str):
+            raise BadInput(f"hard must be a set of predicate names, got the string {hard!r}; wrap it: {{{hard!r}}}.")
+        self.hard: frozenset[str] = frozenset(hard)
+        unknown = sorted(self.hard - self._predicates.keys())
+        if unknown:
+            raise BadInput(f"hard names {unknown} are not predicates of this vocabulary; name existing predicates.")
+        self._only: dict[str, tuple[str, ...]] | None = None
+        if only is not None:
+            if not isinstance(only, Mapping):
+                raise BadInput(f"only must be a mapping action -> predicate names or None, got {type(only).__name__}.")
+            self._only = {}
+            for action, names in only.items():
+                if isinstance(names, str):
+                    raise BadInput(f"only[{action!r}] is the string {names!r}; pass a list of predicate names.")
+                names = tuple(sorted(set(names)))
+                missing = [n for n in names if n not in self._predicates]
+                if missing:
+                    raise BadInput(f"only[{action!r}] names {missing}, which are not predicates of this vocabulary.")
+                self._only[str(action)] = names
+        self._all = tuple(self._predicates)
+        self.fingerprint: str = self._fingerprint()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every predicate name, sorted."""
+        return self._all
+
+    def conditions(self, action: str) -> tuple[str, ...]:
+        """The predicate names that apply to an action, sorted (the order of its condition vectors)."""
+        if self._only is None:
+            return self._all
+        return self._only.get(action, self._all)
+
+    def read_one(self, name: str, state: Any, args: Mapping[str, Any], _memo: dict[str, Any] | None = None) -> Any:
+        """One predicate's value on (state, args); UNREADABLE when it cannot be read."""
+        if _memo is not None and name in _memo:
+            return _memo[name]
+        fn = self._predicates[name]
+        if isinstance(fn, Pair):
+            memo = {} if _memo is None else _memo
+            value = (self.read_one(fn.first, state, args, memo), self.read_one(fn.second, state, args, memo))
+        else:
+            try:
+                raw = fn(state, args)
+            except _READ_ERRORS:
+                value = UNREADABLE
+            else:
+                value = _normalise(
+                    raw, name
+                )  # outside the try: a bad return type is the predicate's bug, not unreadable
+        if _memo is not None:
+            _memo[name] = value
+        return value
+
+    def vector(self, state: Any, action: str, args: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The condition vector of a call: values in the order of ``conditions(action)``.
+
+        Each predicate is read at most once per call (pairs reuse their sides' values).
+        """
+        memo: dict[str, Any] = {}
+        return tuple(self.read_one(n, state, args, memo) for n in self.conditions(action))
+
+    def read(self, state: Any, action: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The condition vector of a call as a dict name → value."""
+        return dict(zip(self.conditions(action), self.vector(state, action, args)))
+
+    def _fingerprint(self) -> str:
+        h = hashlib.sha256()
+        for name, fn in self._predicates.items():
+            h.update(b"\x00predicate\x00" + name.encode())
+            if isinstance(fn, Pair):
+                h.update(f"\x00pair\x00{fn.first}\x00{fn.second}".encode())
+            else:
+                _digest_callable(fn, h, set())
+        h.update(b"\x00hard\x00" + json.dumps(sorted(self.hard)).encode())
+        # only changes which conditions a vector holds, so observations under another `only` are not comparable
+        h.update(b"\x00only\x00" + json.dumps(self._only, sort_keys=True).encode())
+        return h.hexdigest()
+
+    def __repr__(self) -> str:
+        return f"Vocabulary({len(self._predicates)} predicates, hard={sorted(self.hard)}, fingerprint={self.fingerprint[:12]})"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one action's model
+# ---------------------------------------------------------------------------------------------------------------
+
+_MIXED = object()  # effect marker: accepted calls disagreed
+
+
+@dataclass
+class _Signature:
+    conds: frozenset[int]
+    support: int
+    hard: bool
+
+
+@dataclass
+class _ActionModel:
+    """Everything learned about one action. Vectors are tuples in the order of ``conds``."""
+
+    conds: tuple[str, ...]
+    hard_idx: frozenset[int]
+    allowed: list[dict[Any, int]] = field(default_factory=list)  # per condition: value -> accepted calls
+    accepted: Counter = field(default_factory=Counter)  # vector -> accepted calls
+    refused: Counter = field(default_factory=Counter)  # vector -> refused calls
+    violated: dict[tuple, frozenset[int]] = field(default_factory=dict)  # refused vector -> violated conditions now
+    violated_counts: Counter = field(default_factory=Counter)  # violated set -> refused calls
+    # (condition, value) -> refused vectors holding that never-accepted value: what to update when it gets allowed
+    waiting: dict[tuple[int, Any], set[tuple]] = field(default_factory=dict)
+    effect_by_vector: dict[tuple, Any] = field(default_factory=dict)  # vector -> effect key | _MIXED
+    effect_all: Any = None  # effect key | _MIXED | None (no accepted call yet)
+    effect_values: dict[str, Any] = field(default_factory=dict)  # effect key -> the effect dict (or None)
+    n_accepted: int = 0
+    n_refused: int = 0
+    _signatures: list[_Signature] | None = None
+    _by_cond: dict[int, list[_Signature]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.allowed:
+            self.allowed = [{} for _ in self.conds]
+
+    def learn(self, vector: tuple, accepted: bool, effect_key: str | None) -> None:
+        if accepted:
+            self.accepted[vector] += 1
+            self.n_accepted += 1
+            newly = []
+            for i, value in enumerate(vector):
+                seen = self.allowed[i]
+                if value in seen:
+                    seen[value] += 1
+                else:
+                    seen[value] = 1
+                    newly.append((i, value))
+            # incremental: only the refused vectors holding a newly allowed value lose that condition
+            for i, value in newly:
+                for rv in self.waiting.pop((i, value), ()):
+                    old = self.violated[rv]
+                    new = old - {i}
+                    n = self.refused[rv]
+                    self._move(old, new, n)
+                    self.violated[rv] = new
+            old_effect = self.effect_by_vector.get(vector)
+            if vector not in self.effect_by_vector:
+                self.effect_by_vector[vector] = effect_key
+            elif old_effect is not _MIXED and old_effect != effect_key:
+                self.effect_by_vector[vector] = _MIXED
+            if self.n_accepted == 1:
+                self.effect_all = effect_key
+            elif self.effect_all is not _MIXED and self.effect_all != effect_key:
+                self.effect_all = _MIXED
+        else:
+            self.refused[vector] += 1
+            self.n_refused += 1
+            if vector in self.violated:
+                self.violated_counts[self.violated[vector]] += 1
+            else:
+                viol = frozenset(i for i, value in enumerate(vector) if value not in self.allowed[i])
+                self.violated[vector] = viol
+                self.violated_counts[viol] += 1
+                for i in viol:
+                    self.waiting.setdefault((i, vector[i]), set()).add(vector)
+        self._signatures = None  # supports or the minimal sets changed: recompute lazily
+
+    def _move(self, old: frozenset[int], new: frozenset[int], n: int) -> None:
+        self.violated_counts[old] -= n
+        if self.violated_counts[old] == 0:
+            del self.violated_counts[old]
+        self.violated_counts[new] += n
+
+    def signatures(self) -> list[_Signature]:
+        """Minimal violated sets of the refused calls, with the refused calls each explains. Cached."""
+        if self._signatures is None:
+            sets = sorted((s for s in self.violated_counts if s), key=lambda s: (len(s), sorted(s)))
+            minimal: list[frozenset[int]] = []
+            for s in sets:
+                if not any(m <= s for m in minimal):
+                    minimal.append(s)
+            sigs = []
+            for m in minimal:
+                support = sum(n for s, n in self.violated_counts.items() if m <= s)
+                sigs.append(_Signature(m, support, bool(m & self.hard_idx)))
+            self._signatures = sigs
+            self._by_cond = {}
+            for sig in sigs:  # index by condition: a prediction looks only at signatures sharing a violated condition
+                for i in sig.conds:
+                    self._by_cond.setdefault(i, []).append(sig)
+        return self._signatures
+
+    def unexplained(self) -> int:
+        """Refused calls with no violated condition: the vocabulary cannot tell them from accepted ones."""
+        return self.violated_counts.get(frozenset(), 0)
+
+    def matching(self, viol: frozenset[int]) -> list[_Signature]:
+        self.signatures()
+        out: list[_Signature] = []
+        seen: set[int] = set()
+        for i in viol:
+            for sig in self._by_cond.get(i, ()):
+                if id(sig) not in seen and sig.conds <= viol:
+                    seen.add(id(sig))
+                    out.append(sig)
+        return out
+
+
+def _laplace_fail(failures: int, total: int) -> float:
+    """Laplace-smoothed failure probability: (failures + 1) / (total + 2)."""
+    return (failures + 1) / (total + 2)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the model
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class ConservativeActionModel:
+    """Learns what an environment accepts, per action, and says "unknown" where it has not learned it.
+
+    vocab: the :class:`Vocabulary` whose conditions the model sees.
+    store: optional knowledge store (``store.add(...)`` and ``store.journal.append(kind, payload)``). With a store,
+        every observation is journaled as a compact ``"action_observation"`` record (the condition vector, not the
+        state), :meth:`commit` writes one ``"action"`` item per action, and :meth:`replay` rebuilds the model.
+
+    Costs: ``observe`` is O(conditions) plus the refused vectors a newly allowed value releases; ``predict`` is
+    O(conditions + signatures sharing a violated condition); signatures are recomputed lazily after a change in
+    O(distinct violated sets × signatures).
+
+    >>> vocab = Vocabulary({"len": lambda s, a: len(a["items"])})
+    >>> m = ConservativeActionModel(vocab)
+    >>> m.observe({}, "ret", {"items": [1]}, accepted=True)
+    >>> m.predict({}, "ret", {"items": [2]}).verdict, m.predict({}, "ret", {"items": []}).verdict
+    ('accept', 'unknown')
+    """
+
+    def __init__(self, vocab: Vocabulary, store: Any = None) -> None:
+        if not isinstance(vocab, Vocabulary):
+            raise BadInput(
+                f"vocab must be a Vocabulary, got {type(vocab).__name__}; build one with Vocabulary({{...}})."
+            )
+        if store is not None and not (hasattr(store, "add") and hasattr(store, "journal")):
+            raise BadInput(
+                f"store of type {type(store).__name__} has no add(...) and journal; pass a KnowledgeStore or None."
+            )
+        self.vocab = vocab
+        self.store = store
+        self._models: dict[str, _ActionModel] = {}
+        self._item_ids: dict[str, str] = {}  # action -> id of its latest committed item (what the next supersedes)
+        self._dirty: set[str] = set()  # actions changed since their last commit
+        self.replay_skipped = 0  # observations of another vocabulary seen by replay()
+
+    # -- learning -------------------------------------------------------------------------------------------------
+
+    def observe(
+        self,
+        state: Any,
+        action: str,
+        args: Mapping[str, Any],
+        accepted: bool,
+        effect: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Record what the environment did with one call.
+
+        effect: what the accepted call changed, as a JSON dict (``{"status": "cancelled"}``), or None.
+        """
+        self._check_call(action, args, "observe")
+        if not isinstance(accepted, bool):
+            raise BadInput(f"observe: accepted must be True or False, got {accepted!r}; pass what the environment did.")
+        effect_key = self._effect_key(effect)
+        vector = self.vocab.vector(state, action, args)
+        self._learn(action, vector, accepted, effect_key, effect)
+        if self.store is not None:
+            conds = self.vocab.conditions(action)
+            self.store.journal.append(
+                OBSERVATION_KIND,
+                {
+                    "action": action,
+                    "vector": {c: _encode(v) for c, v in zip(conds, vector)},
+                    "accepted": accepted,
+                    "effect": None if effect is None else json.loads(effect_key),
+                    "vocab": self.vocab.fingerprint,
+                },
+            )
+
+    def _learn(self, action: str, vector: tuple, accepted: bool, effect_key: str | None, effect: Any) -> None:
+        model = self._models.get(action)
+        if model is None:
+            conds = self.vocab.conditions(action)
+            hard_idx = frozenset(i for i, c in enumerate(conds) if c in self.vocab.hard)
+            model = self._models[action] = _ActionModel(conds, hard_idx)
+        if accepted and effect_key not in model.effect_values:
+            model.effect_values[effect_key] = None if effect is None else json.loads(effect_key)
+        model.learn(vector, accepted, effect_key if accepted else None)
+        self._dirty.add(action)
+
+    @staticmethod
+    def _effect_key(effect: Any) -> str | None:
+        if effect is None:
+            return None
+        if not isinstance(effect, Mapping):
+            raise BadInput(
+                f"observe: effect must be a dict of what changed (e.g. {{'status': 'cancelled'}}) or None, "
+                f"got {type(effect).__name__}."
+            )
+        try:
+            return json.dumps(effect, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise BadInput(
+                f"observe: effect {effect!r} is not plain JSON ({e}); use str/int/float/bool/None, lists and dicts."
+            ) from e
+
+    @staticmethod
+    def _check_call(action: Any, args: Any, where: str) -> None:
+        if not isinstance(action, str) or not action:
+            raise BadInput(f"{where}: action must be a non-empty string (the tool name), got {action!r}.")
+        if not isinstance(args, Mapping):
+            raise BadInput(f"{where}: args must be a dict of the call's arguments, got {type(args).__name__}.")
+
+    # -- predicting -----------------------------------------------------------------------------------------------
+
+    def predict(self, state: Any, action: str, args: Mapping[str, Any]) -> Prediction:
+        """Predict whether the environment accepts a call, with risk, support, reason and effects.
+
+        >>> m = ConservativeActionModel(Vocabulary({"ok": lambda s, a: a["x"] > 0}))
+        >>> m.predict({}, "act", {"x": 1}).reason
+        "action 'act' was never observed: nothing is known about it"
+        """
+        self._check_call(action, args, "predict")
+        model = self._models.get(action)
+        if model is None:
+            return Prediction(
+                "unknown",
+                risk=0.5,
+                support=0,
+                reason=f"action {action!r} was never observed: nothing is known about it",
+            )
+        return self._predict_vector(action, model, self.vocab.vector(state, action, args))
+
+    def _predict_vector(self, action: str, model: _ActionModel, vector: tuple) -> Prediction:
+        conds = model.conds
+        viol = frozenset(i for i, value in enumerate(vector) if value not in model.allowed[i])
+        effects, effect_detail = self._effects(model, vector)
+        detail: dict[str, Any] = {"violated": sorted(conds[i] for i in viol), **effect_detail}
+        n_total = model.n_accepted + model.n_refused
+        if viol:
+            matching = model.matching(viol)
+            values = ", ".join(f"{conds[i]}={_show(vector[i])}" for i in sorted(viol))
+            if matching:
+                best = max(matching, key=lambda s: (s.support, -len(s.conds)))
+                names = ", ".join(conds[i] for i in sorted(best.conds))
+                shown = ", ".join(f"{conds[i]}={_show(vector[i])}" for i in sorted(best.conds))
+                verb = "was" if len(best.conds) == 1 else "were"
+                calls = "call" if best.support == 1 else "calls"
+                reason = (
+                    f"{shown} {verb} never accepted (refusal signature {{{names}}}, {best.support} refused {calls})"
+                )
+                if len(matching) > 1:
+                    reason += f"; {len(matching)} signatures match"
+                detail["signatures"] = [sorted(conds[i] for i in s.conds) for s in matching]
+                return Prediction(
+                    "refuse",
+                    risk=1.0 - _laplace_fail(0, best.support),
+                    support=best.support,
+                    reason=reason,
+                    hard=any(s.hard for s in matching),  # one hard explanation is enough to make it hard
+                    effects=effects,
+                    detail=detail,
+                )
+            return Prediction(
+                "unknown",
+                risk=_laplace_fail(model.n_refused, n_total),
+                support=0,
+                reason=f"{values} never accepted, but no refusal signature lies within them",
+                effects=effects,
+                detail=detail,
+            )
+        unexplained = model.unexplained()
+        if unexplained:
+            a, r = model.accepted.get(vector, 0), model.refused.get(vector, 0)
+            detail["exact_memory"] = True
+            region = f"{unexplained} refused call(s) of {action!r} had only accepted values"
+            if a and not r:
+                return Prediction(
+                    "accept",
+                    risk=_laplace_fail(0, a),
+                    support=a,
+                    effects=effects,
+                    detail=detail,
+                    reason=f"this exact condition vector was accepted {a} time(s) and never refused ({region})",
+                )
+            if r and not a:
+                return Prediction(
+                    "refuse",
+                    risk=1.0 - _laplace_fail(0, r),
+                    support=r,
+                    effects=effects,
+                    detail=detail,
+                    reason=f"this exact condition vector was refused {r} time(s) and never accepted ({region})",
+                )
+            why = f"accepted {a} and refused {r} time(s)" if a else "never seen exactly"
+            return Prediction(
+                "unknown",
+                risk=_laplace_fail(r, a + r) if a else _laplace_fail(model.n_refused, n_total),
+                support=0,
+                effects=effects,
+                detail=detail,
+                reason=f"every value was accepted before, but {region}; this exact vector was {why}",
+            )
+        if conds:
+            weakest = min(range(len(conds)), key=lambda i: (model.allowed[i][vector[i]], i))
+            support = model.allowed[weakest][vector[weakest]]
+            reason = (
+                f"every condition held a value seen in accepted calls "
+                f"(weakest: {conds[weakest]}={_show(vector[weakest])} in {support} accepted)"
+            )
+        else:
+            support = model.n_accepted
+            reason = f"the action has no conditions and was accepted {support} time(s)"
+        return Prediction(
+            "accept", risk=_laplace_fail(0, support), support=support, reason=reason, effects=effects, detail=detail
+        )
+
+    def _effects(self, model: _ActionModel, vector: tuple) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Predicted effect (if accepted): the one every accepted call with this vector (else: of the action) had."""
+        if vector in model.effect_by_vector:
+            key, basis = model.effect_by_vector[vector], "vector"
+        elif model.n_accepted:
+            key, basis = model.effect_all, "action"
+        else:
+            return {}, {"effect_predicted": False, "effect_basis": None}
+        if key is _MIXED:
+            return {}, {"effect_predicted": False, "effect_basis": basis}
+        value = model.effect_values.get(key)
+        return (dict(value) if value else {}), {"effect_predicted": True, "effect_basis": basis}
+
+    def predict_many(self, calls: Iterable[tuple[Any, str, Mapping[str, Any]]]) -> list[Prediction]:
+        """predict() over (state, action, args) triples."""
+        return [self.predict(s, a, k) for s, a, k in calls]
+
+    # -- journal and store ----------------------------------------------------------------------------------------
+
+    def commit(self) -> dict[str, str]:
+        """Write each changed action's model as an "action" item (superseding its previous version).
+
+        Returns action → new item id. Actions unchanged since their last commit are not rewritten.
+        """
+        if self.store is None:
+            raise BadInput("commit() needs a store; build the model with ConservativeActionModel(vocab, store=...).")
+        written: dict[str, str] = {}
+        for action in sorted(self._dirty):
+            body = self._body(action)
+            item_id = self.store.add(
+                ITEM_KIND, body, source="outcome", by="action_model", supersedes=self._item_ids.get(action)
+            )
+            self._item_ids[action] = item_id
+            written[action] = item_id
+        if written:
+            # lets replay() know which item each action's next commit supersedes
+            self.store.journal.append(COMMIT_KIND, {"vocab": self.vocab.fingerprint, "items": written})
+        self._dirty.clear()
+        return written
+
+    def _body(self, action: str) -> dict[str, Any]:
+        m = self._models[action]
+        return {
+            "name": action,
+            "vocab": self.vocab.fingerprint,
+            "conditions": list(m.conds),
+            "allowed": {c: [_encode(v) for v in sorted(m.allowed[i], key=_sort_key)] for i, c in enumerate(m.conds)},
+            "signatures": [
+                {"conditions": sorted(m.conds[i] for i in s.conds), "support": s.support, "hard": s.hard}
+                for s in sorted(m.signatures(), key=lambda s: sorted(m.conds[i] for i in s.conds))
+            ],
+            "support": {"accepted": m.n_accepted, "refused": m.n_refused, "unexplained": m.unexplained()},
+        }
+
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        """Every action's model as JSON (the bodies commit() writes): what replay equality is checked on."""
+        return {a: self._body(a) for a in sorted(self._models)}
+
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The actions observed so far, sorted."""
+        return tuple(sorted(self._models))
+
+    @classmethod
+    def replay(cls, store: Any, vocab: Vocabulary) -> ConservativeActionModel:
+        """Rebuild the model from the observations journaled in ``store`` under ``vocab``'s fingerprint.
+
+        Observations made with another vocabulary are skipped (counted in ``replay_skipped``); if the journal holds
+        observations but none under this vocabulary, that is a mistake and raises BadInput.
+        """
+        model = cls(vocab, store=store)
+        fp = vocab.fingerprint
+        matched = 0
+        for rec in store.journal:
+            kind = rec.kind
+            if kind == OBSERVATION_KIND:
+                p = rec.payload
+                if p.get("vocab") != fp:
+                    model.replay_skipped += 1
+                    continue
+                action = p["action"]
+                conds = vocab.conditions(action)
+                vec_in = p["vector"]
+                if set(vec_in) != set(conds):
+                    raise BadInput(
+                        f"journal record {getattr(rec, 'position', '?')} of {action!r} holds conditions {sorted(vec_in)}, "
+                        f"but the vocabulary gives {list(conds)}; the journal was written by another vocabulary."
+                    )
+                vector = tuple(_decode(vec_in[c]) for c in conds)
+                effect = p.get("effect")
+                key = None if effect is None else json.dumps(effect, sort_keys=True, separators=(",", ":"))
+                model._learn(action, vector, bool(p["accepted"]), key, effect)
+                matched += 1
+            elif kind == COMMIT_KIND and rec.payload.get("vocab") == fp:
+                for action, item_id in rec.payload["items"].items():
+                    model._item_ids[action] = item_id
+                    model._dirty.discard(action)
+        if matched == 0 and model.replay_skipped:
+            raise BadInput(
+                f"the journal holds {model.replay_skipped} action observations, none under vocabulary "
+                f"{fp[:12]}; replay with the vocabulary that observed them."
+            )
+        return model
+
+    # -- reading --------------------------------------------------------------------------------------------------
+
+    def frame(self) -> pl.DataFrame:
+        """Per action: each condition's allowed values, then each refusal signature with its support.
+
+        Columns: action, kind ("allowed" | "signature"), conditions, values, support, hard.
+
+        >>> m = ConservativeActionModel(Vocabulary({"s": lambda st, a: a["s"]}))
+        >>> m.observe({}, "go", {"s": "ok"}, accepted=True); m.observe({}, "go", {"s": "no"}, accepted=False)
+        >>> m.frame().select("kind", "conditions", "values", "support").rows()
+        [('allowed', 's', "'ok'", 1), ('signature', 's', '', 1)]
+        """
+        rows: dict[str, list[Any]] = {k: [] for k in ("action", "kind", "conditions", "values", "support", "hard")}
+
+        def add(action: str, kind: str, conditions: str, values: str, support: int, hard: bool) -> None:
+            for k, v in zip(rows, (action, kind, conditions, values, support, hard)):
+                rows[k].append(v)
+
+        for action in sorted(self._models):
+            m = self._models[action]
+            for i, c in enumerate(m.conds):
+                vals = sorted(m.allowed[i], key=_sort_key)
+                add(
+                    action, "allowed", c, ", ".join(_show(v) for v in vals), sum(m.allowed[i].values()), i in m.hard_idx
+                )
+            for s in sorted(m.signatures(), key=lambda s: (-s.support, sorted(s.conds))):
+                add(action, "signature", "+".join(m.conds[i] for i in sorted(s.conds)), "", s.support, s.hard)
+        schema = {
+            "action": pl.Utf8,
+            "kind": pl.Utf8,
+            "conditions": pl.Utf8,
+            "values": pl.Utf8,
+            "support": pl.Int64,
+            "hard": pl.Boolean,
+        }
+        return pl.DataFrame(rows, schema=schema)
+
+    def __repr__(self) -> str:
+        return f"ConservativeActionModel({len(self._models)} actions, vocab={self.vocab.fingerprint[:12]})"
