@@ -657,7 +657,10 @@ class ConservativeActionModel:
         detail: dict[str, Any] = {"violated": sorted(conds[i] for i in viol), **effect_detail}
         n_total = model.n_accepted + model.n_refused
         if viol:
-            matching = model.matching(viol)
+            # An unreadable condition (an entity not looked up) is never allowed, but it is evidence of refusal
+            # only where refused calls were seen unreadable there too; otherwise the call is "unknown".
+            viol_match = frozenset(i for i in viol if vector[i] is not UNREADABLE or (i, UNREADABLE) in model.waiting)
+            matching = model.matching(viol_match) if viol_match else []
             values = ", ".join(f"{conds[i]}={_show(vector[i])}" for i in sorted(viol))
             if matching:
                 best = max(matching, key=lambda s: (s.support, -len(s.conds)))

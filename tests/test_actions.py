@@ -538,3 +538,20 @@ def test_tens_of_thousands_of_observations_take_seconds():
     for _ in range(6_000):
         m.predict({}, f"a{rng.randrange(5)}", {"v": [rng.randrange(4) for _ in range(20)]})
     assert time.perf_counter() - t0 < 10.0
+
+
+def test_unreadable_is_unknown_unless_refusals_were_seen_unreadable():
+    """Spec: a condition that cannot be read is never allowed until an accepted call shows it, so the model says
+    "unknown" there — unless refused calls were themselves seen with it unreadable (then that is learned)."""
+    from solvi_lab.actions import ConservativeActionModel, Vocabulary
+
+    vocab = Vocabulary({"status": lambda s, a: s["orders"][a["id"]]["status"]})
+    state = {"orders": {"a": {"status": "pending"}, "b": {"status": "delivered"}}}
+    m = ConservativeActionModel(vocab)
+    m.observe(state, "cancel", {"id": "a"}, accepted=True)
+    m.observe(state, "cancel", {"id": "b"}, accepted=False)
+    assert m.predict(state, "cancel", {"id": "b"}).verdict == "refuse"
+    p = m.predict(state, "cancel", {"id": "zz"})
+    assert p.verdict == "unknown" and "status=unreadable" in p.reason
+    m.observe(state, "cancel", {"id": "yy"}, accepted=False)  # a refusal seen with the status unreadable
+    assert m.predict(state, "cancel", {"id": "zz"}).verdict == "refuse"

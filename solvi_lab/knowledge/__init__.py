@@ -7,3 +7,16 @@ from .store import KnowledgeStore, Verification
 
 __all__ = ["KnowledgeStore", "Verification", "WriteGate", "SourceGate", "ConsistencyGate", "Verdict", "Candidate",
            "Flag", "KINDS", "SOURCES", "RANK", "STATUSES", "RECONFIRM_DEFAULTS"]
+
+# The specification imports every piece from one place (solvi.core.knowledge); these names resolve lazily to the
+# modules that own them, so the store does not import its consumers.
+_LAZY = {"ConservativeActionModel": "actions", "Vocabulary": "actions", "Protect": "risk", "RiskBudget": "risk",
+         "LearnedGate": "risk", "Agenda": "agenda", "FailureMemory": "failures"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"solvi_lab.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'solvi_lab.knowledge' has no attribute {name!r}")
