@@ -915,6 +915,25 @@ class KnowledgeStore:
         return Verification(same, True, same, chain.records,
                             "" if same else "the live store differs from the replay of its journal")
 
+    # ---------------------------------------------------------------------------------------- exploration
+    def frame(self):
+        """One row per item (polars): see solvi_lab.knowledge.frames.store_frame."""
+        from .frames import store_frame
+
+        return store_frame(self)
+
+    def diff(self, a: int, b: int | None = None):
+        """What changed status between journal positions a and b (polars): see timetravel.diff."""
+        from .timetravel import diff
+
+        return diff(self, a, b)
+
+    def graph(self, around: str | None = None, depth: int = 2, **kw: Any):
+        """Premise edges and same-key competition around an item (networkx): see knowledge.graph.graph."""
+        from .graph import graph
+
+        return graph(self, around=around, depth=depth, **kw)
+
     def redecide(self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Find the stored decisions whose snapshot rested on retracted items, rebuild each snapshot as it would

@@ -84,41 +84,45 @@ STUDIES: dict[str, StudyInfo] = {
         _study(
             "retraction",
             "solvi_lab.studies.retraction",
-            "Retraction: the fast path against a rebuild from the journal",
-            "Retracts items from generated stores and checks that the incremental retraction gives the same state "
-            "as rebuilding the store from its journal without them, and what it costs.",
+            "Retraction: exact, and as cheap as what it changes (10,000 items, 1,000 retractions)",
+            "Random retractions in a synthetic store (facts, derivations up to depth 5, disputes, resolutions, "
+            "promotions, clock expiry, drift flags), each checked against rebuild(skip={x}) and timed.",
         ),
         _study(
             "taubench_action_model",
             "solvi_lab.studies.taubench.study",
-            "τ-bench: a conservative action model learned from trajectories",
-            "Learns which actions are safe from τ-bench trajectories and measures what the action model would have "
-            "allowed and refused. Needs the τ-bench data.",
+            "τ-bench retail: the conservative action model (no LLM)",
+            "Probes around the gold steps of 400 training tasks train the model; the 115 test tasks are held out: "
+            "refusal precision and recall, abstentions, replay, three vocabulary ablations, effects. Needs the "
+            "τ-bench retail data.",
             needs_data=True,
         ),
         _study(
             "risk_dungeon",
             "solvi_lab.studies.dungeon",
-            "Risk dungeon: risk policies compared",
-            "Agents with different risk policies descend a generated dungeon; how deep they get and how often they die.",
+            "Risk dungeon: Protect, RiskBudget and a learned gate (20 streams × 30 games)",
+            "A toy dungeon with hand-set hazards: how deep each policy gets, the deaths the knowledge targets, and "
+            "the trends over a stream as learned refusals accumulate.",
         ),
         _study(
             "toy_crafting",
             "solvi_lab.studies.crafting",
-            "Toy crafting: learning what actions do",
-            "A small crafting world in which an agent learns recipes and failures and reuses them.",
+            "Toy crafting: memory, agenda and failure memory together (10 streams × 20 worlds)",
+            "8 places, 6 operators with the environment's own checks: what carrying the action model, the agenda and "
+            "the failure memory buy; a changed world with the map carried.",
         ),
         _study(
             "learner_evidence",
             "solvi_lab.studies.learner_evidence",
-            "Learner evidence: what a learner knows, and from whom",
-            "How evidence from different sources and ranks changes what a learner holds as known.",
+            "Learner evidence: typed evidence, with every flaw of the Inno Agent review closed",
+            "Each flaw the review names, on a naive model written for the purpose and on solvi_lab, side by side.",
         ),
         _study(
             "explore",
             "solvi_lab.studies.explore",
-            "Exploration: the agenda and the world map",
-            "How an agent chooses what to explore next from what it does not yet know.",
+            "Exploration: stores and journals as DataFrames and pictures",
+            "A store as a polars frame, time travel across a retraction, the derivations around it, a Parquet "
+            "round trip of the journal.",
         ),
         _study(
             "example",

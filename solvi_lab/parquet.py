@@ -1,0 +1,236 @@
+"""A journal as a Parquet file, for analysis tools that read Parquet, and back — with its hash chain checked.
+
+`export_journal` writes one row per record: position, kind, op (the payload's "op" when it has one, for filtering),
+t, payload (canonical JSON text), prev and hash. `import_journal` reads it back and re-checks every record's hash
+and link before returning a single record, so an edited, reordered or truncated file is refused with
+CorruptJournal naming the first bad position; `KnowledgeStore.replay(records)` then rebuilds the same store.
+
+>>> import tempfile, pathlib
+>>> from solvi_lab.knowledge import KnowledgeStore
+>>> ks = KnowledgeStore()
+>>> _ = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person")
+>>> path = export_journal(ks.journal, pathlib.Path(tempfile.mkdtemp()) / "run.parquet")
+>>> records = import_journal(path)
+>>> KnowledgeStore.replay(records).fingerprint() == ks.fingerprint()
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .errors import BadInput, CorruptJournal
+from .journal import GENESIS, Journal, Record, canonical
+
+# The record hash is the journal's own definition (journal.py); importing it keeps the two from drifting apart.
+from .journal import _hash_text as _journal_hash_text
+from .journal import _header_text as _journal_header_text
+
+__all__ = ["PARQUET_SCHEMA", "export_journal", "import_journal", "journal_from_records", "record_hash"]
+
+PARQUET_SCHEMA: dict[str, Any] = {
+    "position": pl.Int64,
+    "kind": pl.Utf8,
+    "op": pl.Utf8,
+    "t": pl.Float64,
+    "payload": pl.Utf8,
+    "prev": pl.Utf8,
+    "hash": pl.Utf8,
+}
+
+
+def record_hash(position: int, kind: str, payload: Any, prev: str, t: float | None) -> str:
+    """The hash a journal gives a record with these fields (SHA-256 over canonical JSON; see journal.py).
+
+    >>> j = Journal(clock=None)
+    >>> r = j.append("note", {"text": "hi"})
+    >>> record_hash(0, "note", {"text": "hi"}, GENESIS, None) == r.hash
+    True
+    """
+    return _journal_hash_text(_journal_header_text(position, kind, canonical(payload), prev, t))
+
+
+def _records_of(journal: Any) -> Iterable[Record]:
+    if isinstance(journal, Journal):
+        return journal
+    inner = getattr(journal, "journal", None)
+    if isinstance(inner, Journal):  # a KnowledgeStore (or anything holding its journal)
+        return inner
+    raise BadInput(
+        f"export_journal() takes a Journal (or a store holding one as .journal), got "
+        f"{type(journal).__name__}; a rebuilt store has no journal — export the live store's."
+    )
+
+
+def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
+    """Write every record of `journal` to a Parquet file at `path` (replaced atomically if it exists).
+
+    Returns the path. Cost: one pass over the journal; payloads are written as canonical JSON text (the text the
+    hash covers), so the file is as exact as the journal itself.
+
+    >>> import tempfile, pathlib
+    >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
+    >>> p = export_journal(j, pathlib.Path(tempfile.mkdtemp()) / "j.parquet")
+    >>> pl.read_parquet(p).select("position", "kind", "payload").row(0)
+    (0, 'note', '{"n":1}')
+    """
+    records = _records_of(journal)
+    path = Path(path)
+    if path.is_dir():
+        raise BadInput(f"{path} is a directory; pass a file path such as {path / 'journal.parquet'}.")
+    cols: dict[str, list[Any]] = {k: [] for k in PARQUET_SCHEMA}
+    for r in records:
+        cols["position"].append(r.position)
+        cols["kind"].append(r.kind)
+        op = r.payload.get("op") if isinstance(r.payload, dict) else None
+        cols["op"].append(op if isinstance(op, str) else None)
+        cols["t"].append(None if r.t is None else float(r.t))
+        cols["payload"].append(canonical(r.payload))
+        cols["prev"].append(r.prev)
+        cols["hash"].append(r.hash)
+    frame = pl.DataFrame(cols, schema=PARQUET_SCHEMA)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Write beside the target, then rename: a reader never sees half a file, and a failed write leaves the old one.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        frame.write_parquet(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def import_journal(path: str | os.PathLike) -> list[Record]:
+    """Read a Parquet file written by `export_journal` and return its records, after checking the whole chain.
+
+    Raises BadInput when there is no file at `path`, and CorruptJournal — naming the first bad position and what
+    is wrong there — when the file is not a journal export, a record was edited (its hash does not match its
+    content), or records were inserted, deleted or reordered (a position or a prev link does not follow).
+
+    The records replay into a store (`KnowledgeStore.replay(records)`) or a writable journal
+    (`journal_from_records(records)`).
+
+    >>> import tempfile, pathlib
+    >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
+    >>> p = export_journal(j, pathlib.Path(tempfile.mkdtemp()) / "j.parquet")
+    >>> [(r.position, r.kind, r.payload) for r in import_journal(p)]
+    [(0, 'note', {'n': 1})]
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"no file at {path}; pass the path export_journal() wrote (a .parquet file).")
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as e:  # polars raises several error types for a file that is not Parquet
+        raise CorruptJournal(
+            f"{path} is not a readable Parquet file ({type(e).__name__}: {e}); re-export it with "
+            "export_journal(journal, path)."
+        ) from None
+    missing = [c for c in ("position", "kind", "payload", "prev", "hash", "t") if c not in frame.columns]
+    if missing:
+        raise CorruptJournal(
+            f"{path} is not a journal export: it lacks column(s) {missing}; export_journal() "
+            f"writes {list(PARQUET_SCHEMA)}."
+        )
+    where = str(path)
+    out: list[Record] = []
+    prev = GENESIS
+    for n, (position, kind, payload_text, rprev, rhash, t) in enumerate(
+        frame.select("position", "kind", "payload", "prev", "hash", "t").iter_rows()
+    ):
+        if position != n:
+            raise CorruptJournal(
+                f"{where}: expected position {n}, found {position}: a record was inserted, deleted "
+                f"or reordered. The records before position {n} are intact; re-export the "
+                "journal from its source."
+            )
+        if not isinstance(kind, str) or not isinstance(payload_text, str):
+            raise CorruptJournal(
+                f"{where}: record {n} has no kind or no payload; the file was edited. Re-export "
+                "the journal from its source."
+            )
+        if rprev != prev:
+            raise CorruptJournal(
+                f"{where}: record {n} does not link to record {n - 1} (its prev hash differs): a "
+                "record before it was edited, deleted or reordered. The records before position "
+                f"{n} are intact; re-export the journal from its source."
+            )
+        try:
+            payload = json.loads(payload_text)
+        except json.JSONDecodeError:
+            raise CorruptJournal(
+                f"{where}: record {n}'s payload is not JSON; the file was edited. Re-export the "
+                "journal from its source."
+            ) from None
+        if record_hash(n, kind, payload, rprev, t) != rhash:
+            raise CorruptJournal(
+                f"{where}: record {n} was edited after it was written (its hash does not match "
+                f"its content). The records before position {n} are intact; re-export the journal "
+                "from its source."
+            )
+        out.append(Record(n, kind, payload, rprev, rhash, t))
+        prev = rhash
+    return out
+
+
+def journal_from_records(
+    records: Iterable[Record], path: str | os.PathLike | None = None, *, clock: Callable[[], float] | None = time.time
+) -> Journal:
+    """A writable Journal (in memory, or a new file at `path`) holding exactly these records, with the same hashes.
+
+    Each record is appended again with its own time stamp, so the new journal recomputes every hash; the result is
+    compared with the records' hashes and CorruptJournal is raised if they differ (records that are not one
+    unbroken chain). Later appends are stamped by `clock` — or, for a journal without stamps (written with
+    clock=None, as studies and tests do), stay unstamped. Refuses an existing file at `path` (it would be
+    appended to), and records that mix stamped and unstamped ones (replay those with KnowledgeStore.replay).
+
+    >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
+    >>> journal_from_records(list(j)).head == j.head
+    True
+    """
+    records = list(records)
+    if path is not None and Path(path).exists():
+        raise BadInput(
+            f"{path} exists; journal_from_records() writes a new journal. Pass a new path, or None for memory."
+        )
+    stamped = {r.t is not None for r in records}
+    if len(stamped) > 1:
+        raise BadInput(
+            "these records mix time-stamped and unstamped ones, which one Journal clock cannot "
+            "reproduce; replay them with KnowledgeStore.replay(records) instead."
+        )
+    pending = [r.t for r in records]
+    pending.reverse()
+
+    def stamps() -> float:
+        # The records' own stamps while importing (the hash covers them), then the caller's clock.
+        if pending:
+            return pending.pop()  # type: ignore[return-value]  # stamped records only reach here
+        if clock is None:
+            raise BadInput(
+                "this journal was imported with clock=None and its records are time-stamped; pass "
+                "clock=time.time to journal_from_records() to append to it."
+            )
+        return clock()
+
+    j = Journal(path, clock=stamps if stamped == {True} else None)
+    for i, r in enumerate(records):
+        got = j.append(r.kind, r.payload)
+        if got.hash != r.hash:
+            j.close()
+            raise CorruptJournal(
+                f"record {i} (given with position {r.position}): re-appending it gives hash {got.hash[:12]}…, not its own "
+                f"{r.hash[:12]}…; these records are not one unbroken chain (import_journal() "
+                "checks the chain and names the first bad position)."
+            )
+    return j
