@@ -65,6 +65,11 @@ def _header_text(position: int, kind: str, payload_text: str, prev: str, t: floa
 _KIND_TEXT: dict[str, str] = {}
 
 
+def record_hash(position: int, kind: str, payload: Any, prev: str, t: float | None) -> str:
+    """The hash a record with these fields has in any backend (the one rule every reader checks against)."""
+    return _hash_text(_header_text(position, kind, canonical(payload), prev, t))
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """One journal record. `hash` covers everything else."""

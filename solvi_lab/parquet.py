@@ -28,11 +28,9 @@ from typing import Any
 import polars as pl
 
 from .errors import BadInput, CorruptJournal
-from .journal import GENESIS, Journal, Record, canonical
 
 # The record hash is the journal's own definition (journal.py); importing it keeps the two from drifting apart.
-from .journal import _hash_text as _journal_hash_text
-from .journal import _header_text as _journal_header_text
+from .journal import GENESIS, Journal, Record, canonical, record_hash
 
 __all__ = ["PARQUET_SCHEMA", "export_journal", "import_journal", "journal_from_records", "record_hash"]
 
@@ -45,17 +43,6 @@ PARQUET_SCHEMA: dict[str, Any] = {
     "prev": pl.Utf8,
     "hash": pl.Utf8,
 }
-
-
-def record_hash(position: int, kind: str, payload: Any, prev: str, t: float | None) -> str:
-    """The hash a journal gives a record with these fields (SHA-256 over canonical JSON; see journal.py).
-
-    >>> j = Journal(clock=None)
-    >>> r = j.append("note", {"text": "hi"})
-    >>> record_hash(0, "note", {"text": "hi"}, GENESIS, None) == r.hash
-    True
-    """
-    return _journal_hash_text(_journal_header_text(position, kind, canonical(payload), prev, t))
 
 
 def _records_of(journal: Any) -> Iterable[Record]:
