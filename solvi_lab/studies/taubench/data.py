@@ -1,0 +1,174 @@
+"""Find and load the τ-bench retail data (users, orders, products, tasks, tool schemas, policy).
+
+The data is never part of this repository. It is looked for, in this order:
+
+1. the ``path`` argument;
+2. the environment variable ``SOLVI_LAB_TAUBENCH``;
+3. a folder ``shared/data/taubench-retail`` next to any ancestor of the current directory or
+   of this package (the layout of the shared research machine: ``<root>/main`` is the repo,
+   ``<root>/shared/data/taubench-retail`` the data).
+
+A folder is accepted in two layouts: the plain export (``users.json``, ``orders.json``,
+``products.json``, ``tasks_{train,test,dev}.json``, ``tools.json``, optional ``policy.md``),
+or an upstream tau-bench checkout (root or its ``tau_bench/envs/retail``), whose Python task
+files and tool schemas are parsed, never executed (see :mod:`.upstream_tasks`).
+
+>>> from solvi_lab.studies.taubench.data import load_retail  # doctest: +SKIP
+>>> data = load_retail()                                       # doctest: +SKIP
+>>> len(data.orders), len(data.tasks["test"])                  # doctest: +SKIP
+(1000, 115)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from solvi_lab.errors import BadInput, DataMissing
+from solvi_lab.studies.taubench import upstream_tasks
+
+__all__ = ["ENV_VAR", "RetailData", "find_data_dir", "load_retail"]
+
+ENV_VAR = "SOLVI_LAB_TAUBENCH"
+_SHARED = Path("shared") / "data" / "taubench-retail"
+_EXPORT_FILES = (
+    "users.json",
+    "orders.json",
+    "products.json",
+    "tasks_train.json",
+    "tasks_test.json",
+    "tasks_dev.json",
+    "tools.json",
+)
+
+_HOW_TO_GET = (
+    f"To fix: set the environment variable {ENV_VAR} to a directory holding users.json, orders.json, "
+    "products.json, tasks_train.json, tasks_test.json, tasks_dev.json and tools.json (the export kept in "
+    "shared/data/taubench-retail), or to the root of an upstream tau-bench checkout "
+    "(git clone https://github.com/sierra-research/tau-bench); or pass path=... explicitly."
+)
+
+
+@dataclass(frozen=True)
+class RetailData:
+    """The retail domain as loaded from disk. Plain dicts and lists, exactly as in the JSON files.
+
+    ``tasks`` maps ``"train"``, ``"test"``, ``"dev"`` to lists of task dicts; ``tools`` is the
+    list of 16 tool schemas in upstream order. The containers are mutable Python objects: treat
+    them as read-only (:class:`~solvi_lab.studies.taubench.env.RetailEnv` takes its own copy).
+    """
+
+    users: dict[str, Any]
+    orders: dict[str, Any]
+    products: dict[str, Any]
+    tasks: dict[str, list[dict[str, Any]]]
+    tools: list[dict[str, Any]]
+    policy: str
+    source_dir: Path
+    layout: str = field(default="export")  # "export" or "upstream"
+
+
+def _layout(directory: Path) -> str | None:
+    if all((directory / name).is_file() for name in _EXPORT_FILES):
+        return "export"
+    if upstream_tasks.retail_dir_of(directory) is not None:
+        return "upstream"
+    return None
+
+
+def _missing_files(directory: Path) -> list[str]:
+    return [name for name in _EXPORT_FILES if not (directory / name).is_file()]
+
+
+def _search_roots() -> list[Path]:
+    """Starting points of the upward search: the current directory and this package's folder."""
+    return [Path.cwd(), Path(__file__).resolve().parent]
+
+
+def find_data_dir(path: str | Path | None = None) -> Path:
+    """Return the folder holding the retail data, or raise DataMissing saying how to get it.
+
+    An explicit ``path`` (or ``SOLVI_LAB_TAUBENCH``) that does not hold the data is an error,
+    not a reason to fall back silently to another copy.
+
+    >>> find_data_dir("/nonexistent")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.DataMissing: path=/nonexistent does not exist. To fix: ...
+    """
+    for origin, given in (("path=", path), (f"{ENV_VAR}=", os.environ.get(ENV_VAR) if path is None else None)):
+        if given is None or given == "":
+            continue
+        directory = Path(given).expanduser()
+        if not directory.is_dir():
+            raise DataMissing(f"{origin}{given} does not exist. {_HOW_TO_GET}")
+        if _layout(directory) is None:
+            raise DataMissing(
+                f"{origin}{given} holds neither the exported layout (missing: {', '.join(_missing_files(directory))}) "
+                f"nor an upstream tau-bench checkout. {_HOW_TO_GET}"
+            )
+        return directory.resolve()
+    looked: list[str] = []
+    for start in _search_roots():
+        for ancestor in (start, *start.parents):
+            candidate = ancestor / _SHARED
+            if str(candidate) in looked:
+                continue
+            looked.append(str(candidate))
+            if candidate.is_dir() and _layout(candidate) is not None:
+                return candidate.resolve()
+    raise DataMissing(
+        f"τ-bench retail data not found: {ENV_VAR} is not set and no {_SHARED} exists above "
+        f"{' or '.join(str(s) for s in _search_roots())}. {_HOW_TO_GET}"
+    )
+
+
+def _read_json(path: Path, expect: type) -> Any:
+    try:
+        with path.open(encoding="utf-8") as f:
+            value = json.load(f)
+    except FileNotFoundError:
+        raise DataMissing(f"{path} is missing. {_HOW_TO_GET}") from None
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path} is not valid JSON ({e}); re-copy it from the τ-bench export or checkout.") from None
+    if not isinstance(value, expect):
+        raise BadInput(f"{path} holds a {type(value).__name__}, expected a {expect.__name__}; is it the right file?")
+    return value
+
+
+def load_retail(path: str | Path | None = None) -> RetailData:
+    """Load users, orders, products, tasks of all splits, tool schemas and policy.
+
+    Each call reads the files afresh (about 0.1 s) and returns new objects.
+
+    >>> data = load_retail()                      # doctest: +SKIP
+    >>> [t["function"]["name"] for t in data.tools][:2]  # doctest: +SKIP
+    ['calculate', 'cancel_pending_order']
+    """
+    directory = find_data_dir(path)
+    layout = _layout(directory)
+    if layout == "export":
+        data_dir = directory
+        tasks = {s: _read_json(directory / f"tasks_{s}.json", list) for s in upstream_tasks.SPLITS}
+        tools = _read_json(directory / "tools.json", list)
+        policy_file = directory / "policy.md"
+    else:
+        retail = upstream_tasks.retail_dir_of(directory)
+        assert retail is not None  # _layout said so
+        data_dir = retail / "data"
+        tasks = upstream_tasks.load_upstream_tasks(retail)
+        tools = upstream_tasks.parse_tool_schemas(retail)
+        policy_file = retail / "wiki.md"
+    return RetailData(
+        users=_read_json(data_dir / "users.json", dict),
+        orders=_read_json(data_dir / "orders.json", dict),
+        products=_read_json(data_dir / "products.json", dict),
+        tasks=tasks,
+        tools=tools,
+        policy=policy_file.read_text(encoding="utf-8") if policy_file.is_file() else "",
+        source_dir=directory,
+        layout=str(layout),
+    )

@@ -1,0 +1,126 @@
+"""τ-bench action-model study: probes, the generic vocabulary and a small end-to-end run (the full study is not a test)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from solvi_lab.errors import BadParameter, DataMissing
+from solvi_lab.studies.taubench import study
+from solvi_lab.studies.taubench.data import find_data_dir, load_retail
+from solvi_lab.studies.taubench.env import RetailEnv
+from solvi_lab.studies.taubench.probes import split_probes, task_probes
+from solvi_lab.studies.taubench.tools import WRITING_TOOLS
+from solvi_lab.studies.taubench.vocabulary import build_vocabulary, entity_of_arg
+
+
+@pytest.fixture(scope="module")
+def data():
+    try:
+        find_data_dir()
+    except DataMissing as e:
+        pytest.skip(str(e))
+    return load_retail()
+
+
+@pytest.fixture(scope="module")
+def base(data):
+    return RetailEnv(data)
+
+
+def test_probes_are_deterministic_per_seed_and_start_with_the_gold_call(data, base):
+    task = data.tasks["train"][3]
+    a = task_probes(base, task, seed=0)
+    b = task_probes(base, task, seed=0)
+    c = task_probes(base, task, seed=1)
+    key = lambda ps: [(p.step, p.tool, json.dumps(p.args, sort_keys=True), p.accepted) for p in ps]  # noqa: E731
+    assert key(a) == key(b)
+    assert key(a) != key(c)
+    assert a[0].origin == "gold" and a[0].tool == task["actions"][0]["name"]
+    assert 50 <= len(a) <= 110  # about 100 per task
+
+
+def test_probes_cover_refusals_and_acceptances_and_record_effects(data, base):
+    probes = split_probes(data, "train", 10, base=base)
+    assert {p.accepted for p in probes} == {True, False}
+    origins = {p.origin.split(" ")[0] for p in probes}
+    assert {"gold", "swap", "list", "enum", "other", "read"} <= origins
+    for p in probes:
+        if not p.accepted:
+            assert p.effect is None
+        elif p.tool in {"cancel_pending_order"}:
+            assert p.effect == {"order_status": "cancelled"}
+    # the state before is frozen: re-running a probe on it gives the same answer
+    p = next(q for q in probes if q.tool == "cancel_pending_order" and q.accepted)
+    env = RetailEnv.__new__(RetailEnv)
+    assert p.state["orders"][p.args["order_id"]]["status"] == "pending"
+    del env
+
+
+def test_vocabulary_is_generic_over_the_schema(data, base):
+    v = build_vocabulary(data.tools, base.state)
+    tool_names = [t["function"]["name"] for t in data.tools]
+    for name in v.names:
+        assert not any(t in name for t in tool_names), f"a condition names a tool: {name}"
+    # every condition of a tool is built from that tool's arguments only
+    for t in data.tools:
+        fn = t["function"]
+        props = set(fn["parameters"].get("properties", {}))
+        for cond in v.conditions(fn["name"]):
+            used = set(re.findall(r"[a-z_0-9]+", cond.split(":")[0])) & {
+                a for tt in data.tools for a in tt["function"]["parameters"].get("properties", {})
+            }
+            assert used <= props, (fn["name"], cond)
+    assert entity_of_arg("new_item_ids") == ("item", True)
+
+
+def test_ablations_remove_their_families(data, base):
+    full = set(build_vocabulary(data.tools, base.state).names)
+    no_pairs = set(build_vocabulary(data.tools, base.state, pairs=False).names)
+    no_money = set(build_vocabulary(data.tools, base.state, money=False).names)
+    assert not any("~" in n or "&" in n for n in no_pairs)
+    assert not any("covers(" in n or "sign(" in n for n in no_money)
+    assert no_pairs < full and no_money < full
+
+
+def test_vocabulary_reads_the_checks_the_environment_makes(data, base):
+    v = build_vocabulary(data.tools, base.state)
+    s = base.state
+    oid, order = next((k, o) for k, o in s["orders"].items() if o["status"] == "delivered")
+    own_pm = order["payment_history"][0]["payment_method_id"]
+    args = {"order_id": oid, "item_ids": [order["items"][0]["item_id"]] * 5, "payment_method_id": own_pm}
+    got = v.read(s, "return_delivered_order_items", args)
+    assert got["order_id:status"] == "delivered"
+    assert got["item_ids~order_id:contains"] is False  # a multiset: five of one item
+    assert got["order_id~payment_method_id:owner"] is True
+    assert got["payment_method_id~order_id:cited"] is True
+
+
+def test_small_run_is_exact_and_replays(data):
+    r = study.run(train_tasks=12, test_tasks=5, ablations=False)
+    m = r.metrics
+    assert m["refusal_precision"] == 1.0 and m["false_refusals"] == 0
+    assert m["replay_all"] and m["journal_replay_equal"]
+    assert m["answered"] + m["abstentions"] == m["test_transitions"]
+    assert r.name == "taubench_action_model"
+    assert set(r.tables) >= {"abstention_by_tool", "ablations", "model"}
+    assert "abstention_by_tool" in r.figures
+    frame = r.comparison_frame()
+    assert "refusal precision (answered held-out)" in frame["measure"].to_list()
+
+
+def test_bad_parameters_and_missing_data_are_clear(tmp_path, data):
+    with pytest.raises(BadParameter, match="train_tasks"):
+        study.run(train_tasks=0, test_tasks=1)
+    with pytest.raises(BadParameter, match="test_tasks"):
+        study.run(train_tasks=1, test_tasks=999)
+    with pytest.raises(DataMissing, match="To fix"):
+        study.run(train_tasks=1, test_tasks=1, data_dir=str(tmp_path / "nowhere"))
+
+
+def test_quick_params_are_small():
+    assert study.QUICK_PARAMS == {"train_tasks": 40, "test_tasks": 20}
+    assert study.FULL_PARAMS == {"train_tasks": 400, "test_tasks": 115}
+    assert WRITING_TOOLS  # the study splits abstentions by write tools
