@@ -11,8 +11,16 @@ from .actions import ConservativeActionModel, Vocabulary
 from .agenda import Agenda
 from .decisions import DecisionLog
 from .episodes import Chooser, Episode, EpisodeView, LongMemory
-from .errors import (BadInput, BadParameter, CorruptJournal, DataMissing, JournalLocked, SolviLabError, UnknownId,
-                     WriteRefused)
+from .errors import (
+                     BadInput,
+                     BadParameter,
+                     CorruptJournal,
+                     DataMissing,
+                     JournalLocked,
+                     SolviLabError,
+                     UnknownId,
+                     WriteRefused,
+)
 from .evidence import LearnerModel
 from .failures import FailureMemory
 from .journal import Journal

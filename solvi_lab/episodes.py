@@ -35,7 +35,7 @@ from typing import Any
 
 from .decisions import DecisionLog
 from .errors import BadInput
-from .journal import Journal, canonical
+from .journal import Journal, canonical, json_value
 
 __all__ = ["Episode", "EpisodeView", "Chooser", "Choice", "ChooserReplay", "LongMemory"]
 
@@ -43,15 +43,7 @@ PROGRESS, FACT = "progress", "fact"  # event kinds with a meaning of their own
 
 
 def _json(what: str, value: Any) -> tuple[str, Any]:
-    """Canonical JSON text of a value and the value as JSON gives it back; BadInput when it is not JSON."""
-    try:
-        text = canonical(value)
-    except (TypeError, ValueError) as e:
-        raise BadInput(
-            f"{what} must be a JSON value (str, number, bool, None, list/tuple, dict with string keys); "
-            f"{value!r} is not ({e})."
-        ) from None
-    return text, json.loads(text)
+    return json_value(what, value)
 
 
 def _kind(kind: Any) -> str:

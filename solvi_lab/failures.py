@@ -22,13 +22,12 @@ while the tuple (1, 2) and the list [1, 2] are the same JSON and so the same pla
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from .checks import HardCheck, install
 from .errors import BadInput
-from .journal import Journal, canonical
+from .journal import Journal, json_value
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
 
@@ -39,14 +38,7 @@ UNITS = ("steps", "episodes")
 
 def plan_key(plan: Any) -> tuple[str, Any]:
     """The canonical JSON text of a plan and the plan as JSON gives it back (tuples become lists)."""
-    try:
-        text = canonical(plan)
-    except (TypeError, ValueError) as e:
-        raise BadInput(
-            f"a plan must be a JSON value (str, number, bool, None, list/tuple, dict with string keys); "
-            f"{plan!r} is not ({e})."
-        ) from None
-    return text, json.loads(text)
+    return json_value("a plan", plan)
 
 
 def _positive_int(name: str, value: Any, minimum: int) -> int:

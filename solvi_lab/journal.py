@@ -49,6 +49,21 @@ def canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def json_value(what: str, value: Any) -> tuple[str, Any]:
+    """Canonical JSON text of a value and the value as JSON gives it back (tuples become lists); BadInput when
+    the value is not JSON. The one way modules turn caller-given keys (plans, contexts) into stable keys.
+
+    >>> json_value("a plan", ("go", 1))
+    ('["go",1]', ['go', 1])
+    """
+    try:
+        text = canonical(value)
+    except (TypeError, ValueError) as e:
+        raise BadInput(f"{what} must be a JSON value (str, number, bool, None, list/tuple, dict with string keys); "
+                       f"{value!r} is not ({e}).") from None
+    return text, json.loads(text)
+
+
 def _hash_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

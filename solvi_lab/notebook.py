@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .atomicfile import atomic_write_text
 from .errors import BadInput
 
 _current: Recorder | None = None
@@ -40,22 +40,6 @@ def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise BadInput(f"metric value of type {type(value).__name__} cannot be recorded as JSON; record a number, string, list or dict.")
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write text to path so that readers see the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; results are meant to be read by others
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class Recorder:

@@ -55,12 +55,12 @@ import heapq
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal
 from .journal import Journal, VerifyReport, canonical
 
@@ -515,7 +515,7 @@ class WorldMap:
             # for people reading the file; load() rebuilds the claims from the records, never from here
             "edges": [c.as_dict() for c in self.claims()],
         }
-        _atomic_write(target, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+        atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         return target
 
     def _load(self, path: Path) -> str | None:
@@ -760,18 +760,3 @@ def _as_targets(targets: Iterable[Node]) -> list[Any]:
     if isinstance(targets, (str, bytes)) or not isinstance(targets, Iterable):
         raise BadInput(f"targets must be a collection of states (e.g. {{'/billing'}}), got {targets!r}.")
     return list(targets)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Readers see the old map file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
