@@ -22,16 +22,18 @@ def solvi_store(path: str | None) -> Any:
     return KnowledgeStore(path)
 
 
-def apply_stream_solvi(ks: Any, ops: list[tuple], progress: Any = None) -> list[str | None]:
+def apply_stream_solvi(ks: Any, ops: Any, progress: Any = None) -> list[str | None]:
     """The same operations through solvi's API. Hypotheses are written as plain facts (solvi has no
     hypothesis flag on add), so promotions are no-ops there; the benchmark stream has no "verified" source."""
     ids: list[str | None] = []
+    values: list[Any] = []
     flags: list[Any] = []
     for op in ops:
         kind = op[0]
         if kind == "add":
             _, s, r, o, source, scope, premises, _hyp = op
             derived = [ids[j] for j in premises if ids[j] is not None]
+            values.append(o)
             try:
                 ids.append(ks.add("fact", {"s": s, "r": r, "o": o}, scope=scope, source=source,
                                   derived_from=tuple(derived)))
@@ -46,7 +48,7 @@ def apply_stream_solvi(ks: Any, ops: list[tuple], progress: Any = None) -> list[
             for d in ks.disputes():
                 if iid in d.get("items", ()):
                     try:
-                        ks.resolve(d["key"], ops_value(ops, op[1]), by="synthetic-person")
+                        ks.resolve(d["key"], values[op[1]], by="synthetic-person")
                     except Exception:
                         pass
                     break
@@ -60,13 +62,3 @@ def apply_stream_solvi(ks: Any, ops: list[tuple], progress: Any = None) -> list[
             except Exception:
                 pass
     return ids
-
-
-def ops_value(ops: list[tuple], add_index: int) -> Any:
-    n = -1
-    for op in ops:
-        if op[0] == "add":
-            n += 1
-            if n == add_index:
-                return op[3]
-    raise IndexError(add_index)

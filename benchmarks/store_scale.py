@@ -36,11 +36,13 @@ WEIGHTS = (0.125, 0.5, 0.375, 0.0)
 def measure(impl: str, n: int, retractions: int, seed: int) -> dict:
     """Run in a child process: build, reload, retract, verify; return the figures."""
     sys.path.insert(0, str(HERE))
+    import gc
+
     from tqdm import tqdm
 
-    from solvi_lab.studies.synthetic import operation_stream
+    from solvi_lab.studies.synthetic import iter_operations
 
-    ops = operation_stream(n, seed, source_weights=WEIGHTS)
+    ops = iter_operations(n, seed, source_weights=WEIGHTS)  # lazy: the stream is not held beside the store
     tmp = Path(tempfile.mkdtemp(prefix=f"bench-{impl}-"))
     path = str(tmp / "journal.jsonl")
     bar = tqdm(total=n, desc=f"{impl} build {n:,}", file=sys.stderr, mininterval=2)
@@ -54,6 +56,8 @@ def measure(impl: str, n: int, retractions: int, seed: int) -> dict:
         build = time.perf_counter() - t
         fp = ks.fingerprint()
         ks.journal.close()
+        del ks  # the reload must not sit beside the store it replaces (peak memory is one store)
+        gc.collect()
         t = time.perf_counter()
         ks = KnowledgeStore(path)
         rebuild = time.perf_counter() - t
@@ -66,6 +70,8 @@ def measure(impl: str, n: int, retractions: int, seed: int) -> dict:
         ids = apply_stream_solvi(ks, ops, progress=bar)
         build = time.perf_counter() - t
         fp = ks.fingerprint()
+        del ks
+        gc.collect()
         t = time.perf_counter()
         ks = solvi_store(path)
         rebuild = time.perf_counter() - t

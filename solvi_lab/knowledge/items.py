@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from typing import Any
 
 from ..journal import canonical
@@ -69,13 +70,13 @@ class Item:
         self.of = p.get("of")
         self.reconfirm_rule = p.get("reconfirm_after", "default")
         self.hypothesis_req = bool(p.get("hypothesis"))
-        self.verdicts = p.get("verdicts") or []
+        self.verdicts = p.get("verdicts") or ()
         self.clock = clock
         self.key = key
         body = self.body if isinstance(self.body, dict) else {}
         # Comparison keys: repr of values parsed from canonical JSON (deterministic, cheaper than re-encoding).
-        self.value = repr(body.get("o")) if self.kind == "fact" and "o" in body else None
-        self.subject = repr(body.get("s")) if self.kind == "fact" and "s" in body else None
+        self.value = sys.intern(repr(body.get("o"))) if self.kind == "fact" and "o" in body else None
+        self.subject = sys.intern(repr(body.get("s"))) if self.kind == "fact" and "s" in body else None
         self.guarantee = None
         self.refusal = None  # write-time static refusal reason (bad kind/source, ...), never changes
         self.contribution = 0
@@ -96,7 +97,7 @@ class Item:
         self.restored_under = None
         self.version = 1
         self.promoted = None
-        self.hist: list[tuple[int, str]] = []
+        self.hist: list = []  # flat [position, state, position, state, ...]: no tuple per entry (memory at 10^6)
         self.before_refute = None
 
     def default_rule(self) -> int | None:
@@ -112,20 +113,22 @@ class Item:
     def set_state(self, state: str, pos: int, why: str = "") -> None:
         if state != self.state:
             self.state = state
-            if self.hist and self.hist[-1][0] == pos:
-                self.hist[-1] = (pos, state)
+            if self.hist and self.hist[-2] == pos:
+                self.hist[-1] = state
             else:
-                self.hist.append((pos, state))
+                self.hist.append(pos)
+                self.hist.append(state)
         if why:
             self.why = why
 
     def state_at(self, pos: int) -> str:
         """The fold state just before journal position `pos` (for premise checks in a partial re-fold)."""
         st = "new"
-        for p, s in self.hist:  # histories are a handful of entries long
-            if p >= pos:
+        h = self.hist
+        for i in range(0, len(h), 2):  # histories are a handful of entries long
+            if h[i] >= pos:
                 break
-            st = s
+            st = h[i + 1]
         return st
 
     def expired(self, clock: int) -> bool:

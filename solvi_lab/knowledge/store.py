@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -48,10 +49,10 @@ class _Key:
 
     def __init__(self, key: str):
         self.key = key
-        self.events: list[tuple[int, str, Any]] = []
+        self.events: list[Any] = []  # an add is its journal position (an int); other events (pos, op, payload)
         self.item_ids: list[str] = []
         self.live: dict[str, Item] = {}
-        self.questions: list[dict[str, Any]] = []
+        self.questions: Any = ()  # a list once a dispute opens here; most keys never have one
         self.open_q: dict[str, Any] | None = None
         self.contribution = 0
 
@@ -106,6 +107,7 @@ class KnowledgeStore:
         self.flags = FlagIndex()
         self.decision_info: dict[str, tuple] = {}
         self.retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
+        self._scopes: dict[str, dict[str, Any]] = {}
         self.clock = 0
         self.position = 0
         self._items_sum = 0
@@ -157,7 +159,9 @@ class KnowledgeStore:
             self.clock += int(p["k"])
 
     def _fold_new_item(self, pos: int, p: dict[str, Any]) -> None:
-        it = Item(pos, p, p["key"], self.clock)
+        it = Item(pos, p, sys.intern(p["key"]), self.clock)
+        if it.scope is not None:  # identical scopes share one dict (they are never mutated): memory at 10^6
+            it.scope = self._scopes.setdefault(repr(it.scope), it.scope)
         v = source_check(it.kind, it.body, it.source, it.of, self.decision_info)
         if not v.admit:
             it.refusal = v.reason
@@ -172,10 +176,9 @@ class KnowledgeStore:
             self.dependents.setdefault(pid, []).append(it.id)
         if it.subject is not None:
             self.by_subject.setdefault(it.subject, []).append(it.id)
-        ev = (pos, "add", it.id)
-        ks.events.append(ev)
+        ks.events.append(pos)
         self._touched = set()
-        self._apply(ks, ev)
+        self._apply(ks, pos)
         self._settle_digests(ks)
 
     def _settle_digests(self, ks: _Key) -> None:
@@ -210,11 +213,11 @@ class KnowledgeStore:
         it.invalidated_at = pos
         it.refutations += 1
 
-    def _apply(self, ks: _Key, ev: tuple[int, str, Any]) -> None:
-        pos, op, data = ev
-        if op == "add":
-            self._apply_add(ks, self.items[data], pos)
+    def _apply(self, ks: _Key, ev: Any) -> None:
+        if type(ev) is int:  # an add, stored as its position
+            self._apply_add(ks, self.items[item_id(ev)], ev)
             return
+        pos, op, data = ev
         p = data
         it = self.items.get(p.get("id")) if p.get("id") else None
         clock = p.get("clock", 0)
@@ -384,6 +387,8 @@ class KnowledgeStore:
             if ks.open_q is None:
                 q = {"id": f"q{pos}", "key": ks.key, "opened_at": pos, "closed_at": None, "closed_by": None,
                      "resolution": None, "how": None}
+                if not ks.questions:
+                    ks.questions = []
                 ks.questions.append(q)
                 ks.open_q = q
         else:
@@ -401,7 +406,7 @@ class KnowledgeStore:
         for it in items:
             it.reset()
         ks.live = {}
-        ks.questions = []
+        ks.questions = ()
         ks.open_q = None
         self._touched = set(items)
         for ev in ks.events:
@@ -417,7 +422,8 @@ class KnowledgeStore:
         self.last_propagation = touched  # what the last retraction re-folded: the cost measure of the study
         for k in keys:
             ks = self.keys[k]
-            heapq.heappush(heap, (ks.events[0][0], k))
+            first = ks.events[0]
+            heapq.heappush(heap, (first if type(first) is int else first[0], k))
             queued.add(k)
         while heap:
             _, k = heapq.heappop(heap)

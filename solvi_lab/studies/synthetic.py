@@ -20,7 +20,7 @@ the clock moving (so "verified" facts expire) and drift flags raised and ended o
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import BadParameter, WriteRefused
@@ -30,10 +30,16 @@ SOURCE_WEIGHTS = (0.10, 0.40, 0.30, 0.20)
 MAX_DEPTH = 5
 
 
-def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 0.1, derive_share: float = 0.5,
-                     scopes: int = 10, tries: int = 4,
-                     source_weights: tuple[float, float, float, float] = SOURCE_WEIGHTS) -> list[tuple]:
-    """The operations that build a synthetic store of `n_items` written items.
+def operation_stream(n_items: int, seed: int = 0, **kw: Any) -> list[tuple]:
+    """The operations that build a synthetic store of `n_items` written items, as a list (see iter_operations)."""
+    return list(iter_operations(n_items, seed, **kw))
+
+
+def iter_operations(n_items: int, seed: int = 0, *, subjects_per_item: float = 0.1, derive_share: float = 0.5,
+                    scopes: int = 10, tries: int = 4,
+                    source_weights: tuple[float, float, float, float] = SOURCE_WEIGHTS) -> Iterator[tuple]:
+    """The operations that build a synthetic store of `n_items` written items, generated lazily (a stream of
+    10^6 items does not have to sit in memory beside the store it builds).
 
     Ops: ("decision", answer) · ("add", s, r, o, source, scope, premises (indices of earlier adds), hypothesis)
     · ("resolve", add index of one side) · ("promote", add index) · ("tick", k) · ("flag", scope) · ("end_flag", n).
@@ -42,7 +48,7 @@ def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 
         raise BadParameter(f"n_items must be a positive int, got {n_items!r}.")
     rng = random.Random(seed)
     n_subjects = max(1, int(n_items * subjects_per_item))
-    ops: list[tuple] = []
+    scope_dicts = [{"domain": f"d{k}"} for k in range(scopes)]
     depth: list[int] = []
     hyps: list[int] = []
     flags = 0
@@ -51,7 +57,7 @@ def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 
         r = rng.choice(("tier", "region", "owner"))
         o = rng.choice(("a", "b", "c")) if rng.random() < 0.5 else "a"
         source = rng.choices(SOURCES, source_weights)[0]
-        scope = {"domain": f"d{rng.randrange(scopes)}"}
+        scope = scope_dicts[rng.randrange(scopes)]
         premises: list[int] = []
         if i and rng.random() < derive_share:
             # premises from anywhere earlier (a well-connected store, as in the specification's benchmark),
@@ -66,22 +72,21 @@ def operation_stream(n_items: int, seed: int = 0, *, subjects_per_item: float = 
         depth.append(1 + max((depth[j] for j in premises), default=-1) if premises else 0)
         hyp = source != "outcome" and rng.random() < 0.05
         if source == "verified":
-            ops.append(("decision", o))
-        ops.append(("add", s, r, o, source, scope, premises, hyp))
+            yield ("decision", o)
+        yield ("add", s, r, o, source, scope, premises, hyp)
         if hyp:
             hyps.append(i)
         if i % 50 == 49:
-            ops.append(("resolve", i))
+            yield ("resolve", i)
         if hyps and i % 37 == 36:
-            ops.append(("promote", hyps.pop(rng.randrange(len(hyps)))))
+            yield ("promote", hyps.pop(rng.randrange(len(hyps))))
         if i % 100 == 99:
-            ops.append(("tick", 50))
+            yield ("tick", 50)
         if i % 1000 == 500:
-            ops.append(("flag", {"domain": f"d{rng.randrange(scopes)}"}))
+            yield ("flag", {"domain": f"d{rng.randrange(scopes)}"})
             flags += 1
         if i % 1000 == 900 and flags:
-            ops.append(("end_flag", rng.randrange(flags)))
-    return ops
+            yield ("end_flag", rng.randrange(flags))
 
 
 def apply_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> list[str | None]:
