@@ -12,9 +12,9 @@ Expected metrics live in `data/expected/<study>.json`:
 `quick_params` must agree with the study's QUICK_PARAMS (it may add keys, e.g. the seed): expected values are
 only meaningful for the parameters they were taken on, so changing QUICK_PARAMS forces updating this file.
 
-Skip policy: a registered study whose notebook or expected file is not written yet is skipped with a reason
-naming the missing file; `SOLVI_LAB_STRICT_NOTEBOOKS=1` (set it in CI once every study has landed) turns those
-skips into failures. A study whose external data is missing is always skipped, with the instruction to get it.
+Every registered study has landed, so a missing notebook or expected file is a failure naming the file
+(`SOLVI_LAB_STRICT_NOTEBOOKS=0` turns it back into a skip while a new study is being written). A study whose
+external data is missing is always skipped, with the instruction to get it.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ SPEC_KEYS = ({"exact"}, {"approx", "rel", "abs"}, {"min", "max"}, {"equals_metri
 
 
 def not_written_yet(reason: str) -> None:
-    """Skip (or fail, under SOLVI_LAB_STRICT_NOTEBOOKS=1) because a file another engineer owes is missing."""
-    if os.environ.get(STRICT_ENV) == "1":
+    """Fail (or skip, under SOLVI_LAB_STRICT_NOTEBOOKS=0) because a file a study owes is missing."""
+    if os.environ.get(STRICT_ENV, "1") != "0":
         pytest.fail(f"{reason} ({STRICT_ENV}=1 makes this a failure)")
     pytest.skip(reason)
 
