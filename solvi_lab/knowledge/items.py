@@ -59,7 +59,10 @@ class Item:
         self.id = item_id(pos)
         self.pos = pos
         self.kind = p.get("kind")
-        self.body = p.get("body")
+        body = p.get("body")
+        if type(body) is dict:  # share key strings and short values between items: memory at 10^6
+            body = {sys.intern(k): (sys.intern(v) if type(v) is str and len(v) <= 40 else v) for k, v in body.items()}
+        self.body = body
         self.scope = p.get("scope")
         self.source = p.get("source")
         self.by = p.get("by")
