@@ -137,7 +137,7 @@ def table(rows: list[dict]) -> str:
         for k, label in keys:
             a, b = ours.get(k), theirs.get(k)
             ratio = f"{b / a:.1f}×" if isinstance(a, float) and isinstance(b, float) and a > 0 else "—"
-            tb = fmt(b) if theirs and "error" not in theirs else (theirs.get("error", "not run") if k == "build_s" else "—")
+            tb = fmt(b) if theirs and "error" not in theirs else (theirs.get("error", "not run (--peer-max)") if k == "build_s" else "—")
             lines.append(f"| {n:,} | {label} | {fmt(a) if 'error' not in ours else ours['error']} | {tb} | {ratio} |")
     return "\n".join(lines)
 
