@@ -35,8 +35,9 @@ def apply_stream_solvi(ks: Any, ops: Any, progress: Any = None) -> list[str | No
             derived = [ids[j] for j in premises if ids[j] is not None]
             values.append(o)
             try:
-                ids.append(ks.add("fact", {"s": s, "r": r, "o": o}, scope=scope, source=source,
-                                  derived_from=tuple(derived)))
+                ids.append(
+                    ks.add("fact", {"s": s, "r": r, "o": o}, scope=scope, source=source, derived_from=tuple(derived))
+                )
             except Exception:  # a refusal: the peer raises its own error types
                 ids.append(None)
             if progress is not None:

@@ -98,11 +98,20 @@ def measure(impl: str, n: int, retractions: int, seed: int) -> dict:
     ok = bool(ks.verify())
     verify = time.perf_counter() - t
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"impl": impl, "n": n, "build_s": build, "rebuild_jsonl_s": rebuild, "reload_same_fingerprint": same,
-            "retractions": len(times), "retract_median_s": times[len(times) // 2] if times else None,
-            "retract_p99_s": times[min(len(times) - 1, int(len(times) * 0.99))] if times else None,
-            "verify_s": verify, "verify_ok": ok, "peak_rss_mb": peak_mb,
-            "journal_mb": os.path.getsize(path) / 2**20}
+    return {
+        "impl": impl,
+        "n": n,
+        "build_s": build,
+        "rebuild_jsonl_s": rebuild,
+        "reload_same_fingerprint": same,
+        "retractions": len(times),
+        "retract_median_s": times[len(times) // 2] if times else None,
+        "retract_p99_s": times[min(len(times) - 1, int(len(times) * 0.99))] if times else None,
+        "verify_s": verify,
+        "verify_ok": ok,
+        "peak_rss_mb": peak_mb,
+        "journal_mb": os.path.getsize(path) / 2**20,
+    }
 
 
 def child(impl: str, n: int, retractions: int, seed: int, timeout: float) -> dict:
@@ -127,17 +136,25 @@ def fmt(v: object, unit: str = "") -> str:
 def table(rows: list[dict]) -> str:
     by = {(r["impl"], r["n"]): r for r in rows}
     sizes = sorted({r["n"] for r in rows})
-    keys = [("build_s", "build (s)"), ("rebuild_jsonl_s", "rebuild from JSONL (s)"),
-            ("retract_median_s", "retraction median incl. fingerprint (s)"),
-            ("retract_p99_s", "retraction p99 incl. fingerprint (s)"), ("verify_s", "verify (s)"),
-            ("peak_rss_mb", "peak memory (MiB)")]
+    keys = [
+        ("build_s", "build (s)"),
+        ("rebuild_jsonl_s", "rebuild from JSONL (s)"),
+        ("retract_median_s", "retraction median incl. fingerprint (s)"),
+        ("retract_p99_s", "retraction p99 incl. fingerprint (s)"),
+        ("verify_s", "verify (s)"),
+        ("peak_rss_mb", "peak memory (MiB)"),
+    ]
     lines = ["| items | measure | solvi_lab | solvi 1.3.0 | solvi / solvi_lab |", "|---:|---|---:|---:|---:|"]
     for n in sizes:
         ours, theirs = by.get(("solvi_lab", n), {}), by.get(("solvi", n), {})
         for k, label in keys:
             a, b = ours.get(k), theirs.get(k)
             ratio = f"{b / a:.1f}×" if isinstance(a, float) and isinstance(b, float) and a > 0 else "—"
-            tb = fmt(b) if theirs and "error" not in theirs else (theirs.get("error", "not run (--peer-max)") if k == "build_s" else "—")
+            tb = (
+                fmt(b)
+                if theirs and "error" not in theirs
+                else (theirs.get("error", "not run (--peer-max)") if k == "build_s" else "—")
+            )
             lines.append(f"| {n:,} | {label} | {fmt(a) if 'error' not in ours else ours['error']} | {tb} | {ratio} |")
     return "\n".join(lines)
 
@@ -170,8 +187,12 @@ def main() -> int:
                 print("solvi is not installed: pip install -e '.[peers]' to measure it side by side", file=sys.stderr)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}", "command": " ".join(sys.argv), "rows": rows}
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "command": " ".join(sys.argv),
+        "rows": rows,
+    }
     (out / "store_scale.json").write_text(json.dumps(meta, indent=2))
     md = f"Measured {meta['date']} on {meta['machine']} — `{meta['command']}`\n\n{table(rows)}\n"
     (out / "store_scale.md").write_text(md)

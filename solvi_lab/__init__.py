@@ -12,14 +12,14 @@ from .agenda import Agenda
 from .decisions import DecisionLog
 from .episodes import Chooser, Episode, EpisodeView, LongMemory
 from .errors import (
-                     BadInput,
-                     BadParameter,
-                     CorruptJournal,
-                     DataMissing,
-                     JournalLocked,
-                     SolviLabError,
-                     UnknownId,
-                     WriteRefused,
+    BadInput,
+    BadParameter,
+    CorruptJournal,
+    DataMissing,
+    JournalLocked,
+    SolviLabError,
+    UnknownId,
+    WriteRefused,
 )
 from .evidence import LearnerModel
 from .failures import FailureMemory
@@ -32,9 +32,34 @@ from .worldmap import WorldMap
 __version__ = "0.1.0"
 
 __all__ = [
-    "KnowledgeStore", "WriteGate", "SourceGate", "ConsistencyGate", "Verdict", "Journal", "DecisionLog",
-    "ConservativeActionModel", "Vocabulary", "Prediction", "Protect", "RiskBudget", "LearnedGate", "RiskDecision",
-    "Agenda", "FailureMemory", "Episode", "EpisodeView", "Chooser", "LongMemory", "WorldMap", "LearnerModel",
-    "SolviLabError", "BadInput", "BadParameter", "UnknownId", "CorruptJournal", "JournalLocked", "WriteRefused",
+    "KnowledgeStore",
+    "WriteGate",
+    "SourceGate",
+    "ConsistencyGate",
+    "Verdict",
+    "Journal",
+    "DecisionLog",
+    "ConservativeActionModel",
+    "Vocabulary",
+    "Prediction",
+    "Protect",
+    "RiskBudget",
+    "LearnedGate",
+    "RiskDecision",
+    "Agenda",
+    "FailureMemory",
+    "Episode",
+    "EpisodeView",
+    "Chooser",
+    "LongMemory",
+    "WorldMap",
+    "LearnerModel",
+    "SolviLabError",
+    "BadInput",
+    "BadParameter",
+    "UnknownId",
+    "CorruptJournal",
+    "JournalLocked",
+    "WriteRefused",
     "DataMissing",
 ]

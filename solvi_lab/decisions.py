@@ -84,13 +84,15 @@ class DecisionLog:
             self._scanned = self.journal.position
 
     def _index(self, position: int, p: dict[str, Any]) -> Decision:
-        d = Decision(decision_id(position), p["name"], p["given"], p["answer"], p["answered_by"], p.get("guarantee"),
-                     position)
+        d = Decision(
+            decision_id(position), p["name"], p["given"], p["answer"], p["answered_by"], p.get("guarantee"), position
+        )
         self._decisions[d.id] = d
         return d
 
-    def ask(self, name: str, decide: Callable[[Any], Any], given: Any, *, answered_by: str,
-            guarantee: Any = None) -> Decision:
+    def ask(
+        self, name: str, decide: Callable[[Any], Any], given: Any, *, answered_by: str, guarantee: Any = None
+    ) -> Decision:
         """Run `decide(given)`, record the given facts, the answer, who answered and the guarantee; return it."""
         if not isinstance(name, str) or not name:
             raise BadInput(f"a decision's name must be a non-empty string, got {name!r}.")
@@ -99,8 +101,14 @@ class DecisionLog:
         if answered_by not in ANSWERERS:
             raise BadInput(f"answered_by={answered_by!r} is not one of {ANSWERERS}; say who answered.")
         answer = decide(given)
-        payload = {"op": "ask", "name": name, "given": given, "answer": answer, "answered_by": answered_by,
-                   "guarantee": guarantee}
+        payload = {
+            "op": "ask",
+            "name": name,
+            "given": given,
+            "answer": answer,
+            "answered_by": answered_by,
+            "guarantee": guarantee,
+        }
         self._sync()
         rec = self.journal.append(DECISION_KIND, payload)
         self._scanned = rec.position + 1
@@ -116,8 +124,9 @@ class DecisionLog:
         try:
             return self._decisions[did]
         except KeyError:
-            raise UnknownId(f"no decision {did!r} in this log ({len(self._decisions)} decisions); use an id that "
-                            "ask() returned.") from None
+            raise UnknownId(
+                f"no decision {did!r} in this log ({len(self._decisions)} decisions); use an id that ask() returned."
+            ) from None
 
     def __contains__(self, did: object) -> bool:
         self._sync()

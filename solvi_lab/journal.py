@@ -59,8 +59,10 @@ def json_value(what: str, value: Any) -> tuple[str, Any]:
     try:
         text = canonical(value)
     except (TypeError, ValueError) as e:
-        raise BadInput(f"{what} must be a JSON value (str, number, bool, None, list/tuple, dict with string keys); "
-                       f"{value!r} is not ({e}).") from None
+        raise BadInput(
+            f"{what} must be a JSON value (str, number, bool, None, list/tuple, dict with string keys); "
+            f"{value!r} is not ({e})."
+        ) from None
     return text, json.loads(text)
 
 
@@ -73,8 +75,19 @@ def _header_text(position: int, kind: str, payload_text: str, prev: str, t: floa
     k = _KIND_TEXT.get(kind)
     if k is None:
         k = _KIND_TEXT[kind] = json.dumps(kind, ensure_ascii=False)
-    return ('{"kind":' + k + ',"payload":' + payload_text + ',"position":' + str(position) + ',"prev":"' + prev
-            + '","t":' + ("null" if t is None else json.dumps(t)) + "}")
+    return (
+        '{"kind":'
+        + k
+        + ',"payload":'
+        + payload_text
+        + ',"position":'
+        + str(position)
+        + ',"prev":"'
+        + prev
+        + '","t":'
+        + ("null" if t is None else json.dumps(t))
+        + "}"
+    )
 
 
 _KIND_TEXT: dict[str, str] = {}
@@ -97,8 +110,14 @@ class Record:
     t: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"position": self.position, "kind": self.kind, "payload": self.payload, "prev": self.prev,
-                "hash": self.hash, "t": self.t}
+        return {
+            "position": self.position,
+            "kind": self.kind,
+            "payload": self.payload,
+            "prev": self.prev,
+            "hash": self.hash,
+            "t": self.t,
+        }
 
 
 @dataclass
@@ -117,25 +136,39 @@ class VerifyReport:
 def _check(rec: dict[str, Any], expected_position: int, prev: str, where: str) -> Record:
     """Check one loaded record against the chain; raise CorruptJournal naming the position."""
     try:
-        position, kind, payload, rprev, rhash, t = (rec["position"], rec["kind"], rec["payload"], rec["prev"],
-                                                    rec["hash"], rec.get("t"))
+        position, kind, payload, rprev, rhash, t = (
+            rec["position"],
+            rec["kind"],
+            rec["payload"],
+            rec["prev"],
+            rec["hash"],
+            rec.get("t"),
+        )
     except (KeyError, TypeError) as e:
-        raise CorruptJournal(f"{where}: record at position {expected_position} lacks field {e}; the file was edited "
-                             "by hand or by another program. Restore it from a backup, or keep the records before "
-                             f"position {expected_position} with Journal.repair(path, keep={expected_position}).") from None
+        raise CorruptJournal(
+            f"{where}: record at position {expected_position} lacks field {e}; the file was edited "
+            "by hand or by another program. Restore it from a backup, or keep the records before "
+            f"position {expected_position} with Journal.repair(path, keep={expected_position})."
+        ) from None
     if position != expected_position:
-        raise CorruptJournal(f"{where}: expected position {expected_position}, found {position}: a record was "
-                             "inserted, deleted or reordered. Restore the file from a backup; the records before "
-                             f"position {expected_position} are intact (Journal.repair(path, keep={expected_position})).")
+        raise CorruptJournal(
+            f"{where}: expected position {expected_position}, found {position}: a record was "
+            "inserted, deleted or reordered. Restore the file from a backup; the records before "
+            f"position {expected_position} are intact (Journal.repair(path, keep={expected_position}))."
+        )
     if rprev != prev:
-        raise CorruptJournal(f"{where}: record {position} does not link to record {position - 1} (prev hash differs): "
-                             "a record before it was edited, deleted or reordered. Restore from a backup; "
-                             f"Journal.repair(path, keep={position}) keeps the records before it.")
+        raise CorruptJournal(
+            f"{where}: record {position} does not link to record {position - 1} (prev hash differs): "
+            "a record before it was edited, deleted or reordered. Restore from a backup; "
+            f"Journal.repair(path, keep={position}) keeps the records before it."
+        )
     text = _header_text(position, kind, canonical(payload), rprev, t)
     if _hash_text(text) != rhash:
-        raise CorruptJournal(f"{where}: record {position} was edited after it was written (its hash does not match "
-                             f"its content). Restore from a backup; Journal.repair(path, keep={position}) keeps the "
-                             "records before it.")
+        raise CorruptJournal(
+            f"{where}: record {position} was edited after it was written (its hash does not match "
+            f"its content). Restore from a backup; Journal.repair(path, keep={position}) keeps the "
+            "records before it."
+        )
     return Record(position, kind, payload, rprev, rhash, t)
 
 
@@ -173,9 +206,11 @@ class _FileLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise JournalLocked(f"journal {self.path.with_suffix('')} is open for writing elsewhere (lock "
-                                f"{self.path} is held). Close the other writer first, or open a read-only copy "
-                                "with Journal.read(path).") from None
+            raise JournalLocked(
+                f"journal {self.path.with_suffix('')} is open for writing elsewhere (lock "
+                f"{self.path} is held). Close the other writer first, or open a read-only copy "
+                "with Journal.read(path)."
+            ) from None
         self.fd = fd
 
     def release(self) -> None:
@@ -208,19 +243,23 @@ class _JsonlBackend:
                 last = data.rsplit(b"\n", 1)
                 keep = data.count(b"\n")
                 self._release()
-                raise CorruptJournal(f"{self.path}: the last record (position {keep}) is torn: a write was "
-                                     f"interrupted. The {keep} records before it are whole. To go on, call "
-                                     f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
-                                     "to a .torn file beside the journal and keeps the whole records.")
+                raise CorruptJournal(
+                    f"{self.path}: the last record (position {keep}) is torn: a write was "
+                    f"interrupted. The {keep} records before it are whole. To go on, call "
+                    f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
+                    "to a .torn file beside the journal and keeps the whole records."
+                )
             offset = 0
             for line in data.split(b"\n")[:-1] if data else []:
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError:
                     self._release()
-                    raise CorruptJournal(f"{self.path}: record at position {n} is not valid JSON (byte offset "
-                                         f"{offset}); the file was edited. Restore it from a backup, or "
-                                         f"Journal.repair('{self.path}', keep={n}) keeps the records before it.") from None
+                    raise CorruptJournal(
+                        f"{self.path}: record at position {n} is not valid JSON (byte offset "
+                        f"{offset}); the file was edited. Restore it from a backup, or "
+                        f"Journal.repair('{self.path}', keep={n}) keeps the records before it."
+                    ) from None
                 try:
                     r = self._fast_check(line, rec, n, prev) or _check(rec, n, prev, str(self.path))
                 except CorruptJournal:
@@ -314,20 +353,32 @@ class _SqliteBackend:
         self.db = sqlite3.connect(self.path)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("CREATE TABLE IF NOT EXISTS records (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
-                        "payload TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL, t REAL)")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS records (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
+            "payload TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL, t REAL)"
+        )
         self.db.commit()
         n, prev = 0, GENESIS
         for position, kind, payload, rprev, rhash, t in self.db.execute(
-                "SELECT position, kind, payload, prev, hash, t FROM records ORDER BY position"):
+            "SELECT position, kind, payload, prev, hash, t FROM records ORDER BY position"
+        ):
             try:
-                rec = {"position": position, "kind": kind, "payload": json.loads(payload), "prev": rprev,
-                       "hash": rhash, "t": t}
+                rec = {
+                    "position": position,
+                    "kind": kind,
+                    "payload": json.loads(payload),
+                    "prev": rprev,
+                    "hash": rhash,
+                    "t": t,
+                }
                 r = _check(rec, n, prev, str(self.path))
             except (CorruptJournal, json.JSONDecodeError) as e:
                 self.close()
-                raise CorruptJournal(str(e) if isinstance(e, CorruptJournal) else
-                                     f"{self.path}: record {n} has a payload that is not JSON; the database was edited.") from None
+                raise CorruptJournal(
+                    str(e)
+                    if isinstance(e, CorruptJournal)
+                    else f"{self.path}: record {n} has a payload that is not JSON; the database was edited."
+                ) from None
             prev = r.hash
             n += 1
         return n, prev
@@ -335,8 +386,10 @@ class _SqliteBackend:
     def write(self, rec: Record, line: str) -> None:
         # One transaction per record: a crash never leaves half a record behind.
         with self.db:
-            self.db.execute("INSERT INTO records VALUES (?,?,?,?,?,?)",
-                            (rec.position, rec.kind, canonical(rec.payload), rec.prev, rec.hash, rec.t))
+            self.db.execute(
+                "INSERT INTO records VALUES (?,?,?,?,?,?)",
+                (rec.position, rec.kind, canonical(rec.payload), rec.prev, rec.hash, rec.t),
+            )
 
     def iter(self, start: int, stop: int | None) -> Iterator[Record]:
         q = "SELECT position, kind, payload, prev, hash, t FROM records WHERE position >= ?"
@@ -348,8 +401,9 @@ class _SqliteBackend:
             yield Record(position, kind, json.loads(payload), prev, h, t)
 
     def get(self, position: int) -> Record:
-        row = self.db.execute("SELECT position, kind, payload, prev, hash, t FROM records WHERE position = ?",
-                              (position,)).fetchone()
+        row = self.db.execute(
+            "SELECT position, kind, payload, prev, hash, t FROM records WHERE position = ?", (position,)
+        ).fetchone()
         return Record(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
 
     def close(self) -> None:
@@ -362,8 +416,9 @@ class _SqliteBackend:
 
 def _backend_for(path: str | os.PathLike | None, backend: str | None, durable: bool, lock: bool):
     if backend is None:
-        backend = "memory" if path is None else (
-            "sqlite" if str(path).endswith((".sqlite", ".sqlite3", ".db")) else "jsonl")
+        backend = (
+            "memory" if path is None else ("sqlite" if str(path).endswith((".sqlite", ".sqlite3", ".db")) else "jsonl")
+        )
     if backend == "memory":
         if path is not None:
             raise BadInput("backend='memory' takes no path; pass path=None or choose backend='jsonl' or 'sqlite'.")
@@ -392,9 +447,16 @@ class Journal:
     True
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, *, backend: str | None = None,
-                 clock: Callable[[], float] | None = time.time, durable: bool = False, lock: bool = True,
-                 on_load: Callable[[Record], None] | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike | None = None,
+        *,
+        backend: str | None = None,
+        clock: Callable[[], float] | None = time.time,
+        durable: bool = False,
+        lock: bool = True,
+        on_load: Callable[[Record], None] | None = None,
+    ):
         self.path = None if path is None else Path(path)
         self._backend = _backend_for(path, backend, durable, lock)
         self._clock = clock
@@ -415,8 +477,10 @@ class Journal:
         try:
             ptext = canonical(payload)
         except (TypeError, ValueError) as e:
-            raise BadInput(f"payload of a {kind!r} record is not JSON ({e}); pass dicts, lists, strings, finite "
-                           "numbers, booleans and None only.") from None
+            raise BadInput(
+                f"payload of a {kind!r} record is not JSON ({e}); pass dicts, lists, strings, finite "
+                "numbers, booleans and None only."
+            ) from None
         t = None if self._clock is None else round(float(self._clock()), 6)
         position = self._n
         htext = _header_text(position, kind, ptext, self._last, t)
@@ -460,15 +524,16 @@ class Journal:
         if position < 0:
             position += self._n
         if not 0 <= position < self._n:
-            raise BadInput(f"position {position} is past the end of the journal ({self._n} records, positions "
-                           f"0..{self._n - 1}).")
+            raise BadInput(
+                f"position {position} is past the end of the journal ({self._n} records, positions 0..{self._n - 1})."
+            )
         return self._backend.get(position)
 
     def verify(self) -> VerifyReport:
         """Walk the whole chain again and report the first problem, if any (O(records), constant memory)."""
         prev, n = GENESIS, 0
         fast = getattr(self._backend, "raw_lines", None)
-        for item in (fast() if fast else self._backend.iter(0, None)):
+        for item in fast() if fast else self._backend.iter(0, None):
             try:
                 if fast:
                     line, rec = item
@@ -494,8 +559,9 @@ class Journal:
             rows["op"].append(r.payload.get("op") if isinstance(r.payload, dict) else None)
             rows["t"].append(r.t)
             rows["payload"].append(canonical(r.payload))
-        return pl.DataFrame(rows, schema={"position": pl.Int64, "kind": pl.Utf8, "op": pl.Utf8, "t": pl.Float64,
-                                          "payload": pl.Utf8})
+        return pl.DataFrame(
+            rows, schema={"position": pl.Int64, "kind": pl.Utf8, "op": pl.Utf8, "t": pl.Float64, "payload": pl.Utf8}
+        )
 
     # -- life cycle --------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -542,7 +608,7 @@ class Journal:
             good.append(line)
             prev, n = r.hash, n + 1
         kept = b"".join(x + b"\n" for x in good)
-        torn = data[len(kept):]
+        torn = data[len(kept) :]
         if torn:
             with open(str(path) + ".torn", "ab") as f:
                 f.write(torn)

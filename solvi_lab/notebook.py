@@ -39,7 +39,9 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    raise BadInput(f"metric value of type {type(value).__name__} cannot be recorded as JSON; record a number, string, list or dict.")
+    raise BadInput(
+        f"metric value of type {type(value).__name__} cannot be recorded as JSON; record a number, string, list or dict."
+    )
 
 
 class Recorder:

@@ -112,12 +112,15 @@ def test_torn_last_line_detected_not_truncated(jsonl):
     assert len(Journal(jsonl)) == 4
 
 
-@pytest.mark.parametrize("tamper, message", [
-    ("edit", "record 2 was edited"),
-    ("reorder", "expected position 1, found 2"),
-    ("delete", "expected position 1, found 2"),
-    ("insert", "expected position 2, found 1"),
-])
+@pytest.mark.parametrize(
+    "tamper, message",
+    [
+        ("edit", "record 2 was edited"),
+        ("reorder", "expected position 1, found 2"),
+        ("delete", "expected position 1, found 2"),
+        ("insert", "expected position 2, found 1"),
+    ],
+)
 def test_tampering_detected_with_position(jsonl, tamper, message):
     lines = jsonl.read_text().splitlines()
     if tamper == "edit":

@@ -35,5 +35,8 @@ class ShadowGate(WriteGate):
         base = float(self.evaluate(store))
         cand = float(self.evaluate(shadow.store()))
         ok = cand >= base if self.higher_is_better else cand <= base
-        return Verdict(ok, "measure did not get worse" if ok else "measure got worse on the shadow",
-                       {"baseline": base, "candidate": cand})
+        return Verdict(
+            ok,
+            "measure did not get worse" if ok else "measure got worse on the shadow",
+            {"baseline": base, "candidate": cand},
+        )

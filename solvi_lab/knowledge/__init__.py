@@ -5,13 +5,33 @@ from .items import KINDS, RANK, RECONFIRM_DEFAULTS, SOURCES, STATUSES
 from .staleness import Flag
 from .store import KnowledgeStore, Verification
 
-__all__ = ["KnowledgeStore", "Verification", "WriteGate", "SourceGate", "ConsistencyGate", "Verdict", "Candidate",
-           "Flag", "KINDS", "SOURCES", "RANK", "STATUSES", "RECONFIRM_DEFAULTS"]
+__all__ = [
+    "KnowledgeStore",
+    "Verification",
+    "WriteGate",
+    "SourceGate",
+    "ConsistencyGate",
+    "Verdict",
+    "Candidate",
+    "Flag",
+    "KINDS",
+    "SOURCES",
+    "RANK",
+    "STATUSES",
+    "RECONFIRM_DEFAULTS",
+]
 
 # The specification imports every piece from one place (solvi.core.knowledge); these names resolve lazily to the
 # modules that own them, so the store does not import its consumers.
-_LAZY = {"ConservativeActionModel": "actions", "Vocabulary": "actions", "Protect": "risk", "RiskBudget": "risk",
-         "LearnedGate": "risk", "Agenda": "agenda", "FailureMemory": "failures"}
+_LAZY = {
+    "ConservativeActionModel": "actions",
+    "Vocabulary": "actions",
+    "Protect": "risk",
+    "RiskBudget": "risk",
+    "LearnedGate": "risk",
+    "Agenda": "agenda",
+    "FailureMemory": "failures",
+}
 
 
 def __getattr__(name: str):

@@ -83,8 +83,9 @@ def source_check(kind: Any, body: Any, source: Any, of: Any, decisions: dict[str
     if kind not in KINDS:
         return Verdict(False, f"kind {kind!r} is not one of {KINDS}")
     if source not in SOURCES:
-        return Verdict(False, f"source {source!r} is not one of {tuple(RANK)}: the system's own answers never "
-                              "become knowledge")
+        return Verdict(
+            False, f"source {source!r} is not one of {tuple(RANK)}: the system's own answers never become knowledge"
+        )
     if kind == "fact":
         if not isinstance(body, dict) or not {"s", "r", "o"} <= set(body):
             return Verdict(False, "a fact's body is {'s': subject, 'r': relation, 'o': value}")
@@ -98,12 +99,17 @@ def source_check(kind: Any, body: Any, source: Any, of: Any, decisions: dict[str
             return Verdict(False, f"of={of!r} names no recorded decision")
         answered_by, guarantee, answer = info
         if answered_by != "system2" or guarantee is None:
-            return Verdict(False, f"decision {of} was not answered by System 2 alone under a guarantee "
-                                  f"(answered_by={answered_by!r}, guarantee={guarantee!r})")
+            return Verdict(
+                False,
+                f"decision {of} was not answered by System 2 alone under a guarantee "
+                f"(answered_by={answered_by!r}, guarantee={guarantee!r})",
+            )
         if kind == "fact":
             matches = canonical(answer) == canonical(body["o"]) or (
-                isinstance(answer, dict) and {"s", "r", "o"} <= set(answer)
-                and canonical([answer["s"], answer["r"], answer["o"]]) == canonical([body["s"], body["r"], body["o"]]))
+                isinstance(answer, dict)
+                and {"s", "r", "o"} <= set(answer)
+                and canonical([answer["s"], answer["r"], answer["o"]]) == canonical([body["s"], body["r"], body["o"]])
+            )
             if not matches:
                 return Verdict(False, f"decision {of} answered {answer!r}, which does not match the fact")
     return Verdict(True, "source ok")

@@ -47,12 +47,45 @@ class Item:
 
     __slots__ = (
         # write-time
-        "id", "pos", "kind", "body", "scope", "source", "by", "evidence", "derived_from", "supersedes", "valid", "of",
-        "reconfirm_rule", "hypothesis_req", "verdicts", "clock", "key", "value", "subject", "guarantee", "refusal",
+        "id",
+        "pos",
+        "kind",
+        "body",
+        "scope",
+        "source",
+        "by",
+        "evidence",
+        "derived_from",
+        "supersedes",
+        "valid",
+        "of",
+        "reconfirm_rule",
+        "hypothesis_req",
+        "verdicts",
+        "clock",
+        "key",
+        "value",
+        "subject",
+        "guarantee",
+        "refusal",
         # fold state
-        "state", "why", "refuted_by", "invalidated_at", "confirmations", "refutations", "uses", "wrong_uses",
-        "confirmed_pos", "confirmed_clock", "clock_rule", "restored_under", "version", "promoted", "hist",
-        "before_refute", "contribution",
+        "state",
+        "why",
+        "refuted_by",
+        "invalidated_at",
+        "confirmations",
+        "refutations",
+        "uses",
+        "wrong_uses",
+        "confirmed_pos",
+        "confirmed_clock",
+        "clock_rule",
+        "restored_under",
+        "version",
+        "promoted",
+        "hist",
+        "before_refute",
+        "contribution",
     )
 
     def __init__(self, pos: int, p: dict[str, Any], key: str, clock: int):
@@ -139,10 +172,34 @@ class Item:
 
     def observable(self) -> list[Any]:
         """Everything the fingerprint covers for this item."""
-        return [self.id, self.kind, self.body, self.scope, self.source, self.by, self.evidence, list(self.derived_from),
-                self.supersedes, self.valid, self.of, self.state, self.why, self.refuted_by, self.invalidated_at,
-                self.confirmations, self.refutations, self.uses, self.wrong_uses, self.guarantee, self.confirmed_pos,
-                self.confirmed_clock, self.clock_rule, self.restored_under, self.version, self.promoted]
+        return [
+            self.id,
+            self.kind,
+            self.body,
+            self.scope,
+            self.source,
+            self.by,
+            self.evidence,
+            list(self.derived_from),
+            self.supersedes,
+            self.valid,
+            self.of,
+            self.state,
+            self.why,
+            self.refuted_by,
+            self.invalidated_at,
+            self.confirmations,
+            self.refutations,
+            self.uses,
+            self.wrong_uses,
+            self.guarantee,
+            self.confirmed_pos,
+            self.confirmed_clock,
+            self.clock_rule,
+            self.restored_under,
+            self.version,
+            self.promoted,
+        ]
 
     def digest(self) -> int:
         if self.state in ("new", "refused", "retracted"):

@@ -22,8 +22,11 @@ def _snapshots_in(given: Any) -> list[tuple[str | None, dict[str, Any]]]:
     if isinstance(given, dict) and {"rests_on", "fingerprint", "position", "query"} <= set(given):
         return [(None, given)]
     if isinstance(given, dict):
-        return [(k, v) for k, v in given.items()
-                if isinstance(v, dict) and {"rests_on", "fingerprint", "position", "query"} <= set(v)]
+        return [
+            (k, v)
+            for k, v in given.items()
+            if isinstance(v, dict) and {"rests_on", "fingerprint", "position", "query"} <= set(v)
+        ]
     return []
 
 
@@ -38,8 +41,9 @@ def _closure(store: Any, roots: Iterable[str]) -> set[str]:
     return out
 
 
-def redecide(store: Any, decisions: DecisionLog | Iterable[Decision], retracted: Iterable[str],
-             decide: Callable[[Any], Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def redecide(
+    store: Any, decisions: DecisionLog | Iterable[Decision], retracted: Iterable[str], decide: Callable[[Any], Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     retracted = set(retracted)
     if not retracted:
         raise BadInput("redecide() needs the ids of the retracted items (a non-empty set).")
@@ -74,11 +78,22 @@ def redecide(store: Any, decisions: DecisionLog | Iterable[Decision], retracted:
             else:
                 new_given[k] = rebuilt[(d.id, k)]
         old_answer, new_answer = decide(d.given), decide(new_given)
-        entry = {"decision": d.id, "name": d.name, "old_answer": old_answer, "new_answer": new_answer,
-                 "recorded_answer": d.answer, "old_rests_on": sorted({i for _k, s in snaps for i in s["rests_on"]}),
-                 "new_given": new_given}
+        entry = {
+            "decision": d.id,
+            "name": d.name,
+            "old_answer": old_answer,
+            "new_answer": new_answer,
+            "recorded_answer": d.answer,
+            "old_rests_on": sorted({i for _k, s in snaps for i in s["rests_on"]}),
+            "new_given": new_given,
+        }
         (justification if canonical(old_answer) == canonical(new_answer) else changes).append(entry)
-    store.journal.append("redecide", {"retracted": sorted(retracted),
-                                       "answer_changes": [e["decision"] for e in changes],
-                                       "justification_only": [e["decision"] for e in justification]})
+    store.journal.append(
+        "redecide",
+        {
+            "retracted": sorted(retracted),
+            "answer_changes": [e["decision"] for e in changes],
+            "justification_only": [e["decision"] for e in justification],
+        },
+    )
     return changes, justification

@@ -38,21 +38,43 @@ class Flag:
         return self.ended_at is None
 
     def observable(self) -> list[Any]:
-        return [self.id, self.pos, self.why, self.by, self.scope, list(self.ids), self.key, self.ended_at,
-                self.ended_by, self.ended_why]
+        return [
+            self.id,
+            self.pos,
+            self.why,
+            self.by,
+            self.scope,
+            list(self.ids),
+            self.key,
+            self.ended_at,
+            self.ended_by,
+            self.ended_why,
+        ]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "position": self.pos, "why": self.why, "by": self.by, "scope": self.scope,
-                "ids": list(self.ids), "key": self.key, "pending": self.pending, "ended_at": self.ended_at,
-                "ended_by": self.ended_by, "ended_why": self.ended_why}
+        return {
+            "id": self.id,
+            "position": self.pos,
+            "why": self.why,
+            "by": self.by,
+            "scope": self.scope,
+            "ids": list(self.ids),
+            "key": self.key,
+            "pending": self.pending,
+            "ended_at": self.ended_at,
+            "ended_by": self.ended_by,
+            "ended_why": self.ended_why,
+        }
 
 
 def validate_flag_target(scope: Any, ids: Any, key: Any) -> tuple[dict | None, tuple[str, ...], str | None]:
     """Exactly one of scope / ids / key, non-empty and well-formed; returns the normalised target."""
     given = [x is not None for x in (scope, ids, key)]
     if sum(given) != 1:
-        raise BadInput("flag() takes exactly one of scope={...}, ids=[...] or key=(scope, s, r); a flag that covers "
-                       "nothing (or everything by accident) is refused.")
+        raise BadInput(
+            "flag() takes exactly one of scope={...}, ids=[...] or key=(scope, s, r); a flag that covers "
+            "nothing (or everything by accident) is refused."
+        )
     if scope is not None:
         if not isinstance(scope, dict) or not scope:
             raise BadInput(f"flag scope must be a non-empty dict such as {{'question': 'intent'}}, got {scope!r}.")

@@ -79,8 +79,15 @@ class KnowledgeStore:
     gates: WriteGates run after the source and consistency checks.
     """
 
-    def __init__(self, path: Any = None, *, journal: Journal | None = None, gates: Iterable[WriteGate] = (),
-                 clock: Callable[[], float] | None = None, _replay: bool = False):
+    def __init__(
+        self,
+        path: Any = None,
+        *,
+        journal: Journal | None = None,
+        gates: Iterable[WriteGate] = (),
+        clock: Callable[[], float] | None = None,
+        _replay: bool = False,
+    ):
         if path is not None and journal is not None:
             raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
@@ -145,8 +152,15 @@ class KnowledgeStore:
                 if it is not None:
                     self._propagate([it.key])
         elif op == "flag":
-            f = Flag(p["id"], pos, p.get("why", ""), p.get("by"), p.get("scope"), tuple(p.get("ids") or ()),
-                     p.get("target_key"))
+            f = Flag(
+                p["id"],
+                pos,
+                p.get("why", ""),
+                p.get("by"),
+                p.get("scope"),
+                tuple(p.get("ids") or ()),
+                p.get("target_key"),
+            )
             self.flags.add(f)
             self._flags_sum = (self._flags_sum + _h(f.observable())) & MASK
         elif op == "end_flag":
@@ -349,7 +363,8 @@ class KnowledgeStore:
                     continue
                 c_hyp = c.state == "hypothesis"
                 if (n_hyp and not c_hyp and RANK[c.source] >= RANK[n.source]) or (
-                        not n_hyp and not c_hyp and RANK[c.source] > RANK[n.source]):
+                    not n_hyp and not c_hyp and RANK[c.source] > RANK[n.source]
+                ):
                     self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n.source})")
                     return
         for c in others:
@@ -385,8 +400,15 @@ class KnowledgeStore:
                 if c.state != "disputed":
                     self._set(ks, c, "disputed", pos, "disputed: same-rank sources disagree")
             if ks.open_q is None:
-                q = {"id": f"q{pos}", "key": ks.key, "opened_at": pos, "closed_at": None, "closed_by": None,
-                     "resolution": None, "how": None}
+                q = {
+                    "id": f"q{pos}",
+                    "key": ks.key,
+                    "opened_at": pos,
+                    "closed_at": None,
+                    "closed_by": None,
+                    "resolution": None,
+                    "how": None,
+                }
                 if not ks.questions:
                     ks.questions = []
                 ks.questions.append(q)
@@ -458,15 +480,32 @@ class KnowledgeStore:
             if problem:
                 return Verdict(False, why)
             prem = self.items[pid]
-            if kind == "fact" and isinstance(body, dict) and prem.kind == "fact" and \
-                    prem.key == fact_key(scope, body.get("s"), body.get("r")) and prem.value != value_key(body.get("o")):
+            if (
+                kind == "fact"
+                and isinstance(body, dict)
+                and prem.kind == "fact"
+                and prem.key == fact_key(scope, body.get("s"), body.get("r"))
+                and prem.value != value_key(body.get("o"))
+            ):
                 return Verdict(False, f"would refute its own premise {pid}")
         return Verdict(True, "premises sound")
 
-    def add(self, kind: str, body: Any, *, source: str, by: Any = None, scope: dict[str, Any] | None = None,
-            derived_from: Iterable[str] = (), evidence: Any = None, supersedes: str | None = None,
-            valid: tuple[Any, Any] | None = None, of: str | None = None, reconfirm_after: Any = _DEFAULT,
-            hypothesis: bool = False) -> str:
+    def add(
+        self,
+        kind: str,
+        body: Any,
+        *,
+        source: str,
+        by: Any = None,
+        scope: dict[str, Any] | None = None,
+        derived_from: Iterable[str] = (),
+        evidence: Any = None,
+        supersedes: str | None = None,
+        valid: tuple[Any, Any] | None = None,
+        of: str | None = None,
+        reconfirm_after: Any = _DEFAULT,
+        hypothesis: bool = False,
+    ) -> str:
         """Write an item; return its id ("k<journal position>"). Raises WriteRefused (journaled) when refused.
 
         >>> ks = KnowledgeStore()
@@ -485,14 +524,18 @@ class KnowledgeStore:
         if scope is not None and not isinstance(scope, dict):
             raise BadInput(f"scope must be a dict such as {{'map': 'A'}} or None, got {scope!r}.")
         if supersedes is not None and supersedes not in self.items:
-            raise UnknownId(f"supersedes={supersedes!r} names no item of this store; pass the id of the version "
-                            "this one replaces.")
+            raise UnknownId(
+                f"supersedes={supersedes!r} names no item of this store; pass the id of the version this one replaces."
+            )
         if valid is not None:
             if not isinstance(valid, (tuple, list)) or len(valid) != 2:
                 raise BadInput(f"valid must be (since, until) — either may be None — got {valid!r}.")
             valid = list(valid)
-        if reconfirm_after is not _DEFAULT and reconfirm_after is not None and (
-                not isinstance(reconfirm_after, int) or isinstance(reconfirm_after, bool) or reconfirm_after < 1):
+        if (
+            reconfirm_after is not _DEFAULT
+            and reconfirm_after is not None
+            and (not isinstance(reconfirm_after, int) or isinstance(reconfirm_after, bool) or reconfirm_after < 1)
+        ):
             raise BadInput(f"reconfirm_after must be a positive number of decisions or None, got {reconfirm_after!r}.")
         # The competition key: facts by (scope, s, r); other kinds by name, a new version by its predecessor's key.
         if kind == "fact" and isinstance(body, dict) and "s" in body and "r" in body:
@@ -506,8 +549,10 @@ class KnowledgeStore:
         if supersedes is not None:
             old = self.items[supersedes]
             if old.kind != kind or old.key != key:
-                raise BadInput(f"{supersedes} is a {old.kind} on another key; a new version supersedes a version of "
-                               "the same item (same kind, and for a fact the same scope, s and r).")
+                raise BadInput(
+                    f"{supersedes} is a {old.kind} on another key; a new version supersedes a version of "
+                    "the same item (same kind, and for a fact the same scope, s and r)."
+                )
         self._catch_up()
         cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
         verdicts: list[dict[str, Any]] = []
@@ -522,8 +567,16 @@ class KnowledgeStore:
                 verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
         # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing).
         payload: dict[str, Any] = {"op": "add", "kind": kind, "body": body, "source": source, "key": key}
-        for name, value in (("by", by), ("scope", scope), ("derived_from", derived_from), ("evidence", evidence),
-                            ("supersedes", supersedes), ("valid", valid), ("of", of), ("verdicts", verdicts)):
+        for name, value in (
+            ("by", by),
+            ("scope", scope),
+            ("derived_from", derived_from),
+            ("evidence", evidence),
+            ("supersedes", supersedes),
+            ("valid", valid),
+            ("of", of),
+            ("verdicts", verdicts),
+        ):
             if value is not None and value != []:
                 payload[name] = value
         if hypothesis:
@@ -549,7 +602,9 @@ class KnowledgeStore:
     def _live_item(self, iid: str, what: str) -> Item:
         it = self._get(iid)
         if it.state == "refused":
-            raise UnknownId(f"{iid} was refused when written ({it.why}); it is not in the store, so it cannot be {what}.")
+            raise UnknownId(
+                f"{iid} was refused when written ({it.why}); it is not in the store, so it cannot be {what}."
+            )
         if it.state == "retracted":
             raise BadInput(f"{iid} is already retracted ({it.why}); nothing to do.")
         return it
@@ -590,8 +645,10 @@ class KnowledgeStore:
             raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
         prev = self.items[it.supersedes]
         if prev.state != "refuted" or prev.refuted_by != update:
-            raise BadInput(f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
-                           "replaced; nothing to roll back to.")
+            raise BadInput(
+                f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
+                "replaced; nothing to roll back to."
+            )
         flags = [f.id for f in self.flags.pending_covering(it.id, it.key, it.scope)]
         flags += [f.id for f in self.flags.pending_covering(prev.id, prev.key, prev.scope) if f.id not in flags]
         self._key_op("rollback", update, by=by, why=why, flags=flags)
@@ -625,8 +682,14 @@ class KnowledgeStore:
             for c in ks.live.values():
                 if c.state == "disputed":
                     sides.setdefault(c.value, {"value": c.body["o"], "items": []})["items"].append(c.id)
-            out.append({"question": ks.open_q["id"], "key": ks.key, "opened_at": ks.open_q["opened_at"],
-                        "sides": list(sides.values())})
+            out.append(
+                {
+                    "question": ks.open_q["id"],
+                    "key": ks.key,
+                    "opened_at": ks.open_q["opened_at"],
+                    "sides": list(sides.values()),
+                }
+            )
         return out
 
     def questions(self) -> list[dict[str, Any]]:
@@ -644,14 +707,26 @@ class KnowledgeStore:
         except (TypeError, ValueError):
             raise BadInput(f"resolve value {value!r} is not JSON.") from None
         if wanted not in held:
-            raise BadInput(f"no side of the dispute on {ks.key} holds {value!r}; the sides hold "
-                           f"{list(held.values())}. Add the value as a fact first if it is the answer.")
-        self._write({"op": "resolve", "key": ks.key, "value": value, "by": by, "why": why,
-                     "question": ks.open_q["id"], "clock": self.clock})
+            raise BadInput(
+                f"no side of the dispute on {ks.key} holds {value!r}; the sides hold "
+                f"{list(held.values())}. Add the value as a fact first if it is the answer."
+            )
+        self._write(
+            {
+                "op": "resolve",
+                "key": ks.key,
+                "value": value,
+                "by": by,
+                "why": why,
+                "question": ks.open_q["id"],
+                "clock": self.clock,
+            }
+        )
 
     # ------------------------------------------------------------------------------------------ staleness
-    def flag(self, scope: dict[str, Any] | None = None, *, ids: Any = None, key: Any = None, why: str,
-             by: Any = None) -> str:
+    def flag(
+        self, scope: dict[str, Any] | None = None, *, ids: Any = None, key: Any = None, why: str, by: Any = None
+    ) -> str:
         """Raise a drift flag: the items it covers that were learned before it become hints until re-confirmed
         by a newer observation or a person, or until the flag ends. Returns the flag id."""
         if not why:
@@ -660,8 +735,9 @@ class KnowledgeStore:
         for i in ids:
             self._get(i)
         fid = f"f{self.journal.position}"
-        self._write({"op": "flag", "id": fid, "scope": scope, "ids": list(ids), "target_key": target_key,
-                     "why": why, "by": by})
+        self._write(
+            {"op": "flag", "id": fid, "scope": scope, "ids": list(ids), "target_key": target_key, "why": why, "by": by}
+        )
         return fid
 
     def reconfirm(self, iid: str, *, why: str = "reconfirm requested", by: Any = None) -> str:
@@ -711,8 +787,10 @@ class KnowledgeStore:
         try:
             return (since is None or since <= t) and (until is None or t < until)
         except TypeError:
-            raise BadInput(f"valid_at={t!r} cannot be compared with {it.id}'s validity {it.valid!r}; use the same "
-                           "type (numbers or ISO date strings).") from None
+            raise BadInput(
+                f"valid_at={t!r} cannot be compared with {it.id}'s validity {it.valid!r}; use the same "
+                "type (numbers or ISO date strings)."
+            ) from None
 
     # ------------------------------------------------------------------------------------------ reading
     def status(self, iid: str) -> str:
@@ -725,8 +803,10 @@ class KnowledgeStore:
         """The full record of an item (see README: the specification's field names)."""
         it = self._get(iid)
         if it.state == "refused":
-            raise UnknownId(f"{iid} was refused when written ({it.why}); the refusal is in the journal at "
-                            f"position {it.pos}, and the item is not in the store.")
+            raise UnknownId(
+                f"{iid} was refused when written ({it.why}); the refusal is in the journal at "
+                f"position {it.pos}, and the item is not in the store."
+            )
         retracted = None
         invalidated = it.invalidated_at
         if it.state == "retracted":
@@ -740,15 +820,36 @@ class KnowledgeStore:
             invalidated = info.get("position")
         valid = it.valid or [None, None]
         return {
-            "id": it.id, "kind": it.kind, "body": it.body, "scope": it.scope, "source": it.source, "who": it.by,
-            "by": it.by, "evidence": it.evidence, "derived_from": list(it.derived_from), "of": it.of,
-            "counts": {"confirmations": it.confirmations, "refutations": it.refutations, "uses": it.uses,
-                       "wrong_uses": it.wrong_uses, "guarantee": it.guarantee},
-            "status": self.status(iid), "why": it.why, "refuted_by": it.refuted_by, "version": it.version,
-            "supersedes": it.supersedes, "valid": {"since": valid[0], "until": valid[1]},
-            "learned_at": it.pos, "invalidated_at": invalidated, "confirmed_at": it.confirmed_pos,
+            "id": it.id,
+            "kind": it.kind,
+            "body": it.body,
+            "scope": it.scope,
+            "source": it.source,
+            "who": it.by,
+            "by": it.by,
+            "evidence": it.evidence,
+            "derived_from": list(it.derived_from),
+            "of": it.of,
+            "counts": {
+                "confirmations": it.confirmations,
+                "refutations": it.refutations,
+                "uses": it.uses,
+                "wrong_uses": it.wrong_uses,
+                "guarantee": it.guarantee,
+            },
+            "status": self.status(iid),
+            "why": it.why,
+            "refuted_by": it.refuted_by,
+            "version": it.version,
+            "supersedes": it.supersedes,
+            "valid": {"since": valid[0], "until": valid[1]},
+            "learned_at": it.pos,
+            "invalidated_at": invalidated,
+            "confirmed_at": it.confirmed_pos,
             "clock": {"learned": it.clock, "confirmed": it.confirmed_clock, "reconfirm_after": it.clock_rule},
-            "retracted": retracted, "stale": bool(self._stale_flags(it)), "promoted": it.promoted,
+            "retracted": retracted,
+            "stale": bool(self._stale_flags(it)),
+            "promoted": it.promoted,
         }
 
     def _retracted_roots_of(self, it: Item) -> Iterable[str]:
@@ -771,14 +872,23 @@ class KnowledgeStore:
     def __len__(self) -> int:
         return sum(1 for it in self.items.values() if it.present)
 
-    def query(self, kind: str | None = None, s: Any = ..., r: str | None = None, o: Any = ...,
-              scope: dict[str, Any] | None = None, status: str | Iterable[str] | None = None) -> list[dict[str, Any]]:
+    def query(
+        self,
+        kind: str | None = None,
+        s: Any = ...,
+        r: str | None = None,
+        o: Any = ...,
+        scope: dict[str, Any] | None = None,
+        status: str | Iterable[str] | None = None,
+    ) -> list[dict[str, Any]]:
         """Items matching every given field. With s= it reads the subject index (cost: that subject's items);
         without it, it scans the store."""
         if kind is not None and kind not in KINDS:
             raise BadInput(f"kind {kind!r} is not one of {KINDS}.")
         statuses = {status} if isinstance(status, str) else (set(status) if status is not None else None)
-        cands = (self.items.get(i) for i in self.by_subject.get(value_key(s), ())) if s is not ... else self.items.values()
+        cands = (
+            (self.items.get(i) for i in self.by_subject.get(value_key(s), ())) if s is not ... else self.items.values()
+        )
         out = []
         oc = value_key(o) if o is not ... else None
         for it in cands:
@@ -797,8 +907,9 @@ class KnowledgeStore:
             out.append(self.item(it.id))
         return out
 
-    def snapshot(self, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None,
-                 valid_at: Any = None) -> dict[str, Any]:
+    def snapshot(
+        self, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None, valid_at: Any = None
+    ) -> dict[str, Any]:
         """What a decision is given: the active facts about a subject, the hints (hypotheses, disputed, expired
         or stale items, each with why), the ids they rest on, the store's fingerprint and its journal position."""
         if about is ...:
@@ -816,11 +927,21 @@ class KnowledgeStore:
                 continue
             if r is not None and it.body.get("r") != r:
                 continue
-            entry = {"id": it.id, "s": it.body["s"], "r": it.body["r"], "o": it.body["o"], "source": it.source,
-                     "scope": it.scope}
+            entry = {
+                "id": it.id,
+                "s": it.body["s"],
+                "r": it.body["r"],
+                "o": it.body["o"],
+                "source": it.source,
+                "scope": it.scope,
+            }
             stale = self._stale_flags(it)
-            if it.state == "active" and not it.expired(self.clock) and not stale and (
-                    valid_at is None or self._valid_at(it, valid_at)):
+            if (
+                it.state == "active"
+                and not it.expired(self.clock)
+                and not stale
+                and (valid_at is None or self._valid_at(it, valid_at))
+            ):
                 facts.append(entry)
                 continue
             if stale:
@@ -834,14 +955,21 @@ class KnowledgeStore:
             else:
                 why = f"not valid at {valid_at!r}"
             hints.append({**entry, "status": self.status(it.id), "why": why})
-        return {"about": about, "query": {"about": about, "scope": scope, "r": r, "valid_at": valid_at},
-                "facts": facts, "hints": hints, "rests_on": [e["id"] for e in facts + hints],
-                "fingerprint": self.fingerprint(), "position": self.position}
+        return {
+            "about": about,
+            "query": {"about": about, "scope": scope, "r": r, "valid_at": valid_at},
+            "facts": facts,
+            "hints": hints,
+            "rests_on": [e["id"] for e in facts + hints],
+            "fingerprint": self.fingerprint(),
+            "position": self.position,
+        }
 
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(1) to read)."""
-        return hashlib.sha256(f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.clock}"
-                              .encode()).hexdigest()
+        return hashlib.sha256(
+            f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.clock}".encode()
+        ).hexdigest()
 
     def report(self) -> dict[str, Any]:
         """Counts by status, kind and source; open disputes; flags; the clock; position and fingerprint."""
@@ -858,17 +986,31 @@ class KnowledgeStore:
             if it.present:
                 by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
                 by_source[it.source] = by_source.get(it.source, 0) + 1
-        return {"items": len(self.items) - refused, "refused_writes": refused, "by_status": by_status,
-                "by_kind": by_kind, "by_source": by_source, "open_disputes": len(self._open),
-                "questions": sum(len(ks.questions) for ks in self.keys.values()),
-                "flags": [f.as_dict() for f in self.flags.flags.values()], "clock": self.clock,
-                "position": self.position, "fingerprint": self.fingerprint()}
+        return {
+            "items": len(self.items) - refused,
+            "refused_writes": refused,
+            "by_status": by_status,
+            "by_kind": by_kind,
+            "by_source": by_source,
+            "open_disputes": len(self._open),
+            "questions": sum(len(ks.questions) for ks in self.keys.values()),
+            "flags": [f.as_dict() for f in self.flags.flags.values()],
+            "clock": self.clock,
+            "position": self.position,
+            "fingerprint": self.fingerprint(),
+        }
 
     # ------------------------------------------------------------------------------------------ replay
     @classmethod
-    def replay(cls, records: Iterable[Any], *, upto: int | None = None, skip: Iterable[str] = (),
-               at: Callable[[KnowledgeStore, int], None] | None = None, at_positions: Iterable[int] = ()
-               ) -> KnowledgeStore:
+    def replay(
+        cls,
+        records: Iterable[Any],
+        *,
+        upto: int | None = None,
+        skip: Iterable[str] = (),
+        at: Callable[[KnowledgeStore, int], None] | None = None,
+        at_positions: Iterable[int] = (),
+    ) -> KnowledgeStore:
         """Fold records from scratch, treating every item retracted before `upto` (and every id in `skip`) as
         never written. The definition that live retraction must match. `at(store, p)` is called just before
         the record at each position in `at_positions` is folded (a snapshot as it was then)."""
@@ -931,9 +1073,13 @@ class KnowledgeStore:
         for r in self.journal:
             self._fold_record(r.position, r.kind, r.payload)
         same = self.fingerprint() == live
-        return Verification(same, True, same, chain.records,
-                            "" if same else "the live store differed from the replay of its journal; it now holds "
-                                            "the replay")
+        return Verification(
+            same,
+            True,
+            same,
+            chain.records,
+            "" if same else "the live store differed from the replay of its journal; it now holds the replay",
+        )
 
     # ---------------------------------------------------------------------------------------- exploration
     def frame(self):
@@ -954,8 +1100,9 @@ class KnowledgeStore:
 
         return graph(self, around=around, depth=depth, **kw)
 
-    def redecide(self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
-                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def redecide(
+        self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Find the stored decisions whose snapshot rested on retracted items, rebuild each snapshot as it would
         have been without them, re-run the decision on the old and the new snapshot, and split the list into
         (the answer changes — for a reviewer, only the justification changes — recorded in the journal)."""
@@ -974,10 +1121,26 @@ class _Shadow:
         if self._built is None:
             shadow = KnowledgeStore.replay(self._store.journal)
             c = self._cand
-            key = (fact_key(c.scope, c.body.get("s"), c.body.get("r")) if c.kind == "fact" and isinstance(c.body, dict)
-                   else canonical(["shadow", c.kind]))
-            shadow._fold_record(self._store.journal.position, RECORD_KIND, {
-                "op": "add", "kind": c.kind, "body": c.body, "source": c.source, "by": c.by, "scope": c.scope,
-                "derived_from": list(c.derived_from), "supersedes": c.supersedes, "of": c.of, "key": key})
+            key = (
+                fact_key(c.scope, c.body.get("s"), c.body.get("r"))
+                if c.kind == "fact" and isinstance(c.body, dict)
+                else canonical(["shadow", c.kind])
+            )
+            shadow._fold_record(
+                self._store.journal.position,
+                RECORD_KIND,
+                {
+                    "op": "add",
+                    "kind": c.kind,
+                    "body": c.body,
+                    "source": c.source,
+                    "by": c.by,
+                    "scope": c.scope,
+                    "derived_from": list(c.derived_from),
+                    "supersedes": c.supersedes,
+                    "of": c.of,
+                    "key": key,
+                },
+            )
             self._built = shadow
         return self._built

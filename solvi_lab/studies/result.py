@@ -43,7 +43,12 @@ def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
         return str(v)
 
     def diff(a: Any, b: Any) -> str:
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+        if (
+            isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+            and not isinstance(a, bool)
+            and not isinstance(b, bool)
+        ):
             return f"{a - b:+.4g}"
         return "—"
 

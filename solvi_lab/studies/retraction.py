@@ -36,8 +36,14 @@ from .synthetic import apply_stream, operation_stream
 QUICK_PARAMS: dict[str, Any] = {"n_items": 2000, "n_retractions": 100, "seed": 0}
 FULL_PARAMS: dict[str, Any] = {"n_items": 10000, "n_retractions": 1000, "seed": 0}
 
-PUBLISHED = {"exact": "1,000 of 1,000", "median_component": 6057, "median_component_share": 0.6057,
-             "median_retraction_s": 0.19, "full_rebuild_s": 0.79, "spearman": 0.88}
+PUBLISHED = {
+    "exact": "1,000 of 1,000",
+    "median_component": 6057,
+    "median_component_share": 0.6057,
+    "median_retraction_s": 0.19,
+    "full_rebuild_s": 0.79,
+    "spearman": 0.88,
+}
 
 
 def component_sizes(ks: KnowledgeStore) -> dict[str, int]:
@@ -115,8 +121,16 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
         ks.retract(x, by="study", why="random retraction")
         fp = ks.fingerprint()
         dt = time.perf_counter() - t
-        rows.append({"item": x, "component": sizes[x], "seconds": dt, "exact": fp == expected,
-                     "keys_refolded": ks.last_propagation["keys"], "items_refolded": ks.last_propagation["items"]})
+        rows.append(
+            {
+                "item": x,
+                "component": sizes[x],
+                "seconds": dt,
+                "exact": fp == expected,
+                "keys_refolded": ks.last_propagation["keys"],
+                "items_refolded": ks.last_propagation["items"],
+            }
+        )
         bar.update(1)
     bar.close()
 
@@ -131,33 +145,78 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
     exact = sum(r["exact"] for r in rows)
     med_comp = statistics.median(comps)
     metrics = {
-        "n_items": n_items, "present_before": present_before, "present_after": len(ks), "retractions": n,
-        "exact": exact, "exact_share": exact / n, "verify_ok": bool(verify) and rebuilt.fingerprint() == ks.fingerprint(),
-        "median_component": med_comp, "median_component_share": med_comp / present_before,
-        "max_component": max(comps), "median_items_refolded": statistics.median(touched),
-        "max_items_refolded": max(touched), "median_retraction_s": statistics.median(secs),
-        "p99_retraction_s": float(np.percentile(secs, 99)), "full_rebuild_s": rebuild_s, "build_s": build_s,
-        "spearman_component_time": spearman(comps, secs), "spearman_refolded_time": spearman(touched, secs),
-        "journal_records": len(ks.journal), "questions": len(ks.questions()),
+        "n_items": n_items,
+        "present_before": present_before,
+        "present_after": len(ks),
+        "retractions": n,
+        "exact": exact,
+        "exact_share": exact / n,
+        "verify_ok": bool(verify) and rebuilt.fingerprint() == ks.fingerprint(),
+        "median_component": med_comp,
+        "median_component_share": med_comp / present_before,
+        "max_component": max(comps),
+        "median_items_refolded": statistics.median(touched),
+        "max_items_refolded": max(touched),
+        "median_retraction_s": statistics.median(secs),
+        "p99_retraction_s": float(np.percentile(secs, 99)),
+        "full_rebuild_s": rebuild_s,
+        "build_s": build_s,
+        "spearman_component_time": spearman(comps, secs),
+        "spearman_refolded_time": spearman(touched, secs),
+        "journal_records": len(ks.journal),
+        "questions": len(ks.questions()),
     }
     cmp = [
-        Comparison("exact retractions", f"{exact:,} of {n:,}", PUBLISHED["exact"],
-                   "each checked against rebuild(skip={x}) computed before the retraction", holds=exact == n),
-        Comparison("verify() at the end", metrics["verify_ok"], True, "chain whole and live == replay",
-                   holds=metrics["verify_ok"]),
-        Comparison("median component touched (items)", med_comp, PUBLISHED["median_component"],
-                   "premise edges and shared keys, as specified; our generator is ours, so its graph differs"),
-        Comparison("median component share of the store", round(metrics["median_component_share"], 4),
-                   PUBLISHED["median_component_share"], "component / items present before the retractions"),
-        Comparison("median retraction (s, incl. fingerprint)", metrics["median_retraction_s"],
-                   PUBLISHED["median_retraction_s"],
-                   "we re-fold only the keys a retraction changes, not its whole component"),
-        Comparison("full rebuild (s)", rebuild_s, PUBLISHED["full_rebuild_s"],
-                   "from the in-memory journal; the benchmarks also time a JSONL journal"),
-        Comparison("Spearman ρ component size vs time", round(metrics["spearman_component_time"], 3),
-                   PUBLISHED["spearman"], "low here by design: the cost follows what changes, not the component"),
-        Comparison("Spearman ρ items re-folded vs time", round(metrics["spearman_refolded_time"], 3), None,
-                   "our cost measure: items on the keys the retraction re-folded"),
+        Comparison(
+            "exact retractions",
+            f"{exact:,} of {n:,}",
+            PUBLISHED["exact"],
+            "each checked against rebuild(skip={x}) computed before the retraction",
+            holds=exact == n,
+        ),
+        Comparison(
+            "verify() at the end",
+            metrics["verify_ok"],
+            True,
+            "chain whole and live == replay",
+            holds=metrics["verify_ok"],
+        ),
+        Comparison(
+            "median component touched (items)",
+            med_comp,
+            PUBLISHED["median_component"],
+            "premise edges and shared keys, as specified; our generator is ours, so its graph differs",
+        ),
+        Comparison(
+            "median component share of the store",
+            round(metrics["median_component_share"], 4),
+            PUBLISHED["median_component_share"],
+            "component / items present before the retractions",
+        ),
+        Comparison(
+            "median retraction (s, incl. fingerprint)",
+            metrics["median_retraction_s"],
+            PUBLISHED["median_retraction_s"],
+            "we re-fold only the keys a retraction changes, not its whole component",
+        ),
+        Comparison(
+            "full rebuild (s)",
+            rebuild_s,
+            PUBLISHED["full_rebuild_s"],
+            "from the in-memory journal; the benchmarks also time a JSONL journal",
+        ),
+        Comparison(
+            "Spearman ρ component size vs time",
+            round(metrics["spearman_component_time"], 3),
+            PUBLISHED["spearman"],
+            "low here by design: the cost follows what changes, not the component",
+        ),
+        Comparison(
+            "Spearman ρ items re-folded vs time",
+            round(metrics["spearman_refolded_time"], 3),
+            None,
+            "our cost measure: items on the keys the retraction re-folded",
+        ),
     ]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     axes[0].loglog(comps, secs, ".", alpha=0.5)
@@ -172,5 +231,11 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
     fig.tight_layout()
     import polars as pl
 
-    return StudyResult("retraction", {"n_items": n_items, "n_retractions": n_retractions, "seed": seed}, metrics,
-                       tables={"retractions": pl.DataFrame(rows)}, comparison=cmp, figures={"time_vs_component": fig})
+    return StudyResult(
+        "retraction",
+        {"n_items": n_items, "n_retractions": n_retractions, "seed": seed},
+        metrics,
+        tables={"retractions": pl.DataFrame(rows)},
+        comparison=cmp,
+        figures={"time_vs_component": fig},
+    )

@@ -35,9 +35,16 @@ def operation_stream(n_items: int, seed: int = 0, **kw: Any) -> list[tuple]:
     return list(iter_operations(n_items, seed, **kw))
 
 
-def iter_operations(n_items: int, seed: int = 0, *, subjects_per_item: float = 0.1, derive_share: float = 0.5,
-                    scopes: int = 10, tries: int = 4,
-                    source_weights: tuple[float, float, float, float] = SOURCE_WEIGHTS) -> Iterator[tuple]:
+def iter_operations(
+    n_items: int,
+    seed: int = 0,
+    *,
+    subjects_per_item: float = 0.1,
+    derive_share: float = 0.5,
+    scopes: int = 10,
+    tries: int = 4,
+    source_weights: tuple[float, float, float, float] = SOURCE_WEIGHTS,
+) -> Iterator[tuple]:
     """The operations that build a synthetic store of `n_items` written items, generated lazily (a stream of
     10^6 items does not have to sit in memory beside the store it builds).
 
@@ -102,8 +109,17 @@ def apply_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> list[st
             _, s, r, o, source, scope, premises, hyp = op
             derived = [ids[j] for j in premises if ids[j] is not None]
             try:
-                ids.append(ks.add("fact", {"s": s, "r": r, "o": o}, source=source, scope=scope, derived_from=derived,
-                                  hypothesis=hyp, of=last_decision if source == "verified" else None))
+                ids.append(
+                    ks.add(
+                        "fact",
+                        {"s": s, "r": r, "o": o},
+                        source=source,
+                        scope=scope,
+                        derived_from=derived,
+                        hypothesis=hyp,
+                        of=last_decision if source == "verified" else None,
+                    )
+                )
             except WriteRefused:
                 ids.append(None)
             if progress is not None:

@@ -18,11 +18,30 @@ def ks():
 def test_item_record_has_the_specification_fields(ks):
     i = ks.add("fact", fact("c17", "vip"), source="person", by="crm", valid=(2020, 2030), evidence=["ticket 1"])
     rec = ks.item(i)
-    assert {"kind", "body", "scope", "source", "who", "evidence", "derived_from", "counts", "status", "version",
-            "supersedes", "valid", "learned_at", "invalidated_at"} <= set(rec)
+    assert {
+        "kind",
+        "body",
+        "scope",
+        "source",
+        "who",
+        "evidence",
+        "derived_from",
+        "counts",
+        "status",
+        "version",
+        "supersedes",
+        "valid",
+        "learned_at",
+        "invalidated_at",
+    } <= set(rec)
     assert rec["counts"] == {"confirmations": 0, "refutations": 0, "uses": 0, "wrong_uses": 0, "guarantee": None}
     assert (rec["status"], rec["who"], rec["valid"], rec["learned_at"], rec["invalidated_at"]) == (
-        "active", "crm", {"since": 2020, "until": 2030}, 0, None)
+        "active",
+        "crm",
+        {"since": 2020, "until": 2030},
+        0,
+        None,
+    )
 
 
 def test_unknown_source_refused_and_journaled(ks):

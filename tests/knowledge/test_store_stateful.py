@@ -27,22 +27,40 @@ class StoreMachine(RuleBasedStateMachine):
     def ids(self):
         return [i for i, it in self.ks.items.items() if it.present]
 
-    @rule(s=st.sampled_from(SUBJECTS), o=st.sampled_from(VALUES), source=st.sampled_from(SOURCES),
-          hyp=st.booleans(), premise=st.integers(0, 50), use_premise=st.booleans(), sup=st.booleans(),
-          scoped=st.booleans())
+    @rule(
+        s=st.sampled_from(SUBJECTS),
+        o=st.sampled_from(VALUES),
+        source=st.sampled_from(SOURCES),
+        hyp=st.booleans(),
+        premise=st.integers(0, 50),
+        use_premise=st.booleans(),
+        sup=st.booleans(),
+        scoped=st.booleans(),
+    )
     def add(self, s, o, source, hyp, premise, use_premise, sup, scoped):
         ids = self.ids()
         derived = [ids[premise % len(ids)]] if (use_premise and ids) else []
         scope = {"w": "1"} if scoped else None
         supersedes = None
         if sup:
-            same = [i for i, it in self.ks.items.items() if it.kind == "fact" and it.present
-                    and it.body["s"] == s and it.scope == scope]
+            same = [
+                i
+                for i, it in self.ks.items.items()
+                if it.kind == "fact" and it.present and it.body["s"] == s and it.scope == scope
+            ]
             supersedes = same[-1] if same else None
         kw = {"of": self.decision} if source == "verified" else {}
         try:
-            self.ks.add("fact", {"s": s, "r": "r", "o": o}, source=source, derived_from=derived,
-                        hypothesis=hyp and source != "outcome", supersedes=supersedes, scope=scope, **kw)
+            self.ks.add(
+                "fact",
+                {"s": s, "r": "r", "o": o},
+                source=source,
+                derived_from=derived,
+                hypothesis=hyp and source != "outcome",
+                supersedes=supersedes,
+                scope=scope,
+                **kw,
+            )
         except WriteRefused:
             pass
 
@@ -119,6 +137,7 @@ class StoreMachine(RuleBasedStateMachine):
                 assert self.ks.stale(iid) == replayed.stale(iid)
 
 
-StoreMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=40, deadline=None,
-                                          suppress_health_check=[HealthCheck.too_slow])
+StoreMachine.TestCase.settings = settings(
+    max_examples=150, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 TestStoreMachine = StoreMachine.TestCase
