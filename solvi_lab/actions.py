@@ -14,8 +14,8 @@ slower proposer decides what the model cannot.
 >>> model.observe(state, "cancel", {"order_id": "#2"}, accepted=False)
 >>> model.predict(state, "cancel", {"order_id": "#3"}).explain()
 "refuse (risk 0.67, support 1): status='cancelled' was never accepted (refusal signature {status}, 1 refused call)"
->>> model.predict(state, "cancel", {"order_id": "#9"}).verdict  # an order that does not exist
-'refuse'
+>>> model.predict(state, "cancel", {"order_id": "#9"}).verdict  # an order not looked up: never seen refused so
+'unknown'
 
 Exactness rules that the tests pin down:
 
