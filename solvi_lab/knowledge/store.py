@@ -115,6 +115,9 @@ class KnowledgeStore:
         self.decision_info: dict[str, tuple] = {}
         self.retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
         self._scopes: dict[str, dict[str, Any]] = {}
+        self._present = 0  # items in the store (admitted, not retracted)
+        self._open_set: dict[str, None] = {}  # keys with an open dispute (an ordered set)
+        self._question_keys: dict[str, None] = {}  # keys that ever had a question
         self.clock = 0
         self.position = 0
         self._items_sum = 0
@@ -196,16 +199,27 @@ class KnowledgeStore:
         self._settle_digests(ks)
 
     def _settle_digests(self, ks: _Key) -> None:
+        """After a fold step on one key: the fingerprint sums, the present count and the dispute indexes, each
+        updated by what changed (so reading any of them never scans the store)."""
         for it in self._touched or ():
             new = it.digest()
             if new != it.contribution:
                 self._items_sum = (self._items_sum - it.contribution + new) & MASK
+                self._present += (new != 0) - (it.contribution != 0)  # a digest is 0 exactly when absent
                 it.contribution = new
         self._touched = None
         new = _h([ks.key, ks.questions]) if ks.questions else 0
         if new != ks.contribution:
             self._keys_sum = (self._keys_sum - ks.contribution + new) & MASK
             ks.contribution = new
+        if ks.open_q is not None:
+            self._open_set[ks.key] = None
+        else:
+            self._open_set.pop(ks.key, None)
+        if ks.questions:
+            self._question_keys[ks.key] = None
+        else:
+            self._question_keys.pop(ks.key, None)
 
     def _set(self, ks: _Key, it: Item, state: str, pos: int, why: str = "") -> None:
         was_live = it.state in LIVE
@@ -672,7 +686,7 @@ class KnowledgeStore:
 
     @property
     def _open(self) -> list[str]:
-        return [k for k, ks in self.keys.items() if ks.open_q is not None]
+        return sorted(self._open_set, key=lambda k: self.keys[k].open_q["opened_at"])
 
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
@@ -694,7 +708,9 @@ class KnowledgeStore:
 
     def questions(self) -> list[dict[str, Any]]:
         """Every person question ever opened (one per dispute event), open or closed."""
-        return sorted((dict(q) for ks in self.keys.values() for q in ks.questions), key=lambda q: q["opened_at"])
+        return sorted(
+            (dict(q) for k in self._question_keys for q in self.keys[k].questions), key=lambda q: q["opened_at"]
+        )
 
     def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
         """A person's answer to an open dispute: the side holding `value` stays, the others are refuted."""
@@ -870,7 +886,7 @@ class KnowledgeStore:
         return it is not None and it.present
 
     def __len__(self) -> int:
-        return sum(1 for it in self.items.values() if it.present)
+        return self._present
 
     def query(
         self,
@@ -993,7 +1009,7 @@ class KnowledgeStore:
             "by_kind": by_kind,
             "by_source": by_source,
             "open_disputes": len(self._open),
-            "questions": sum(len(ks.questions) for ks in self.keys.values()),
+            "questions": sum(len(self.keys[k].questions) for k in self._question_keys),
             "flags": [f.as_dict() for f in self.flags.flags.values()],
             "clock": self.clock,
             "position": self.position,

@@ -132,6 +132,8 @@ class StoreMachine(RuleBasedStateMachine):
                     diffs.append((iid, it.observable(), o.observable()))
             raise AssertionError("live != replay:\n" + json.dumps(diffs, default=str, indent=0)[:3000])
         assert self.ks.questions() == replayed.questions()
+        assert self.ks.disputes() == replayed.disputes()
+        assert len(self.ks) == len(replayed) == sum(1 for it in self.ks.items.values() if it.present)
         for iid in self.ks.items:
             if self.ks.items[iid].state in ("active", "hypothesis", "disputed"):
                 assert self.ks.stale(iid) == replayed.stale(iid)
