@@ -24,6 +24,11 @@ from .errors import BadInput, SolviLabError
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+def _parameter_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """The repeatable `-p NAME VALUE` option that `run` and `reproduce` share."""
+    parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"), default=[], help=help)
+
+
 def _parser() -> argparse.ArgumentParser:
     from .studies.registry import known_names
 
@@ -42,14 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         "folder) and write the executed copy to <out>/<study>/<study>.ipynb.",
     )
     run.add_argument("notebook", metavar="NOTEBOOK", help="path of a .ipynb, or a registered study name")
-    run.add_argument(
-        "-p",
-        "--parameter",
-        nargs=2,
-        action="append",
-        metavar=("NAME", "VALUE"),
-        default=[],
-        help="set a notebook parameter; VALUE is parsed as JSON when it can be (50, 0.5, true, [1,2]) else a string",
+    _parameter_option(
+        run, "set a notebook parameter; VALUE is parsed as JSON when it can be (50, 0.5, true, [1,2]) else a string"
     )
     _common(run)
 
@@ -60,15 +59,7 @@ def _parser() -> argparse.ArgumentParser:
         "write <out>/REPORT.md and <out>/report.html.",
     )
     rep.add_argument("--only", nargs="+", metavar="STUDY", help="run only these studies")
-    rep.add_argument(
-        "-p",
-        "--parameter",
-        nargs=2,
-        action="append",
-        metavar=("NAME", "VALUE"),
-        default=[],
-        help="set a parameter in every study run (e.g. -p seed 1)",
-    )
+    _parameter_option(rep, "set a parameter in every study run (e.g. -p seed 1)")
     _common(rep)
 
     report = sub.add_parser("report", help="rebuild REPORT.md and report.html from a results folder")

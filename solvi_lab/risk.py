@@ -117,6 +117,12 @@ class _Policy:
         """Start a new episode (RiskBudget also refills its budget)."""
         self.episode += 1
 
+    def _take_accepted(self, action: str, p: Prediction, gain: float, left: float | None) -> RiskDecision:
+        """Both policies take what the prediction accepts."""
+        return self._decision(
+            "take", f"the prediction accepts {action} ({_estimate(p)}): {p.reason}".rstrip(": "), action, p, gain, left
+        )
+
     def _decision(self, choice: str, rationale: str, action: str, p: Prediction, gain: float, left: float | None):
         d = RiskDecision(choice, rationale, float(p.risk), int(p.support), gain, left, action, p.verdict, bool(p.hard))
         if self.journal is not None:
@@ -140,14 +146,7 @@ class Protect(_Policy):
         gain = _check_decide_args(action, prediction, gain)
         p = prediction
         if p.verdict == "accept":
-            return self._decision(
-                "take",
-                f"the prediction accepts {action} ({_estimate(p)}): {p.reason}".rstrip(": "),
-                action,
-                p,
-                gain,
-                None,
-            )
+            return self._take_accepted(action, p, gain, None)
         if p.verdict == "refuse":
             hard = "a hard refusal" if p.hard else "a refusal"
             return self._decision(
@@ -238,14 +237,7 @@ class RiskBudget(_Policy):
         p = prediction
         left = self.budget_left
         if p.verdict == "accept":
-            return self._decision(
-                "take",
-                f"the prediction accepts {action} ({_estimate(p)}): {p.reason}".rstrip(": "),
-                action,
-                p,
-                gain,
-                left,
-            )
+            return self._take_accepted(action, p, gain, left)
         if p.verdict == "unknown":
             return self._decision(
                 "ask_s2", f"nothing recorded decides {action} ({_estimate(p)}); System 2 decides", action, p, gain, left

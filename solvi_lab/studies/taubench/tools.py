@@ -59,6 +59,13 @@ def plain_copy(value: Any) -> Any:
     return value
 
 
+def _details(table: Any, key: str, what: str) -> str:
+    """A get_*_details tool: the record as upstream dumps it, or upstream's not-found error."""
+    if key in table:
+        return _dump(table[key])
+    return f"Error: {what} not found"
+
+
 def _dump(record: Any) -> str:
     # Upstream returns json.dumps(record) with all defaults; observations must match byte for byte.
     return json.dumps(record)
@@ -467,9 +474,7 @@ class GetOrderDetails(RetailTool):
 
     @staticmethod
     def invoke(data: Database, order_id: str) -> str:
-        if order_id in data.orders:
-            return _dump(data.orders[order_id])
-        return "Error: order not found"
+        return _details(data.orders, order_id, "order")
 
 
 class GetProductDetails(RetailTool):
@@ -477,9 +482,7 @@ class GetProductDetails(RetailTool):
 
     @staticmethod
     def invoke(data: Database, product_id: str) -> str:
-        if product_id in data.products:
-            return _dump(data.products[product_id])
-        return "Error: product not found"
+        return _details(data.products, product_id, "product")
 
 
 class GetUserDetails(RetailTool):
@@ -487,9 +490,7 @@ class GetUserDetails(RetailTool):
 
     @staticmethod
     def invoke(data: Database, user_id: str) -> str:
-        if user_id in data.users:
-            return _dump(data.users[user_id])
-        return "Error: user not found"
+        return _details(data.users, user_id, "user")
 
 
 class ListAllProductTypes(RetailTool):
