@@ -16,6 +16,11 @@ class Comparison:
     ours / published: the two values (numbers or short strings; None when not published).
     note: why they differ, or what the published figure claims that we check (an ordering, a trend).
     holds: for a claim checked rather than a number matched, whether it holds in our run (None if not a claim).
+    kind: which part of the table the row belongs to: "figure" (a number beside the published one), "mechanism"
+        (holds by construction: listed and tested, never counted as a finding), "claim" (a claim of the
+        specification, with its threshold) or "finding" (our own empirical finding).
+    key: a short stable identifier of the row (``"protect_far_fewer_deaths"``); sweeps and pass rates use it.
+    threshold: for a claim or finding, the test it must pass, in words ("Protect's targeted deaths < 1/2 of none's").
     """
 
     measure: str
@@ -23,6 +28,9 @@ class Comparison:
     published: Any
     note: str = ""
     holds: bool | None = None
+    kind: str = "figure"
+    key: str = ""
+    threshold: str = ""
 
 
 def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
@@ -85,3 +93,12 @@ class StudyResult:
 
     def comparison_frame(self) -> pl.DataFrame:
         return comparison_table(self.comparison)
+
+    def claims(self) -> dict[str, bool]:
+        """Every checked row (``holds`` not None) by its key (its measure when it has no key): what sweeps count.
+
+        >>> r = StudyResult("x", {}, {}, comparison=[Comparison("a < b", 1, 2, holds=True, kind="claim", key="a_lt_b")])
+        >>> r.claims()
+        {'a_lt_b': True}
+        """
+        return {(c.key or c.measure): bool(c.holds) for c in self.comparison if c.holds is not None}
