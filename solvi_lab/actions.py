@@ -425,7 +425,7 @@ class _ActionModel:
     waiting: dict[tuple[int, Any], set[tuple]] = field(default_factory=dict)
     effect_by_vector: dict[tuple, Any] = field(default_factory=dict)  # vector -> effect key | _MIXED
     effect_all: Any = None  # effect key | _MIXED | None (no accepted call yet)
-    effect_values: dict[str, Any] = field(default_factory=dict)  # effect key -> the effect dict (or None)
+    effect_values: dict[str, Any] = field(default_factory=dict)  # effect key -> the effect dict
     n_accepted: int = 0
     n_refused: int = 0
     _signatures: list[_Signature] | None = None
@@ -575,7 +575,9 @@ class ConservativeActionModel:
     ) -> None:
         """Record what the environment did with one call.
 
-        effect: what the accepted call changed, as a JSON dict (``{"status": "cancelled"}``), or None.
+        effect: what the accepted call changed, as a JSON dict (``{"status": "cancelled"}``); None (the default)
+            and ``{}`` both say it changed nothing. A prediction's ``effects`` is None only when no effect is
+            predicted.
         """
         self._check_call(action, args, "observe")
         if not isinstance(accepted, bool):
@@ -603,14 +605,14 @@ class ConservativeActionModel:
             hard_idx = frozenset(i for i, c in enumerate(conds) if c in self.vocab.hard)
             model = self._models[action] = _ActionModel(conds, hard_idx)
         if accepted and effect_key not in model.effect_values:
-            model.effect_values[effect_key] = None if effect is None else json.loads(effect_key)
+            model.effect_values[effect_key] = json.loads(effect_key)
         model.learn(vector, accepted, effect_key if accepted else None)
         self._dirty.add(action)
 
     @staticmethod
-    def _effect_key(effect: Any) -> str | None:
+    def _effect_key(effect: Any) -> str:
         if effect is None:
-            return None
+            return "{}"  # an accepted call observed without an effect changed nothing: the same as {}
         if not isinstance(effect, Mapping):
             raise BadInput(
                 f"observe: effect must be a dict of what changed (e.g. {{'status': 'cancelled'}}) or None, "
@@ -737,18 +739,20 @@ class ConservativeActionModel:
             "accept", risk=_laplace_fail(0, support), support=support, reason=reason, effects=effects, detail=detail
         )
 
-    def _effects(self, model: _ActionModel, vector: tuple) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Predicted effect (if accepted): the one every accepted call with this vector (else: of the action) had."""
+    def _effects(self, model: _ActionModel, vector: tuple) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """Predicted effect (if accepted): the one every accepted call with this vector (else: of the action) had.
+
+        None when no effect is predicted (no accepted call, or accepted calls disagreed); ``{}`` when the prediction
+        is that nothing changes (every such call was observed with ``effect=None`` or ``{}``)."""
         if vector in model.effect_by_vector:
             key, basis = model.effect_by_vector[vector], "vector"
         elif model.n_accepted:
             key, basis = model.effect_all, "action"
         else:
-            return {}, {"effect_predicted": False, "effect_basis": None}
+            return None, {"effect_predicted": False, "effect_basis": None}
         if key is _MIXED:
-            return {}, {"effect_predicted": False, "effect_basis": basis}
-        value = model.effect_values.get(key)
-        return (dict(value) if value else {}), {"effect_predicted": True, "effect_basis": basis}
+            return None, {"effect_predicted": False, "effect_basis": basis}
+        return dict(model.effect_values[key]), {"effect_predicted": True, "effect_basis": basis}
 
     def predict_many(self, calls: Iterable[tuple[Any, str, Mapping[str, Any]]]) -> list[Prediction]:
         """predict() over (state, action, args) triples."""
@@ -827,8 +831,7 @@ class ConservativeActionModel:
                     )
                 vector = tuple(_decode(vec_in[c]) for c in conds)
                 effect = p.get("effect")
-                key = None if effect is None else json.dumps(effect, sort_keys=True, separators=(",", ":"))
-                model._learn(action, vector, bool(p["accepted"]), key, effect)
+                model._learn(action, vector, bool(p["accepted"]), model._effect_key(effect), effect)
                 matched += 1
             elif kind == COMMIT_KIND and rec.payload.get("vocab") == fp:
                 for action, item_id in rec.payload["items"].items():

@@ -262,25 +262,45 @@ class Agenda:
     def _gate_closed(self, gate: _Gate, state: State) -> bool:
         return gate.override is None and not _verdict(f"gate {gate.name!r}'s check", gate.check(state))
 
-    def blocked(self, state: State) -> dict[str, list[str]]:
-        """Goals not done whose name a closed gate blocks: {goal: [gate names]}."""
+    def blocked(self, state: State) -> dict[str, dict[str, list[str]]]:
+        """Goals not done that cannot be pursued, with the reason: {goal: {"gates": [closed gates blocking it],
+        "requires": [required goals not done]}} (call update first). Every goal not done is open or blocked."""
         closed = [gt for gt in self._gates.values() if self._gate_closed(gt, state)]
-        out: dict[str, list[str]] = {}
+        out: dict[str, dict[str, list[str]]] = {}
         for g in self._goals.values():
             if not g.state:
                 by = [gt.name for gt in closed if any(fnmatchcase(g.name, p) for p in gt.blocks)]
-                if by:
-                    out[g.name] = by
+                waiting = [r for r in g.requires if not self._goals[r].state]
+                if by or waiting:
+                    out[g.name] = {"gates": by, "requires": waiting}
         return out
 
     def open(self, state: State) -> list[str]:
         """Goals not done, whose required goals are done and that no closed gate blocks (call update first)."""
         blocked = self.blocked(state)
-        return [
-            g.name
-            for g in self._goals.values()
-            if not g.state and g.name not in blocked and all(self._goals[r].state for r in g.requires)
-        ]
+        return [g.name for g in self._goals.values() if not g.state and g.name not in blocked]
+
+    def given(self, state: State) -> dict[str, Any]:
+        """What a decision acting on the agenda is given (plain JSON): done, open, blocked (with reasons), the gates
+        closed on this state, and the store's journal position (None without a store).
+
+        The agenda's outcome on a state — which goals are open, which gates fired — is a pure function of the state,
+        the checks and the journaled done states and overrides; a decision that acts on it is given this fact, so
+        its trace holds what the agenda said and the decision replays without the agenda (update() journals only
+        changes of done, nothing more is needed).
+
+        >>> ag = Agenda(None); ag.goal("a", done=lambda s: s.get("a", False)); ag.update({})
+        {'a': False}
+        >>> ag.given({})
+        {'done': [], 'open': ['a'], 'blocked': {}, 'gates_closed': [], 'position': None}
+        """
+        return {
+            "done": self.done(),
+            "open": self.open(state),
+            "blocked": self.blocked(state),
+            "gates_closed": [gt.name for gt in self._gates.values() if self._gate_closed(gt, state)],
+            "position": self.store.journal.position if self.store is not None else None,
+        }
 
     def allows(self, state: State, action: str) -> tuple[bool, str]:
         """(False, why) when a gate blocks the action and its check is False on the state; else (True, why)."""

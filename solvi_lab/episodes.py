@@ -11,8 +11,10 @@ where it has been — is kept here as plain data and given to each decision:
   progress (and what a check refuses), the rule answers otherwise; every step is a recorded decision that replays.
 - `LongMemory` keeps outcomes across episodes, decayed per episode; `scores(context)` is a given fact.
 
-Event keys, contexts and memory keys are any JSON value and are compared by their canonical JSON text: 1 and "1"
-are different keys, while (1, 2) and [1, 2] are the same JSON and so the same key.
+Event keys, contexts and memory keys are any JSON value, kept and shown by one rule (the specification's: "a key
+that is not a string — a tuple, a dict — is kept as its JSON text, like an event's key"): a string as it is,
+anything else as its canonical JSON text. So (1, 2) and [1, 2] are the same key '[1,2]', and the number 1 and the
+string "1" are the same key "1": use one or the other consistently.
 
 >>> ep = Episode("ticket 4411")
 >>> ep.note("act", "restart the router"); ep.note("act", "restart the router")
@@ -46,10 +48,47 @@ def _json(what: str, value: Any) -> tuple[str, Any]:
     return json_value(what, value)
 
 
+def key_text(what: str, value: Any) -> str:
+    """A key as it is kept and shown: a string as it is, anything else as its canonical JSON text.
+
+    >>> key_text("a key", "restart the router"), key_text("a key", ("room", 3)), key_text("a key", 1)
+    ('restart the router', '["room",3]', '1')
+    """
+    text, parsed = json_value(what, value)
+    return parsed if isinstance(parsed, str) else text
+
+
 def _kind(kind: Any) -> str:
     if not isinstance(kind, str) or not kind:
         raise BadInput(f"an event kind is a non-empty string such as 'act' or 'visit', got {kind!r}.")
     return kind
+
+
+Kinds = str | list[str] | tuple[str, ...] | None
+
+
+def _kinds(kind: Any) -> frozenset[str] | _AllActs:
+    """The event kinds a reader counts: one kind, a list of kinds, or None (every event but progress and facts)."""
+    if kind is None:
+        return _ALL_ACTS
+    if isinstance(kind, str):
+        return frozenset((_kind(kind),))
+    if isinstance(kind, (list, tuple, set, frozenset)) and kind:
+        return frozenset(_kind(k) for k in kind)
+    raise BadInput(
+        f"kind= names the events to count: a kind such as 'act', a list of kinds, or None for every event but "
+        f"progress and facts; got {kind!r}."
+    )
+
+
+class _AllActs:
+    """Every event kind but progress and facts (what kind=None counts)."""
+
+    def __contains__(self, kind: object) -> bool:
+        return kind not in (PROGRESS, FACT)
+
+
+_ALL_ACTS = _AllActs()
 
 
 def _count(name: str, n: Any, minimum: int = 1) -> int:
@@ -115,7 +154,8 @@ class Episode:
 class EpisodeView:
     """Reads an episode snapshot: counts, the facts board, and loop detectors.
 
-    The detectors count events of one kind ("act" unless told) since the last progress.
+    The detectors count the events the caller names since the last progress: `kind=` one kind ("act" unless
+    told; "visit" for revisits), a list of kinds, or None for every event but progress and facts.
 
     >>> ep = Episode("t")
     >>> for a in ["left", "right"] * 3: ep.note("act", a)
@@ -136,22 +176,22 @@ class EpisodeView:
         last = max((i for i, e in enumerate(self.events) if e["kind"] == PROGRESS), default=-1)
         self._since = self.events[last + 1 :]
 
-    def keys(self, kind: str = "act", since_progress: bool = True) -> list[str]:
-        """The canonical JSON texts of the keys of `kind` events, in order."""
+    def keys(self, kind: Kinds = "act", since_progress: bool = True) -> list[str]:
+        """The keys of `kind` events in order (a string key as it is, any other as its JSON text)."""
+        kinds = _kinds(kind)
         events = self._since if since_progress else self.events
-        return [canonical(e["key"]) for e in events if e["kind"] == kind]
+        return [key_text("an event's key", e["key"]) for e in events if e["kind"] in kinds]
 
-    def steps(self, kind: str = "act", since_progress: bool = True) -> int:
+    def steps(self, kind: Kinds = "act", since_progress: bool = True) -> int:
         """How many `kind` events, since the last progress or in total."""
         return len(self.keys(kind, since_progress))
 
-    def count(self, key: Any, kind: str = "act", since_progress: bool = True) -> int:
+    def count(self, key: Any, kind: Kinds = "act", since_progress: bool = True) -> int:
         """How many `kind` events had this key, since the last progress or in total."""
-        text, _ = _json("a key", key)
-        return self.keys(kind, since_progress).count(text)
+        return self.keys(kind, since_progress).count(key_text("a key", key))
 
-    def counts(self, kind: str = "act", since_progress: bool = True) -> dict[str, int]:
-        """{canonical key text: count} of `kind` events."""
+    def counts(self, kind: Kinds = "act", since_progress: bool = True) -> dict[str, int]:
+        """{key: count} of `kind` events (a string key as it is, any other as its JSON text)."""
         return dict(Counter(self.keys(kind, since_progress)))
 
     @property
@@ -161,38 +201,42 @@ class EpisodeView:
 
     @property
     def facts(self) -> dict[str, Any]:
-        """The facts board: {canonical key text: latest value} (over the whole episode)."""
-        return {canonical(e["key"]): e.get("detail") for e in self.events if e["kind"] == FACT}
+        """The facts board: {key: latest value} over the whole episode (a string key as it is, any other as its
+        JSON text)."""
+        return {key_text("a fact's key", e["key"]): e.get("detail") for e in self.events if e["kind"] == FACT}
 
-    def done_without_progress(self, key: Any, kind: str = "act") -> bool:
+    def done_without_progress(self, key: Any, kind: Kinds = "act") -> bool:
         """True when this key was already done since the last progress."""
         return self.count(key, kind) > 0
 
     # -- detectors -----------------------------------------------------------------------------------------
-    def repeated(self, n: int = 3, kind: str = "act") -> bool:
-        """Some key occurred at least `n` times since the last progress."""
+    # Every detector reads the events the caller names: kind= one kind, a list of kinds, or None (every event but
+    # progress and facts). The default is "act" for repeated, ping_pong, stalled and looping, "visit" for revisits.
+    def repeated(self, n: int = 3, kind: Kinds = "act") -> bool:
+        """Some key occurred at least `n` times among the `kind` events since the last progress."""
         n = _count("n", n)
         return any(c >= n for c in Counter(self.keys(kind)).values())
 
-    def ping_pong(self, cycles: int = 2, kind: str = "act") -> bool:
-        """The last 2*cycles events since progress alternate between two different keys (A B A B ...)."""
+    def ping_pong(self, cycles: int = 2, kind: Kinds = "act") -> bool:
+        """The last 2*cycles `kind` events since progress alternate between two different keys (A B A B ...)."""
         cycles = _count("cycles", cycles)
         tail = self.keys(kind)[-2 * cycles :]
         if len(tail) < 2 * cycles or tail[0] == tail[1]:
             return False
         return all(k == tail[i % 2] for i, k in enumerate(tail))
 
-    def stalled(self, n: int = 20, kind: str = "act") -> bool:
+    def stalled(self, n: int = 20, kind: Kinds = "act") -> bool:
         """At least `n` events of `kind` since the last progress."""
         return self.steps(kind) >= _count("n", n)
 
-    def revisits(self, n: int = 3, kind: str = "visit") -> bool:
+    def revisits(self, n: int = 3, kind: Kinds = "visit") -> bool:
         """At least `n` visits since the last progress went to a place already visited since then."""
         keys = self.keys(kind)
         return len(keys) - len(set(keys)) >= _count("n", n)
 
-    def looping(self, stalled: int = 20, repeated: int = 3, cycles: int = 2, kind: str = "act") -> bool:
-        """Stalled AND (repeated or ping-pong): one detector alone also fires on honest repetition."""
+    def looping(self, stalled: int = 20, repeated: int = 3, cycles: int = 2, kind: Kinds = "act") -> bool:
+        """Stalled AND (repeated or ping-pong), all three over the same `kind` events: one detector alone also
+        fires on honest repetition."""
         return self.stalled(stalled, kind) and (self.repeated(repeated, kind) or self.ping_pong(cycles, kind))
 
 
@@ -364,21 +408,22 @@ class LongMemory:
     >>> lm = LongMemory(decay=0.5)
     >>> lm.record("door", "push", +1); lm.record("door", "pull", -1); lm.end_episode()
     >>> lm.scores("door")
-    {'"pull"': -0.5, '"push"': 0.5}
+    {'pull': -0.5, 'push': 0.5}
+    >>> lm.record("door", ("push", 2), +1); sorted(lm.scores("door"))   # not a string: kept as its JSON text
+    ['["push",2]', 'pull', 'push']
     """
 
     def __init__(self, decay: float = 0.9):
         if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not 0 < decay <= 1:
             raise BadInput(f"decay must be a number in (0, 1] (the share of a score kept per episode), got {decay!r}.")
         self.decay = float(decay)
-        self._scores: dict[str, dict[str, float]] = {}  # context text -> key text -> score
+        self._scores: dict[str, dict[str, float]] = {}  # context -> key -> score (strings as they are; else JSON)
 
     def record(self, context: Any, key: Any, outcome: int) -> None:
         """Add +1 (it worked) or -1 (it failed) to key's score in context."""
         if isinstance(outcome, bool) or outcome not in (1, -1):
             raise BadInput(f"outcome must be +1 (it worked) or -1 (it failed), got {outcome!r}.")
-        ctx, _ = _json("a context", context)
-        k, _ = _json("a key", key)
+        ctx, k = key_text("a context", context), key_text("a key", key)
         row = self._scores.setdefault(ctx, {})
         row[k] = row.get(k, 0.0) + outcome
 
@@ -389,13 +434,13 @@ class LongMemory:
                 row[k] *= self.decay
 
     def scores(self, context: Any) -> dict[str, float]:
-        """{canonical key text: score} in this context, sorted by key text: the fact given to a decision."""
-        ctx, _ = _json("a context", context)
-        return dict(sorted(self._scores.get(ctx, {}).items()))
+        """{key: score} in this context, sorted by key: the fact given to a decision. A string key is kept as it
+        is; any other key (a tuple, a dict) as its JSON text."""
+        return dict(sorted(self._scores.get(key_text("a context", context), {}).items()))
 
     def score(self, context: Any, key: Any) -> float:
         """One key's score in a context (0.0 when never recorded)."""
-        return self._scores.get(_json("a context", context)[0], {}).get(_json("a key", key)[0], 0.0)
+        return self._scores.get(key_text("a context", context), {}).get(key_text("a key", key), 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON, to keep the memory between runs (`LongMemory.from_dict` reads it back)."""

@@ -17,11 +17,12 @@ class Prediction:
     support: how many recorded cases the verdict rests on.
     reason: a sentence a person can read.
     hard: True when the refusal rests on a hard rule (instant harm, a policy rule): never traded.
-    effects: predicted effects of the action (empty when not predicted).
+    effects: the predicted effect of the action as a dict of what changes; ``{}`` predicts that nothing changes, and
+        None means no effect is predicted (never observed, or accepted calls disagreed).
 
     >>> p = Prediction("refuse", risk=1.0, support=4, reason="status was never 'delivered' when accepted")
-    >>> p.verdict, p.hard
-    ('refuse', False)
+    >>> p.verdict, p.hard, p.effects
+    ('refuse', False, None)
     """
 
     verdict: str
@@ -29,7 +30,7 @@ class Prediction:
     support: int = 0
     reason: str = ""
     hard: bool = False
-    effects: dict[str, Any] = field(default_factory=dict)
+    effects: dict[str, Any] | None = None
     detail: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

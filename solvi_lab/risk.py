@@ -174,7 +174,8 @@ class RiskBudget(_Policy):
 
     1. hard (instant harm, a policy rule) → "avoid", whatever the gain;
     2. support < min_support → "ask_s2" (too few cases to trade on: System 2 decides);
-    3. gain ≤ 0 or gain < min_gain_ratio × risk → "avoid";
+    3. gain < min_gain_ratio × risk → "avoid" (the specification's rule and no other: `min_gain_ratio=0` takes
+       whenever the gain is not negative, and a zero gain is enough for a zero risk);
     4. risk > what is left of the budget → "avoid";
     5. otherwise "take", and the risk is charged to the budget.
 
@@ -203,10 +204,11 @@ class RiskBudget(_Policy):
                 f"max_risk_per_episode must be a finite number ≥ 0 (the total risk one episode may take), got "
                 f"{max_risk_per_episode!r}; e.g. 1.0, or 0 to take no refused action at all."
             )
-        if not _is_number(min_gain_ratio) or not math.isfinite(min_gain_ratio) or min_gain_ratio <= 0:
+        if not _is_number(min_gain_ratio) or not math.isfinite(min_gain_ratio) or min_gain_ratio < 0:
             raise BadInput(
-                f"min_gain_ratio must be a finite number > 0 (gain needed per unit of risk), got {min_gain_ratio!r}; "
-                "e.g. 1.0. To never take a refused action use Protect() instead."
+                f"min_gain_ratio must be a finite number ≥ 0 (gain needed per unit of risk), got {min_gain_ratio!r}; "
+                "e.g. 1.0, or 0 to take whenever the gain is not negative. To never take a refused action use "
+                "Protect() instead."
             )
         if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 0:
             raise BadInput(
@@ -264,11 +266,11 @@ class RiskBudget(_Policy):
                 left,
             )
         needed = self.min_gain_ratio * p.risk
-        if gain <= 0 or gain < needed:
+        if gain < needed:
             return self._decision(
                 "avoid",
                 f"gain {gain:g} does not justify risk {p.risk:.2f} of {action} (needs "
-                f"> 0 and ≥ {self.min_gain_ratio:g} × risk = {needed:.3g})",
+                f"≥ {self.min_gain_ratio:g} × risk = {needed:.3g})",
                 action,
                 p,
                 gain,
@@ -338,7 +340,9 @@ class LearnedGate:
         - "refuse" at `level` ≥ the bound, where the bound is the shallowest level with a failure in the window
           that evidence has not cleared. A level is cleared (reopened) when it has at least `reopen_support`
           arrivals in the window and at most `reopen_rate` of them failed; a cleared level is not refused;
-        - "unknown" when nothing is recorded for the context in the window.
+        - never "unknown": a gate with no failure in its window (a fresh gate, or one whose failures have all
+          expired) refuses nothing, so it accepts with support 0 — expiry reopens it, and Protect takes the level
+          instead of sending every decision to System 2.
         The estimate: risk = failures / arrivals at the level (for a refusal, pooled from the bound to the level),
         support = those arrivals.
 
@@ -351,8 +355,8 @@ class LearnedGate:
     >>> g.predict(1, 2).verdict, g.predict(1, 3).verdict      # the floor 2 holds; 3 is past the bound
     ('accept', 'refuse')
     >>> g.end_episode(); g.end_episode()                       # two more episodes: the failure expired
-    >>> g.predict(1, 3).verdict
-    'unknown'
+    >>> g.predict(1, 3).verdict, g.predict(1, 3).support       # reopened by expiry: nothing is refused
+    ('accept', 0)
     """
 
     def __init__(
@@ -491,9 +495,13 @@ class LearnedGate:
                 detail={"floor": floor},
                 reason=f"level {level} is at or below the floor {floor} of context {context!r}: never refused there",
             )
-        if not by_level:
+        if not by_level:  # a fresh gate, or every failure expired: a gate refuses only on a failure in its window
             return Prediction(
-                "unknown", risk=0.0, support=0, reason=f"nothing recorded for context {context!r} in {window}"
+                "accept",
+                risk=0.0,
+                support=0,
+                detail={"bound": None, "floor": floor},
+                reason=f"no failure recorded for context {context!r} in {window}: the gate refuses nothing",
             )
         b = self.bound(context)
         if b is not None and level >= b and not self._cleared(a, f):

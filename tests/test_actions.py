@@ -344,7 +344,7 @@ def test_effects_by_vector_then_by_action():
     # a vector seen with two different effects: no prediction
     m.observe(STATE, "cancel", call("#1"), accepted=True, effect={"status": "pending"})
     p3 = m.predict(STATE, "cancel", call("#1"))
-    assert p3.effects == {} and p3.detail["effect_predicted"] is False
+    assert p3.effects is None and p3.detail["effect_predicted"] is False
     assert m.predict(STATE, "cancel", call("#4", "gift_2")).effects == {"status": "cancelled"}  # its own vector agrees
     assert m.predict(STATE, "cancel", call("#3", "gift_2")).detail["effect_predicted"] is False  # action-wide: mixed
 

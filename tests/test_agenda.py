@@ -44,7 +44,7 @@ def test_open_respects_requires_and_gates():
     ag = retail()
     ag.update({})
     assert ag.open({}) == ["authenticated"]  # "exchanged" waits for authenticated (and the gate blocks it)
-    assert ag.blocked({}) == {"exchanged": ["auth_first"]}
+    assert ag.blocked({}) == {"exchanged": {"gates": ["auth_first"], "requires": ["authenticated"]}}
     s = {"user_id": 7}
     ag.update(s)
     assert ag.open(s) == ["exchanged"] and ag.blocked(s) == {}
@@ -57,7 +57,7 @@ def test_a_goal_a_gate_blocks_by_name_pattern_is_not_open():
     ag.goal("exchange_items", done=lambda s: False)
     ag.gate("auth_first", authed, blocks=["exchange_*"])
     ag.update({})
-    assert ag.open({}) == [] and ag.blocked({}) == {"exchange_items": ["auth_first"]}
+    assert ag.open({}) == [] and ag.blocked({}) == {"exchange_items": {"gates": ["auth_first"], "requires": []}}
     assert ag.open({"user_id": 1}) == ["exchange_items"]
 
 
@@ -85,10 +85,12 @@ def test_override_lets_actions_past_and_clearing_really_ends_it():
     assert ok and "overridden by lead: verified by phone" in why
     assert ag.overrides() == {"auth_first": {"by": "lead", "why": "verified by phone", "item": None}}
     ag.update({})
-    assert ag.blocked({}) == {}
+    assert ag.blocked({}) == {"exchanged": {"gates": [], "requires": ["authenticated"]}}
     ag.clear_override("auth_first", by="lead", why="call ended")
     assert ag.allows({}, "modify_address")[0] is False
-    assert ag.overrides() == {} and ag.blocked({}) == {"exchanged": ["auth_first"]}
+    assert ag.overrides() == {} and ag.blocked({}) == {
+        "exchanged": {"gates": ["auth_first"], "requires": ["authenticated"]}
+    }
 
 
 def test_override_needs_a_person_and_a_reason_and_a_known_gate():

@@ -47,15 +47,15 @@ def test_counts_since_progress_and_in_total():
     v = EpisodeView(ep.snapshot())
     assert v.count("a") == 1 and v.count("a", since_progress=False) == 3
     assert v.steps() == 1 and v.steps(since_progress=False) == 4
-    assert v.counts(since_progress=False) == {'"a"': 3, '"b"': 1}
+    assert v.counts(since_progress=False) == {"a": 3, "b": 1}
     assert v.progress == ["logged in"]
 
 
-def test_keys_are_canonical_json_no_collisions():
-    v = view_of(1, "1", (1, 2), [1, 2])
-    assert v.count(1) == 1 and v.count("1") == 1
+def test_keys_strings_as_they_are_others_as_json_text():
+    v = view_of(1, "1", (1, 2), [1, 2], "go")
+    assert v.count(1) == 2 and v.count("1") == 2  # the number 1 is kept as its JSON text "1": the string "1"
     assert v.count((1, 2)) == 2  # a tuple and a list are the same JSON
-    assert v.counts() == {"1": 1, '"1"': 1, "[1,2]": 2}
+    assert v.counts() == {"1": 2, "[1,2]": 2, "go": 1}
 
 
 def test_facts_board_keeps_the_latest_value():
@@ -64,7 +64,7 @@ def test_facts_board_keeps_the_latest_value():
     ep.fact(["room", 3], "lit")
     ep.progress("x")
     ep.fact("door", "open")
-    assert EpisodeView(ep.snapshot()).facts == {'"door"': "open", '["room",3]': "lit"}
+    assert EpisodeView(ep.snapshot()).facts == {"door": "open", '["room",3]': "lit"}
 
 
 def test_repeated_and_stalled_and_ping_pong_and_revisits():
@@ -177,7 +177,7 @@ def test_every_step_is_recorded_in_the_storage():
     ch.choose("next", "t", OPTIONS, rule="handoff", episode=ep)
     log = DecisionLog(j)
     assert [(d.answer["option"], d.answered_by) for d in log] == [("retry", "system2"), ("handoff", "rule")]
-    assert EpisodeView(ep.snapshot()).counts(since_progress=False) == {'"retry"': 1, '"handoff"': 1}
+    assert EpisodeView(ep.snapshot()).counts(since_progress=False) == {"retry": 1, "handoff": 1}
     log2 = DecisionLog(Journal(clock=None))
     assert Chooser(lambda g: "retry", storage=log2).log is log2
 
@@ -194,7 +194,7 @@ def test_replay_matches_an_unchanged_model_and_catches_a_changed_one():
     # a deterministic model of the same behaviour replays: it reads the recorded episode
     def same(given):
         done = EpisodeView(given["episode"]).counts(since_progress=False)
-        return "reset" if done.get('"handoff"') else "retry"
+        return "reset" if done.get("handoff") else "retry"
 
     state["model"] = same
     report = ch.replay()
@@ -241,19 +241,19 @@ def test_long_memory_records_and_decays_per_episode():
     lm.record("door", "push", +1)
     lm.record("door", "push", +1)
     lm.record("door", "pull", -1)
-    assert lm.scores("door") == {'"pull"': -1.0, '"push"': 2.0}
+    assert lm.scores("door") == {"pull": -1.0, "push": 2.0}
     lm.end_episode()
-    assert lm.scores("door") == {'"pull"': -0.5, '"push"': 1.0}
+    assert lm.scores("door") == {"pull": -0.5, "push": 1.0}
     lm.end_episode()
     assert lm.score("door", "push") == 0.5 and lm.score("door", "kick") == 0.0
     assert lm.scores("window") == {}
 
 
-def test_long_memory_keys_and_contexts_do_not_collide():
+def test_long_memory_keys_and_contexts_follow_the_key_rule():
     lm = LongMemory()
     lm.record(1, 1, +1)
-    lm.record("1", "1", -1)
-    assert lm.scores(1) == {"1": 1.0} and lm.scores("1") == {'"1"': -1.0}
+    lm.record("1", "1", -1)  # the number 1 is kept as its JSON text "1": the same key as the string "1"
+    assert lm.scores(1) == {"1": 0.0} and lm.scores("1") == {"1": 0.0}
     lm.record(("room", 3), ("go", "n"), +1)
     lm.record(["room", 3], ["go", "n"], +1)  # the same JSON as the tuples: the same context and key
     assert lm.scores(("room", 3)) == {'["go","n"]': 2.0}
