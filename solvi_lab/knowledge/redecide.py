@@ -66,7 +66,8 @@ def redecide(
     def take(st: Any, pos: int) -> None:
         for d, k, s in wanted.get(pos, ()):
             q = s["query"]
-            rebuilt[(d.id, k)] = st.snapshot(q["about"], scope=q.get("scope"), r=q.get("r"), valid_at=q.get("valid_at"))
+            about = q["about"] if "about" in q else ...  # a snapshot of the whole store has no about
+            rebuilt[(d.id, k)] = st.snapshot(about, scope=q.get("scope"), r=q.get("r"), valid_at=q.get("valid_at"))
 
     type(store).replay(store.journal, skip=retracted, at=take, at_positions=wanted.keys())
     changes, justification = [], []

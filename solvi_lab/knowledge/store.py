@@ -789,11 +789,20 @@ class KnowledgeStore:
         return out
 
     def usable(self, iid: str, valid_at: Any = None) -> bool:
-        """Active, not expired, not stale, and (when valid_at is given) valid in the world at that time."""
+        """Active, not expired, not stale, not resting on a rolled-back version (unless confirmed since), and (when
+        valid_at is given) valid in the world at that time."""
         it = self._get(iid)
-        if it.state != "active" or it.expired(self.clock) or self._stale_flags(it):
+        if it.state != "active" or it.expired(self.clock) or self._stale_flags(it) or self.rolled_back_under(iid):
             return False
         return valid_at is None or self._valid_at(it, valid_at)
+
+    def rolled_back_under(self, iid: str) -> list[str]:
+        """The rolled-back versions this live item rests on (directly or through its premises) and was not
+        confirmed since: while the list is not empty the item is a hint, not a fact (the rollback rule)."""
+        from .snapshot import rolled_back_premises
+
+        it = self._get(iid)
+        return rolled_back_premises(self, it) if it.derived_from and it.state in LIVE else []
 
     @staticmethod
     def _valid_at(it: Item, t: Any) -> bool:
@@ -865,6 +874,7 @@ class KnowledgeStore:
             "clock": {"learned": it.clock, "confirmed": it.confirmed_clock, "reconfirm_after": it.clock_rule},
             "retracted": retracted,
             "stale": bool(self._stale_flags(it)),
+            "rolled_back_under": self.rolled_back_under(iid),
             "promoted": it.promoted,
         }
 
@@ -926,60 +936,21 @@ class KnowledgeStore:
     def snapshot(
         self, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None, valid_at: Any = None
     ) -> dict[str, Any]:
-        """What a decision is given: the active facts about a subject, the hints (hypotheses, disputed, expired
-        or stale items, each with why), the ids they rest on, the store's fingerprint and its journal position."""
-        if about is ...:
-            raise BadInput("snapshot(about=...) needs a subject (any JSON value: 'c17', 17, ['room', 3]).")
-        try:
-            subject = value_key(about)
-        except (TypeError, ValueError):
-            raise BadInput(f"about={about!r} is not JSON; a subject is a string, number, list or dict.") from None
-        facts, hints = [], []
-        for iid in self.by_subject.get(subject, ()):
-            it = self.items[iid]
-            if it.state not in LIVE:
-                continue
-            if scope is not None and not (it.scope and all(it.scope.get(k) == v for k, v in scope.items())):
-                continue
-            if r is not None and it.body.get("r") != r:
-                continue
-            entry = {
-                "id": it.id,
-                "s": it.body["s"],
-                "r": it.body["r"],
-                "o": it.body["o"],
-                "source": it.source,
-                "scope": it.scope,
-            }
-            stale = self._stale_flags(it)
-            if (
-                it.state == "active"
-                and not it.expired(self.clock)
-                and not stale
-                and (valid_at is None or self._valid_at(it, valid_at))
-            ):
-                facts.append(entry)
-                continue
-            if stale:
-                why = f"stale: flag {', '.join(stale)} is pending and it was not re-confirmed since"
-            elif it.expired(self.clock):
-                why = f"expired: not re-confirmed within {it.clock_rule} decisions"
-            elif it.state == "disputed":
-                why = f"disputed: {self.keys[it.key].open_q['id'] if self.keys[it.key].open_q else 'open'}"
-            elif it.state == "hypothesis":
-                why = f"hypothesis: {it.why}"
-            else:
-                why = f"not valid at {valid_at!r}"
-            hints.append({**entry, "status": self.status(it.id), "why": why})
-        return {
-            "about": about,
-            "query": {"about": about, "scope": scope, "r": r, "valid_at": valid_at},
-            "facts": facts,
-            "hints": hints,
-            "rests_on": [e["id"] for e in facts + hints],
-            "fingerprint": self.fingerprint(),
-            "position": self.position,
-        }
+        """What a decision is given: the usable facts that match, the hints (hypotheses of every kind — with the
+        gate that holds them and its verdict —, disputed, expired or stale facts, items resting on a rolled-back
+        version; each with why), the ids they rest on, the store's fingerprint and its journal position.
+
+        Without `about` it covers the whole store; `about=` is one subject (a list is one JSON subject, not a set
+        of subjects) and also matches rules, skills and actions by name. See solvi_lab.knowledge.snapshot.
+
+        >>> ks = KnowledgeStore()
+        >>> _ = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person")
+        >>> [f["o"] for f in ks.snapshot()["facts"]], ks.snapshot(about="nobody")["facts"]
+        (['vip'], [])
+        """
+        from .snapshot import snapshot
+
+        return snapshot(self, about, scope=scope, r=r, valid_at=valid_at)
 
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(1) to read)."""

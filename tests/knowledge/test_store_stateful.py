@@ -102,6 +102,46 @@ class StoreMachine(RuleBasedStateMachine):
         elif kind == "reconfirm":
             self.ks.reconfirm(iid)
 
+    @precondition(lambda self: self.updates())
+    @rule(i=st.integers(0, 1000), o=st.sampled_from(VALUES), then=st.sampled_from(["rollback", "confirm", "derive"]))
+    def derive_from_an_update(self, i, o, then):
+        """A fact derived from a new version (directly, or through another derived fact), then the version is
+        rolled back — or the derived fact confirmed — so the rollback rule is exercised on chains."""
+        ups = self.updates()
+        up = ups[i % len(ups)]
+        chain = [up] + [d for d in self.ks.dependents.get(up, ()) if self.ks.items[d].present][:1]
+        try:
+            derived = self.ks.add(
+                "fact", {"s": "d", "r": f"r{i % 2}", "o": o}, source="person", derived_from=[chain[-1]]
+            )
+        except WriteRefused:
+            return
+        if then == "rollback":
+            self.ks.rollback(up, by="p", why="undo")
+        elif then == "confirm" and self.ks.items[derived].state in ("active", "hypothesis", "disputed"):
+            self.ks.confirm(derived, by="p")
+
+    def updates(self):
+        """Live new versions whose previous version they refuted: what rollback() can undo."""
+        out = []
+        for i, it in self.ks.items.items():
+            if it.supersedes and it.state in ("active", "hypothesis", "disputed"):
+                prev = self.ks.items[it.supersedes]
+                if prev.state == "refuted" and prev.refuted_by == i:
+                    out.append(i)
+        return out
+
+    @precondition(lambda self: self.ids())
+    @rule(i=st.integers(0, 1000))
+    def retract_equals_rebuild_skip(self, i):
+        """The definition, checked directly: after retract(x) the store is rebuild(skip={x}) computed before it."""
+        ids = self.ids()
+        x = ids[i % len(ids)]
+        expected = self.ks.rebuild(skip={x})
+        self.ks.retract(x, by="t", why="test")
+        assert self.ks.fingerprint() == expected.fingerprint()
+        assert self.ks.snapshot() == {**expected.snapshot(), "position": self.ks.position}
+
     @rule(scoped=st.booleans())
     def flag(self, scoped):
         if scoped:
@@ -137,6 +177,16 @@ class StoreMachine(RuleBasedStateMachine):
         for iid in self.ks.items:
             if self.ks.items[iid].state in ("active", "hypothesis", "disputed"):
                 assert self.ks.stale(iid) == replayed.stale(iid)
+                assert self.ks.usable(iid) == replayed.usable(iid)
+                assert self.ks.rolled_back_under(iid) == replayed.rolled_back_under(iid)
+        snap = self.ks.snapshot()
+        assert snap == replayed.snapshot()
+        # the rollback rule: nothing resting on a rolled-back version (not confirmed since) is given as a fact
+        for f in snap["facts"]:
+            assert self.ks.rolled_back_under(f["id"]) == [] and self.ks.usable(f["id"])
+        assert {h["id"] for h in snap["hints"] if h.get("rolled_back")} == {
+            i for i, it in self.ks.items.items() if it.kind == "fact" and self.ks.rolled_back_under(i)
+        }
 
 
 StoreMachine.TestCase.settings = settings(
