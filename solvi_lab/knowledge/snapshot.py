@@ -58,23 +58,16 @@ def rolled_back_premises(store: Any, it: Item, _memo: dict[str, list[str]] | Non
     return found
 
 
-def _matches(it: Item, subject: str | None, name: Any, scope: dict[str, Any] | None, r: str | None) -> bool:
+def _matches(it: Item, subject: str | None, scope: dict[str, Any] | None, r: str | None) -> bool:
+    """Whether a candidate (a fact about the subject, or a rule, skill or action of that name) is given."""
     if it.state not in LIVE:
         return False
     if scope is not None and not (it.scope and all(it.scope.get(k) == v for k, v in scope.items())):
         return False
     if it.kind == "fact":
         return (subject is None or it.subject == subject) and (r is None or it.body.get("r") == r)
-    if it.kind not in BEHAVIOUR_KINDS or r is not None:
-        return False  # episodes are records, never given; rules, skills and actions have no relation
-    return name is ... or (isinstance(it.body, dict) and "name" in it.body and _same(it.body["name"], name))
-
-
-def _same(a: Any, b: str) -> bool:
-    try:
-        return value_key(a) == b
-    except (TypeError, ValueError):
-        return False
+    # episodes are records, never given; rules, skills and actions have no relation, so r= leaves them out
+    return it.kind in BEHAVIOUR_KINDS and r is None
 
 
 def _candidates(store: Any, about: Any, subject: str | None) -> list[Item]:
@@ -148,18 +141,16 @@ def snapshot(
     if r is not None and not isinstance(r, str):
         raise BadInput(f"r must be a relation name (a string) or None, got {r!r}.")
     store._catch_up()  # records other writers (the decision log) appended: the position is the journal's now
-    subject = name = None
+    subject = None
     if about is not ...:
         try:
-            subject = name = value_key(about)
+            subject = value_key(about)
         except (TypeError, ValueError):
             raise BadInput(f"about={about!r} is not JSON; a subject is a string, number, list or dict.") from None
-    else:
-        name = ...
     facts, hints = [], []
     memo: dict[str, list[str]] = {}
     for it in _candidates(store, about, subject):
-        if not _matches(it, subject, name, scope, r):
+        if not _matches(it, subject, scope, r):
             continue
         rolled = rolled_back_premises(store, it, memo) if it.derived_from else []
         why = _hint_why(store, it, store._stale_flags(it), rolled, valid_at)
