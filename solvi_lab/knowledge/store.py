@@ -31,6 +31,8 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, canonical
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
+from .snapshot import rolled_back_premises
+from .snapshot import snapshot as _snapshot
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
 
 RECORD_KIND = "knowledge"
@@ -799,8 +801,6 @@ class KnowledgeStore:
     def rolled_back_under(self, iid: str) -> list[str]:
         """The rolled-back versions this live item rests on (directly or through its premises) and was not
         confirmed since: while the list is not empty the item is a hint, not a fact (the rollback rule)."""
-        from .snapshot import rolled_back_premises
-
         it = self._get(iid)
         return rolled_back_premises(self, it) if it.derived_from and it.state in LIVE else []
 
@@ -948,9 +948,7 @@ class KnowledgeStore:
         >>> [f["o"] for f in ks.snapshot()["facts"]], ks.snapshot(about="nobody")["facts"]
         (['vip'], [])
         """
-        from .snapshot import snapshot
-
-        return snapshot(self, about, scope=scope, r=r, valid_at=valid_at)
+        return _snapshot(self, about, scope=scope, r=r, valid_at=valid_at)
 
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(1) to read)."""
