@@ -20,7 +20,7 @@ from typing import Any
 from ....errors import BadInput, DataMissing
 from ..domain import find_domain_dir
 
-__all__ = ["ENV_VAR", "AirlineData", "find_airline_dir", "load_airline", "load_trajectories"]
+__all__ = ["ENV_VAR", "AirlineData", "find_airline_dir", "find_data_dir", "load_airline", "load_trajectories"]
 
 ENV_VAR = "SOLVI_LAB_TAUBENCH_AIRLINE"
 _SHARED = Path("shared") / "data" / "taubench-airline"
@@ -95,3 +95,6 @@ def load_airline(path: str | Path | None = None) -> AirlineData:
 def load_trajectories(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The 200 recorded GPT-4o runs (``trajectories/gpt-4o-airline.json``), or DataMissing saying how to get them."""
     return _read_json(find_airline_dir(path) / TRAJECTORIES, list)
+
+
+find_data_dir = find_airline_dir  # the name the study registry looks for
