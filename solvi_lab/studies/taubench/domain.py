@@ -382,18 +382,22 @@ def find_domain_dir(
     shared: Path,
     accepts: Callable[[Path], bool],
     how_to_get: str,
-    missing: Callable[[Path], list[str]],
+    explain: Callable[[Path], str],
     what: str,
+    roots: Sequence[Path] | None = None,
 ) -> Path:
     """The folder holding a domain's data: ``path``, else ``$env_var``, else ``shared`` beside an ancestor.
 
-    An explicit path (or variable) that does not hold the data is an error, never a silent fallback.
+    accepts(directory): whether it holds the data; explain(directory): why not ("does not hold …"); roots: where
+    the upward search starts (default: the current directory and this package). An explicit path (or variable)
+    that does not hold the data is an error, never a silent fallback.
 
-    >>> find_domain_dir("/nonexistent", "X", Path("shared"), lambda d: True, "Get it.", lambda d: [], "demo")
+    >>> find_domain_dir("/nonexistent", "X", Path("shared"), lambda d: True, "Get it.", str, "demo")
     Traceback (most recent call last):
     ...
     solvi_lab.errors.DataMissing: path=/nonexistent does not exist. Get it.
     """
+    roots = list(roots) if roots is not None else _search_roots()
     for origin, given in (("path=", path), (f"{env_var}=", os.environ.get(env_var) if path is None else None)):
         if given is None or given == "":
             continue
@@ -401,12 +405,10 @@ def find_domain_dir(
         if not directory.is_dir():
             raise DataMissing(f"{origin}{given} does not exist. {how_to_get}")
         if not accepts(directory):
-            raise DataMissing(
-                f"{origin}{given} does not hold the {what} data (missing: {', '.join(missing(directory))}). {how_to_get}"
-            )
+            raise DataMissing(f"{origin}{given} {explain(directory)}. {how_to_get}")
         return directory.resolve()
     looked: list[str] = []
-    for start in _search_roots():
+    for start in roots:
         for ancestor in (start, *start.parents):
             candidate = ancestor / shared
             if str(candidate) in looked:
@@ -416,5 +418,5 @@ def find_domain_dir(
                 return candidate.resolve()
     raise DataMissing(
         f"τ-bench {what} data not found: {env_var} is not set and no {shared} exists above "
-        f"{' or '.join(str(s) for s in _search_roots())}. {how_to_get}"
+        f"{' or '.join(str(s) for s in roots)}. {how_to_get}"
     )

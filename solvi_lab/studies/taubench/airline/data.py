@@ -61,7 +61,15 @@ def find_airline_dir(path: str | Path | None = None) -> Path:
     ...
     solvi_lab.errors.DataMissing: path=/nonexistent does not exist. To fix: ...
     """
-    return find_domain_dir(path, ENV_VAR, _SHARED, lambda d: not _missing(d), _HOW_TO_GET, _missing, "airline")
+    return find_domain_dir(
+        path,
+        ENV_VAR,
+        _SHARED,
+        lambda d: not _missing(d),
+        _HOW_TO_GET,
+        lambda d: f"does not hold the airline data (missing: {', '.join(_missing(d))})",
+        "airline",
+    )
 
 
 def _read_json(path: Path, expect: type) -> Any:

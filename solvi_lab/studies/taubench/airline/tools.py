@@ -14,7 +14,7 @@ objects, which later cancels would then mutate).
 
 >>> Calculate.invoke(None, "2 + 2")
 '4.0'
->>> ListAllAirports.invoke(None)[:30]
+>>> ListAllAirports.invoke(None)[:31]
 '{"SFO": "San Francisco", "JFK":'
 """
 
