@@ -690,3 +690,44 @@ def test_trajectory_replay_equals_the_recording(airline) -> None:
         "book_reservation": 30,
         "update_reservation_baggages": 1,
     }
+
+
+def test_trajectory_parsing_pairs_each_call_with_the_next_message() -> None:
+    call = {
+        "function": {"name": "get_user_details", "arguments": '{"user_id": "ann_1"}'},
+        "id": "c1",
+        "type": "function",
+    }
+    raw = [
+        {
+            "task_id": 3,
+            "trial": 1,
+            "reward": 0.0,
+            "traj": [
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "name": "get_user_details", "content": "Error: user not found"},
+                {"role": "assistant", "content": None, "tool_calls": [call]},  # the same id again: paired by position
+                {"role": "tool", "tool_call_id": "c1", "name": "get_user_details", "content": "x"},
+            ],
+        }
+    ]
+    (run,) = parse_runs(raw)
+    assert (run.task, run.trial, len(run.calls)) == (3, 1, 2)
+    assert [c.recorded for c in run.calls] == ["Error: user not found", "x"]
+    replayed = list(replay_runs(AirlineEnv(world()), [run]))
+    assert [r.cause for r in replayed] == ["other", "other"]  # ann_1 exists here: our text is her record
+    assert replayed[0].refused is False and replayed[0].write is False
+    broken = [dict(raw[0], traj=raw[0]["traj"][:1])]
+    with pytest.raises(BadInput, match="not followed by its tool response"):
+        parse_runs(broken)
+    bad_args = [
+        dict(
+            raw[0],
+            traj=[
+                {"role": "assistant", "tool_calls": [dict(call, function={"name": "think", "arguments": "[1]"})]},
+                raw[0]["traj"][1],
+            ],
+        )
+    ]
+    with pytest.raises(BadInput, match="not a JSON object"):
+        parse_runs(bad_args)

@@ -55,9 +55,6 @@ FULL_PARAMS: dict[str, Any] = {"budget": DEFAULT_BUDGET}
 FOLDS: tuple[str, ...] = ("even", "odd")
 _EXPECTED_HASHES = Path(__file__).resolve().parents[4] / "data" / "expected" / "taubench_airline_gold_final_hashes.json"
 
-#: The retail study's own figures (README, full size, seed 0) shown beside the airline ones.
-RETAIL_FIGURES: dict[str, Any] = {"refusal_precision": 1.0, "refusal_recall": 1.0}
-
 
 def fold_of(task: int) -> str:
     """The fold a task belongs to.
