@@ -33,8 +33,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ....errors import BadParameter
-from ..domain import StepCrashed
-from ..probes import DEFAULT_BUDGET, Transition, _seed_for
+from ..probes import DEFAULT_BUDGET
+from ..probing import Transition, _seed_for, gold_step_probes
 from .env import AirlineEnv
 
 __all__ = ["DEFAULT_BUDGET", "Transition", "task_probes", "tasks_probes", "effect_of"]
@@ -284,38 +284,13 @@ def task_probes(
     schemas: Mapping[str, Any] | None = None,
 ) -> list[Transition]:
     """The probes of one task: gold steps replayed on a copy of `base`, variations run on copies of each state."""
-    if budget < 1:
-        raise BadParameter(f"budget must be a positive number of transitions per task, got {budget!r}.")
     rng = random.Random(_seed_for(seed, "airline", int(task["index"])))
-    env = base.copy()
-    gold = list(task.get("actions", []))
-    if not gold:
-        return []
-    per_step = max(1, budget // len(gold))
-    out: list[Transition] = []
-    for k, call in enumerate(gold):
-        tool, args = call["name"], dict(call["kwargs"])
-        before = env.copy()
-        state = before.state
-        world = _World(state, rng)
-        seen = {(tool, json.dumps(args, sort_keys=True))}
-        cands: list[tuple[str, str, dict[str, Any]]] = []
-        for origin, t, kw in _variations(world, tool, args, task["user_id"], schemas or {}, first=k == 0):
-            key = (t, json.dumps(kw, sort_keys=True))
-            if key not in seen:
-                seen.add(key)
-                cands.append((origin, t, kw))
-        keep = cands if len(cands) <= per_step - 1 else rng.sample(cands, per_step - 1)
-        for origin, t, kw in [("gold", tool, args), *keep]:
-            try:
-                result = before.copy().step(t, kw)
-            except StepCrashed:
-                continue
-            out.append(
-                Transition(int(task["index"]), k, state, t, kw, not result.refused, effect_of(result, kw), origin)
-            )
-        env.step(tool, args)  # move on along the gold trajectory
-    return out
+    user, props = task.get("user_id"), schemas or {}
+
+    def candidates(state: Any, k: int, tool: str, args: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        return _variations(_World(state, rng), tool, args, user, props, first=k == 0)
+
+    return gold_step_probes(base, task, rng, budget, candidates, effect_of)
 
 
 def tasks_probes(
