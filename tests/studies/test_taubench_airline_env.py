@@ -297,6 +297,7 @@ def test_think_transfer_calculate(env: AirlineEnv) -> None:
     assert refused_without_change(env, "calculate", expression="1/0") == "Error: division by zero"
     assert refused_without_change(env, "calculate", expression="") == "Error: invalid syntax (<string>, line 0)"
     assert refused_without_change(env, "calculate", expression=5) == "Error: 'int' object is not iterable"
+    assert refused_without_change(env, "calculate", expression=None) == "Error: 'NoneType' object is not iterable"
 
 
 # ------------------------------------------------------------------ book_reservation
@@ -351,6 +352,21 @@ def test_book_checks_in_order(env: AirlineEnv) -> None:
     ]
     for change, text in cases:
         assert refused_without_change(env, "book_reservation", **booking(**change)) == text, change
+    # types are never validated: a wrong one fails at the first operation that touches it, with Python's text
+    assert (
+        refused_without_change(
+            env, "book_reservation", **booking(payment_methods=[{"payment_id": "gift_card_1", "amount": "200"}])
+        )
+        == "Error: '<' not supported between instances of 'int' and 'str'"
+    )
+    assert (
+        refused_without_change(
+            env,
+            "book_reservation",
+            **booking(payment_methods=[{"payment_id": "credit_card_1", "amount": 0.1}] * 2, flights=[]),
+        )
+        == "Error: payment amount does not add up, total price is 0, but paid 0.2"
+    )
     assert one  # the flights of the default booking are valid
 
 
