@@ -370,7 +370,8 @@ _TEMPLATES: dict[str, str] = {}  # condition name → template, filled by build_
 
 
 def template_of(condition: str) -> str:
-    """The template a condition of the last built vocabulary came from (a key of :data:`TEMPLATE_ORIGIN`)."""
+    """The template a condition came from (a key of :data:`TEMPLATE_ORIGIN`); names are recorded as vocabularies are
+    built, and a name always comes from the same template."""
     return _TEMPLATES[condition]
 
 
