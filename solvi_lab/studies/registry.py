@@ -98,6 +98,16 @@ STUDIES: dict[str, StudyInfo] = {
             needs_data=True,
         ),
         _study(
+            "taubench_airline",
+            "solvi_lab.studies.taubench.airline.study",
+            "τ-bench airline: the action model on a second domain and on a real agent's 1,164 calls (no LLM)",
+            "Probes around the gold steps of half of the 50 airline tasks train the model, the other half is held "
+            "out (two folds); then the 200 recorded GPT-4o runs are replayed on our environment and each call is "
+            "predicted before it is made: recall and precision on the 73 refused calls, abstentions, Protect. "
+            "Needs the τ-bench airline data.",
+            needs_data=True,
+        ),
+        _study(
             "risk_dungeon",
             "solvi_lab.studies.dungeon",
             "Risk dungeon: Protect, RiskBudget and a learned gate (20 streams × 30 games)",
@@ -145,7 +155,7 @@ def get(name: str) -> StudyInfo:
     >>> get("nope")
     Traceback (most recent call last):
     ...
-    solvi_lab.errors.BadInput: unknown study 'nope'; known studies: retraction, taubench_action_model, risk_dungeon, toy_crafting, learner_evidence, explore, example.
+    solvi_lab.errors.BadInput: unknown study 'nope'; known studies: retraction, taubench_action_model, taubench_airline, risk_dungeon, toy_crafting, learner_evidence, explore, example.
     """
     try:
         return STUDIES[name]

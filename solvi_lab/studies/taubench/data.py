@@ -22,13 +22,13 @@ files and tool schemas are parsed, never executed (see :mod:`.upstream_tasks`).
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from solvi_lab.errors import BadInput, DataMissing
 from solvi_lab.studies.taubench import upstream_tasks
+from solvi_lab.studies.taubench.domain import find_domain_dir
 
 __all__ = ["ENV_VAR", "RetailData", "find_data_dir", "load_retail"]
 
@@ -99,30 +99,18 @@ def find_data_dir(path: str | Path | None = None) -> Path:
     ...
     solvi_lab.errors.DataMissing: path=/nonexistent does not exist. To fix: ...
     """
-    for origin, given in (("path=", path), (f"{ENV_VAR}=", os.environ.get(ENV_VAR) if path is None else None)):
-        if given is None or given == "":
-            continue
-        directory = Path(given).expanduser()
-        if not directory.is_dir():
-            raise DataMissing(f"{origin}{given} does not exist. {_HOW_TO_GET}")
-        if _layout(directory) is None:
-            raise DataMissing(
-                f"{origin}{given} holds neither the exported layout (missing: {', '.join(_missing_files(directory))}) "
-                f"nor an upstream tau-bench checkout. {_HOW_TO_GET}"
-            )
-        return directory.resolve()
-    looked: list[str] = []
-    for start in _search_roots():
-        for ancestor in (start, *start.parents):
-            candidate = ancestor / _SHARED
-            if str(candidate) in looked:
-                continue
-            looked.append(str(candidate))
-            if candidate.is_dir() and _layout(candidate) is not None:
-                return candidate.resolve()
-    raise DataMissing(
-        f"τ-bench retail data not found: {ENV_VAR} is not set and no {_SHARED} exists above "
-        f"{' or '.join(str(s) for s in _search_roots())}. {_HOW_TO_GET}"
+    return find_domain_dir(
+        path,
+        ENV_VAR,
+        _SHARED,
+        lambda d: _layout(d) is not None,
+        _HOW_TO_GET,
+        lambda d: (
+            f"holds neither the exported layout (missing: {', '.join(_missing_files(d))}) "
+            "nor an upstream tau-bench checkout"
+        ),
+        "retail",
+        roots=_search_roots(),
     )
 
 

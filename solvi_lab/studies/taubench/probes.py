@@ -24,15 +24,14 @@ always stay), spread evenly over the task's gold steps. Same seed, same probes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ...errors import BadParameter
 from .env import RetailEnv
+from .probing import Transition, _seed_for, gold_step_probes
 
 __all__ = ["Transition", "task_probes", "split_probes", "DEFAULT_BUDGET"]
 
@@ -48,29 +47,6 @@ _WRITE_TOOLS = (
     "return_delivered_order_items",
 )
 _NO_ORDER = "#W0000000"  # well formed, not in the data
-
-
-@dataclass(frozen=True)
-class Transition:
-    """One probe: the state before (read-only tables), the call, and what the environment did.
-
-    effect: ``{"order_status": <new status>}`` of the order the call touched, or None (refused, or no order changed).
-    origin: which variation produced it ("gold", "swap order_id", "enum reason", ...), for reading results.
-    """
-
-    task: int
-    step: int
-    state: Mapping[str, Any]
-    tool: str
-    args: dict[str, Any]
-    accepted: bool
-    effect: dict[str, Any] | None
-    origin: str
-
-
-def _seed_for(seed: int, split: str, index: int) -> int:
-    digest = hashlib.sha256(f"{seed}/{split}/{index}".encode()).hexdigest()
-    return int(digest[:16], 16)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -403,33 +379,13 @@ def task_probes(
     schemas: Mapping[str, Any] | None = None,
 ) -> list[Transition]:
     """The probes of one task: gold steps replayed on a copy of `base`, variations run on copies of each state."""
-    if budget < 1:
-        raise BadParameter(f"budget must be a positive number of transitions per task, got {budget!r}.")
     rng = random.Random(_seed_for(seed, split, int(task["index"])))
-    env = base.copy()
-    gold = list(task.get("actions", []))
-    if not gold:
-        return []
-    per_step = max(1, budget // len(gold))
-    out: list[Transition] = []
-    for k, call in enumerate(gold):
-        tool, args = call["name"], dict(call["kwargs"])
-        before = env.copy()  # the state after the first k gold calls, frozen (records are never mutated)
-        state = before.state
-        world = _World(state, rng)
-        seen = {(tool, json.dumps(args, sort_keys=True))}
-        cands: list[tuple[str, str, dict[str, Any]]] = []
-        for origin, t, kw in _variations(world, tool, args, task["user_id"], schemas or {}, first=k == 0):
-            key = (t, json.dumps(kw, sort_keys=True))
-            if key not in seen:
-                seen.add(key)
-                cands.append((origin, t, kw))
-        keep = cands if len(cands) <= per_step - 1 else rng.sample(cands, per_step - 1)
-        for origin, t, kw in [("gold", tool, args), *keep]:
-            result = before.copy().step(t, kw)
-            out.append(Transition(int(task["index"]), k, state, t, kw, not result.refused, _effect(result, kw), origin))
-        env.step(tool, args)  # move on along the gold trajectory
-    return out
+    user, props = task.get("user_id"), schemas or {}
+
+    def candidates(state: Any, k: int, tool: str, args: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        return _variations(_World(state, rng), tool, args, user, props, first=k == 0)
+
+    return gold_step_probes(base, task, rng, budget, candidates, _effect)
 
 
 def split_probes(

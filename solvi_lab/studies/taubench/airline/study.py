@@ -1,0 +1,563 @@
+"""τ-bench airline: the conservative action model on a second domain, and against a real agent's calls (no LLM).
+
+Protocol:
+
+1. *Gold replay*: every task's gold actions on fresh data (all must be accepted; final data compared with
+   upstream's hashes in ``data/expected/taubench_airline_gold_final_hashes.json``).
+2. *Probe evaluation*, two folds: the 50 tasks split by index parity (fold ``even``: tasks 0, 2, …; ``odd``:
+   1, 3, …). A model trained on the probes around the gold steps of one fold's tasks is evaluated on the other
+   fold's probes: refusal precision and recall over the answered transitions, abstentions; three vocabulary
+   ablations (no pair features, no money, neither).
+3. *The real agent*: the 200 recorded GPT-4o runs replayed in order on our environment, each from fresh data;
+   our responses compared with the recorded ones (every difference classified); before each call, the model
+   trained on the *other* fold's tasks predicts it. Refused calls predicted refused (recall), predicted refusals
+   that were accepted (precision), "unknown" (abstention), for writes and reads, per fold and together; and what
+   :class:`~solvi_lab.risk.Protect` does with each prediction.
+4. *Transfer*: which of retail's vocabulary templates carry over unchanged, which are retail's templates over the
+   airline data model, which are new.
+
+>>> r = run(**QUICK_PARAMS)   # doctest: +SKIP
+>>> r.metrics["agent_refused"], r.metrics["agent_refused_predicted"]   # doctest: +SKIP
+(73, 72)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from matplotlib.figure import Figure
+
+from ....actions import ConservativeActionModel
+from ....errors import BadParameter
+from ....knowledge import KnowledgeStore
+from ....risk import Protect
+from ...result import Comparison, StudyResult
+from ..domain import replay_gold
+from ..study import evaluate, train
+from .data import find_airline_dir, load_airline, load_trajectories
+from .env import AirlineEnv
+from .probes import DEFAULT_BUDGET, Transition, tasks_probes
+from .tools import WRITING_TOOLS
+from .trajectories import parse_runs, replay_runs
+from .vocabulary import TEMPLATE_ORIGIN, build_vocabulary, template_of
+
+__all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "FOLDS", "agent_tally"]
+
+QUICK_PARAMS: dict[str, Any] = {"budget": 40}
+FULL_PARAMS: dict[str, Any] = {"budget": DEFAULT_BUDGET}
+
+#: The two folds: tasks by index parity.
+FOLDS: tuple[str, ...] = ("even", "odd")
+_EXPECTED_HASHES = Path(__file__).resolve().parents[4] / "data" / "expected" / "taubench_airline_gold_final_hashes.json"
+
+
+def fold_of(task: int) -> str:
+    """The fold a task belongs to.
+
+    >>> fold_of(4), fold_of(7)
+    ('even', 'odd')
+    """
+    return FOLDS[task % 2]
+
+
+def _other(fold: str) -> str:
+    return FOLDS[1 - FOLDS.index(fold)]
+
+
+def _check(name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadParameter(f"{name} must be an integer in {low}..{high}, got {value!r}.")
+    return value
+
+
+def agent_tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts over predicted agent calls (each row: ``refused``, ``verdict``, ``choice``).
+
+    >>> t = agent_tally([{"refused": True, "verdict": "refuse", "choice": "avoid"},
+    ...                  {"refused": False, "verdict": "unknown", "choice": "ask_s2"}])
+    >>> t["recall"], t["precision"], t["abstentions"], t["protect_stopped_refused"], t["protect_s2_accepted"]
+    (1.0, 1.0, 1, 1, 1)
+    """
+    n = len(rows)
+    refused = [r for r in rows if r["refused"]]
+    accepted = [r for r in rows if not r["refused"]]
+    tp = sum(r["verdict"] == "refuse" for r in refused)
+    fn = sum(r["verdict"] == "accept" for r in refused)
+    unknown_refused = sum(r["verdict"] == "unknown" for r in refused)
+    fp = sum(r["verdict"] == "refuse" for r in accepted)
+    unknown_accepted = sum(r["verdict"] == "unknown" for r in accepted)
+    abst = unknown_refused + unknown_accepted
+    return {
+        "calls": n,
+        "refused": len(refused),
+        "predicted_refused": tp,
+        "predicted_accept_but_refused": fn,
+        "unknown_refused": unknown_refused,
+        "false_refusals": fp,
+        "unknown_accepted": unknown_accepted,
+        "recall": tp / len(refused) if refused else 1.0,
+        "answered_recall": tp / (tp + fn) if tp + fn else 1.0,
+        "precision": tp / (tp + fp) if tp + fp else 1.0,
+        "abstentions": abst,
+        "abstention_pct": 100.0 * abst / n if n else 0.0,
+        "protect_stopped_refused": sum(r["choice"] == "avoid" for r in refused),
+        "protect_s2_refused": sum(r["choice"] == "ask_s2" for r in refused),
+        "protect_passed_refused": sum(r["choice"] == "take" for r in refused),
+        "protect_s2_accepted": sum(r["choice"] == "ask_s2" for r in accepted),
+        "protect_stopped_accepted": sum(r["choice"] == "avoid" for r in accepted),
+        "protect_took_accepted": sum(r["choice"] == "take" for r in accepted),
+    }
+
+
+def _write_abstention_pct(ev: dict[str, Any]) -> float:
+    """Abstentions among the held-out write-tool probes (retail's evaluate counts retail's write tools)."""
+    n = sum(c for tool, c in ev["calls_by_tool"].items() if tool in WRITING_TOOLS)
+    k = sum(c for tool, c in ev["abstain_by_tool"].items() if tool in WRITING_TOOLS)
+    return 100.0 * k / n if n else 0.0
+
+
+def _agent_table(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    out: dict[str, list[Any]] = {}
+    for fold in (*FOLDS, "both"):
+        for kind in ("write", "read", "all"):
+            chosen = [
+                r
+                for r in rows
+                if (fold == "both" or r["fold"] == fold) and (kind == "all" or r["write"] == (kind == "write"))
+            ]
+            t = agent_tally(chosen)
+            out.setdefault("calls of fold", []).append(fold)
+            out.setdefault("model trained on", []).append("other fold" if fold == "both" else _other(fold))
+            out.setdefault("kind", []).append(kind)
+            for key in (
+                "calls",
+                "refused",
+                "predicted_refused",
+                "unknown_refused",
+                "predicted_accept_but_refused",
+                "false_refusals",
+                "unknown_accepted",
+                "recall",
+                "precision",
+                "abstentions",
+                "abstention_pct",
+                "protect_stopped_refused",
+                "protect_s2_accepted",
+            ):
+                value = t[key]
+                out.setdefault(key, []).append(round(value, 4) if isinstance(value, float) else value)
+    return pl.DataFrame(out)
+
+
+def _figure(rows: list[dict[str, Any]]) -> Figure:
+    tools = sorted({r["tool"] for r in rows}, key=lambda t: -sum(r["tool"] == t for r in rows))
+    fig = Figure(figsize=(9, 4.6))
+    ax = fig.add_subplot(1, 1, 1)
+    parts = [
+        ("refused, predicted refuse", lambda r: r["refused"] and r["verdict"] == "refuse", "#b2413a"),
+        ("refused, other prediction", lambda r: r["refused"] and r["verdict"] != "refuse", "#e8a29c"),
+        ("accepted, predicted accept", lambda r: not r["refused"] and r["verdict"] == "accept", "#4a78a8"),
+        ("accepted, unknown", lambda r: not r["refused"] and r["verdict"] == "unknown", "#a9c1dc"),
+        ("accepted, predicted refuse", lambda r: not r["refused"] and r["verdict"] == "refuse", "#222222"),
+    ]
+    left = [0] * len(tools)
+    for label, test, colour in parts:
+        counts = [sum(1 for r in rows if r["tool"] == t and test(r)) for t in tools]
+        ax.barh(tools, counts, left=left, color=colour, label=label)
+        left = [a + b for a, b in zip(left, counts)]
+    ax.invert_yaxis()
+    ax.set_xlabel("GPT-4o tool calls (count), predicted before each call by the other fold's model")
+    ax.set_ylabel("tool")
+    ax.set_title(f"τ-bench airline: {len(rows):,} recorded agent calls")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def run(
+    budget: int = FULL_PARAMS["budget"],
+    seed: int = 0,
+    ablations: bool = True,
+    data_dir: str | None = None,
+) -> StudyResult:
+    """The whole airline study (see the module docstring). Raises DataMissing (with how to get it) when absent.
+
+    budget: probe transitions per task, about (gold calls always kept). ablations: also train the three
+    ablated vocabularies per fold and report them on the probes and on the agent's calls.
+    """
+    t_start = time.perf_counter()
+    directory = find_airline_dir(data_dir)
+    data = load_airline(directory)
+    _check("budget", budget, 1, 10_000)
+    _check("seed", seed, -(2**63), 2**63 - 1)
+    base = AirlineEnv(data)
+
+    # 1. gold replay
+    expected = json.loads(_EXPECTED_HASHES.read_text(encoding="utf-8"))["tasks"] if _EXPECTED_HASHES.is_file() else []
+    gold_accepted = gold_refused = gold_equal = 0
+    for task, want in zip(data.tasks, expected or [None] * len(data.tasks)):
+        env, results = replay_gold(base, task)
+        gold_accepted += sum(not r.refused for r in results)
+        gold_refused += sum(r.refused for r in results)
+        gold_equal += env.data_hash() == want
+
+    # 2. probes, two folds
+    t0 = time.perf_counter()
+    indices = [int(t["index"]) for t in data.tasks]
+    probes: dict[str, list[Transition]] = {
+        fold: tasks_probes(data, [i for i in indices if fold_of(i) == fold], seed=seed, budget=budget, base=base)
+        for fold in FOLDS
+    }
+    probe_s = time.perf_counter() - t0
+    variants = {"full": (True, True)}
+    if ablations:
+        variants.update({"no_pairs": (False, True), "no_money": (True, False), "neither": (False, False)})
+    vocabs = {label: build_vocabulary(data.tools, pairs=p, money=m) for label, (p, m) in variants.items()}
+    vocab = vocabs["full"]
+    t0 = time.perf_counter()
+    models: dict[tuple[str, str], ConservativeActionModel] = {}
+    journal_equal = True
+    replay_ok = 0
+    for fold in FOLDS:
+        store = KnowledgeStore()
+        models[("full", fold)] = train(probes[fold], vocab, store=store)
+        journal_equal &= ConservativeActionModel.replay(store, vocab).snapshot() == models[("full", fold)].snapshot()
+        replay_ok += sum(
+            models[("full", fold)].predict(t.state, t.tool, t.args).verdict == ("accept" if t.accepted else "refuse")
+            for t in probes[fold]
+        )
+        for label in variants:
+            if label != "full":
+                models[(label, fold)] = train(probes[fold], vocabs[label])
+    train_s = time.perf_counter() - t0
+    evals = {
+        (label, fold): evaluate(models[(label, _other(fold))], probes[fold]) for label in variants for fold in FOLDS
+    }
+
+    # 3. the real agent
+    t0 = time.perf_counter()
+    runs = parse_runs(load_trajectories(directory))
+    protect = Protect()
+    rows: dict[str, list[dict[str, Any]]] = {label: [] for label in variants}
+    causes: Counter = Counter()
+    differences: list[dict[str, Any]] = []
+    refused_calls: list[dict[str, Any]] = []
+    for rep in replay_runs(base, runs):
+        call = rep.call
+        if rep.cause:
+            causes[rep.cause] += 1
+            differences.append(
+                {
+                    "run": call.run,
+                    "task": call.task,
+                    "trial": call.trial,
+                    "call": call.position,
+                    "tool": call.tool,
+                    "cause": rep.cause,
+                }
+            )
+        fold = fold_of(call.task)
+        recorded_refused = call.recorded.startswith("Error")
+        for label in variants:
+            p = models[(label, _other(fold))].predict(rep.state, call.tool, call.args)
+            if label == "full" and recorded_refused:
+                refused_calls.append(
+                    {
+                        "task": call.task,
+                        "trial": call.trial,
+                        "call": call.position,
+                        "tool": call.tool,
+                        "response": call.recorded[:90],
+                        "verdict": p.verdict,
+                        "reason": p.reason[:160],
+                    }
+                )
+            rows[label].append(
+                {
+                    "fold": fold,
+                    "tool": call.tool,
+                    "write": rep.write,
+                    "refused": recorded_refused,
+                    "ours_refused": rep.refused,
+                    "verdict": p.verdict,
+                    "choice": protect.decide(call.tool, p).choice,
+                }
+            )
+    agent_s = time.perf_counter() - t0
+    main = rows["full"]
+    total = agent_tally(main)
+    writes = agent_tally([r for r in main if r["write"]])
+    reads = agent_tally([r for r in main if not r["write"]])
+    per_fold = {fold: agent_tally([r for r in main if r["fold"] == fold]) for fold in FOLDS}
+
+    # 4. transfer
+    per_template: Counter = Counter(template_of(c) for c in vocab.names)
+    transfer = pl.DataFrame(
+        {
+            "template": list(TEMPLATE_ORIGIN),
+            "from retail": [TEMPLATE_ORIGIN[t] for t in TEMPLATE_ORIGIN],
+            "airline conditions": [per_template.get(t, 0) for t in TEMPLATE_ORIGIN],
+        }
+    )
+    by_origin = Counter()
+    for t, n in per_template.items():
+        by_origin[TEMPLATE_ORIGIN[t]] += n
+
+    metrics: dict[str, Any] = {
+        "budget": budget,
+        "seed": seed,
+        "tasks": len(data.tasks),
+        "gold_actions": gold_accepted + gold_refused,
+        "gold_accepted": gold_accepted,
+        "gold_final_equal_upstream": gold_equal,
+        "vocabulary_conditions": len(vocab.names),
+        "vocabulary_fingerprint": vocab.fingerprint,
+        "conditions_unchanged_from_retail": by_origin["unchanged"],
+        "conditions_retail_template_airline_model": by_origin["same template, airline data model"],
+        "conditions_new": by_origin["new"],
+        "train_replay_correct": replay_ok,
+        "train_replay_all": replay_ok == sum(len(p) for p in probes.values()),
+        "journal_replay_equal": journal_equal,
+        "agent_runs": len(runs),
+        "agent_calls": len(main),
+        "agent_writes": sum(r["write"] for r in main),
+        "agent_responses_equal": len(main) - sum(causes.values()),
+        "agent_responses_province_state": causes.get("address province→state", 0),
+        "agent_responses_other_difference": causes.get("other", 0),
+        "agent_verdicts_equal": sum(r["refused"] == r["ours_refused"] for r in main),
+        "agent_refused": total["refused"],
+        "agent_refused_predicted": total["predicted_refused"],
+        "agent_refused_unknown": total["unknown_refused"],
+        "agent_refused_predicted_accept": total["predicted_accept_but_refused"],
+        "agent_false_refusals": total["false_refusals"],
+        "agent_recall": round(total["recall"], 4),
+        "agent_precision": round(total["precision"], 4),
+        "agent_abstentions": total["abstentions"],
+        "agent_abstention_pct": round(total["abstention_pct"], 4),
+        "agent_write_abstentions": writes["abstentions"],
+        "agent_write_abstention_pct": round(writes["abstention_pct"], 4),
+        "agent_read_abstentions": reads["abstentions"],
+        "agent_read_false_refusals": reads["false_refusals"],
+        "protect_stopped_refused": total["protect_stopped_refused"],
+        "protect_s2_refused": total["protect_s2_refused"],
+        "protect_passed_refused": total["protect_passed_refused"],
+        "protect_s2_accepted": total["protect_s2_accepted"],
+        "protect_stopped_accepted": total["protect_stopped_accepted"],
+    }
+    for fold in FOLDS:
+        e = evals[("full", fold)]
+        a = per_fold[fold]
+        metrics.update(
+            {
+                f"{fold}_train_transitions": len(probes[_other(fold)]),
+                f"{fold}_test_transitions": e["transitions"],
+                f"{fold}_test_refused": e["refused"],
+                f"{fold}_answered_refusals": e["answered_refusals"],
+                f"{fold}_false_refusals": e["false_refusals"],
+                f"{fold}_false_accepts": e["false_accepts"],
+                f"{fold}_refusal_precision": e["refusal_precision"],
+                f"{fold}_refusal_recall": e["refusal_recall"],
+                f"{fold}_abstentions": e["abstentions"],
+                f"{fold}_abstention_pct": round(e["abstention_pct"], 4),
+                f"{fold}_write_abstention_pct": round(_write_abstention_pct(e), 4),
+                f"{fold}_agent_calls": a["calls"],
+                f"{fold}_agent_refused": a["refused"],
+                f"{fold}_agent_refused_predicted": a["predicted_refused"],
+                f"{fold}_agent_false_refusals": a["false_refusals"],
+                f"{fold}_agent_abstentions": a["abstentions"],
+                f"{fold}_agent_recall": round(a["recall"], 4),
+                f"{fold}_agent_precision": round(a["precision"], 4),
+                f"{fold}_agent_abstention_pct": round(a["abstention_pct"], 4),
+            }
+        )
+    ablation_rows: dict[str, list[Any]] = {}
+    for label in variants:
+        for fold in FOLDS:
+            e = evals[(label, fold)]
+            ablation_rows.setdefault("vocabulary", []).append(label)
+            ablation_rows.setdefault("held-out fold", []).append(fold)
+            ablation_rows.setdefault("probe abstention_pct", []).append(round(e["abstention_pct"], 2))
+            ablation_rows.setdefault("probe false_refusals", []).append(e["false_refusals"])
+            ablation_rows.setdefault("probe precision", []).append(round(e["refusal_precision"], 4))
+            ablation_rows.setdefault("probe recall", []).append(round(e["refusal_recall"], 4))
+        a = agent_tally(rows[label])
+        if label != "full":
+            metrics[f"{label}_probe_abstentions"] = sum(evals[(label, f)]["abstentions"] for f in FOLDS)
+            metrics[f"{label}_probe_false_refusals"] = sum(evals[(label, f)]["false_refusals"] for f in FOLDS)
+            metrics[f"{label}_agent_refused_predicted"] = a["predicted_refused"]
+            metrics[f"{label}_agent_false_refusals"] = a["false_refusals"]
+            metrics[f"{label}_agent_abstentions"] = a["abstentions"]
+    ablation_table = pl.DataFrame(ablation_rows)
+    agent_ablations = pl.DataFrame(
+        {
+            "vocabulary": list(variants),
+            **{
+                key: [agent_tally(rows[label])[key] for label in variants]
+                for key in ("predicted_refused", "unknown_refused", "false_refusals", "abstentions")
+            },
+        }
+    )
+    wall = time.perf_counter() - t_start
+    metrics.update(
+        {
+            "probe_seconds": round(probe_s, 2),
+            "train_seconds": round(train_s, 2),
+            "agent_seconds": round(agent_s, 2),
+            "wall_seconds": round(wall, 2),
+        }
+    )
+    diff_table = (
+        pl.DataFrame(differences)
+        if differences
+        else pl.DataFrame(
+            schema={
+                "run": pl.Int64,
+                "task": pl.Int64,
+                "trial": pl.Int64,
+                "call": pl.Int64,
+                "tool": pl.Utf8,
+                "cause": pl.Utf8,
+            }
+        )
+    )
+    return StudyResult(
+        name="taubench_airline",
+        params={"budget": budget, "seed": seed, "ablations": ablations},
+        metrics=metrics,
+        tables={
+            "agent": _agent_table(main),
+            "ablations": ablation_table,
+            "agent_ablations": agent_ablations,
+            "transfer": transfer,
+            "response_differences": diff_table,
+            "agent_refused_calls": pl.DataFrame(refused_calls),
+        },
+        comparison=_comparison(metrics),
+        figures={"agent_calls": _figure(main)},
+    )
+
+
+def _comparison(m: dict[str, Any]) -> list[Comparison]:
+    rows = [
+        Comparison(
+            "gold actions accepted",
+            m["gold_accepted"],
+            158,
+            f"of {m['gold_actions']}; upstream accepts all",
+            holds=m["gold_accepted"] == m["gold_actions"] == 158,
+            kind="mechanism",
+            key="gold_all_accepted",
+            threshold="158 of 158",
+        ),
+        Comparison(
+            "tasks whose final data equals upstream's",
+            m["gold_final_equal_upstream"],
+            50,
+            "hashes from upstream's tools run locally (data/expected/taubench_airline_gold_final_hashes.json)",
+            holds=m["gold_final_equal_upstream"] == 50,
+            kind="mechanism",
+            key="gold_final_data",
+            threshold="50 of 50",
+        ),
+        Comparison(
+            "agent responses reproduced exactly",
+            m["agent_responses_equal"],
+            None,
+            f"of {m['agent_calls']}; {m['agent_responses_province_state']} differ only by the address key "
+            f"province→state (renamed upstream after the runs were recorded), {m['agent_responses_other_difference']} otherwise",
+            holds=m["agent_responses_other_difference"] == 0,
+            kind="mechanism",
+            key="agent_responses",
+            threshold="every difference explained by a documented data edit",
+        ),
+        Comparison(
+            "agent calls with our verdict = the recorded one",
+            m["agent_verdicts_equal"],
+            m["agent_calls"],
+            "accepted/refused as recorded",
+            holds=m["agent_verdicts_equal"] == m["agent_calls"],
+            kind="mechanism",
+            key="agent_verdicts",
+            threshold="all calls",
+        ),
+        Comparison(
+            "refused agent calls predicted refused (recall of 73)",
+            m["agent_recall"],
+            None,
+            f"{m['agent_refused_predicted']} of {m['agent_refused']}; {m['agent_refused_unknown']} 'unknown', "
+            f"{m['agent_refused_predicted_accept']} predicted accept; model trained on the other fold's tasks",
+            holds=m["agent_recall"] >= 0.9,
+            kind="finding",
+            key="agent_recall",
+            threshold="≥ 0.9 of the refused calls predicted refused before the call",
+        ),
+        Comparison(
+            "predicted refusals that were right (precision)",
+            m["agent_precision"],
+            None,
+            f"{m['agent_false_refusals']} accepted calls predicted refused",
+            holds=m["agent_precision"] == 1.0,
+            kind="finding",
+            key="agent_precision",
+            threshold="no accepted call predicted refused",
+        ),
+        Comparison(
+            "agent calls answered 'unknown' (%)",
+            round(m["agent_abstention_pct"], 2),
+            None,
+            f"{m['agent_abstentions']} of {m['agent_calls']}; writes {m['agent_write_abstentions']} "
+            f"({m['agent_write_abstention_pct']:.1f}% of {m['agent_writes']}), reads {m['agent_read_abstentions']}",
+            kind="finding",
+            key="agent_abstention",
+        ),
+        Comparison(
+            "Protect: refused calls stopped / accepted calls sent to System 2",
+            f"{m['protect_stopped_refused']} / {m['protect_s2_accepted']}",
+            None,
+            f"{m['protect_s2_refused']} refused calls sent to System 2, {m['protect_passed_refused']} passed; "
+            f"{m['protect_stopped_accepted']} accepted calls stopped",
+            kind="finding",
+            key="protect_agent",
+        ),
+    ]
+    for fold in FOLDS:
+        rows.append(
+            Comparison(
+                f"probes, held-out fold {fold}: precision / recall / abstention %",
+                f"{m[f'{fold}_refusal_precision']:.4f} / {m[f'{fold}_refusal_recall']:.4f} / {m[f'{fold}_abstention_pct']:.2f}",
+                "1.000 / 1.000 / 0.26 (retail, published)",
+                f"{m[f'{fold}_test_transitions']} held-out probes, {m[f'{fold}_false_refusals']} false refusals, "
+                f"{m[f'{fold}_false_accepts']} false accepts",
+                holds=m[f"{fold}_false_refusals"] == 0,
+                kind="finding",
+                key=f"probes_{fold}_precision",
+                threshold="no false refusal on the held-out probes",
+            )
+        )
+    rows += [
+        Comparison(
+            "training transitions replayed correctly (both folds)",
+            m["train_replay_correct"],
+            None,
+            f"all={m['train_replay_all']}; journal replay == live model: {m['journal_replay_equal']}",
+            holds=bool(m["train_replay_all"] and m["journal_replay_equal"]),
+            kind="mechanism",
+            key="train_replay",
+            threshold="every training transition",
+        ),
+        Comparison(
+            "vocabulary: conditions unchanged from retail / retail template on airline data / new",
+            f"{m['conditions_unchanged_from_retail']} / {m['conditions_retail_template_airline_model']} / {m['conditions_new']}",
+            None,
+            f"{m['vocabulary_conditions']} conditions in all",
+            kind="finding",
+            key="transfer",
+        ),
+        Comparison("wall time, whole study (s)", m["wall_seconds"], None, "target < 120 s at full size"),
+    ]
+    return rows

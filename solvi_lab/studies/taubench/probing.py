@@ -1,0 +1,98 @@
+"""The probe protocol every τ-bench domain shares: walk a task's gold trajectory and, at each step, run the gold
+call and a seeded sample of variations on copies of the state.
+
+A domain supplies only its variations (``candidates(state, k, tool, args)`` → ``(origin, tool, args)``) and what
+an accepted call did (``effect(result, args)``). Candidates are de-duplicated (the gold call itself included); a
+seeded sample keeps about ``budget`` transitions per task, spread evenly over the gold steps, the gold call always
+first. A call that makes upstream's step itself raise (:class:`~.domain.StepCrashed`) is not an observation of
+the environment and is left out.
+
+>>> from solvi_lab.studies.taubench.domain import Domain, TableEnv
+>>> class E(TableEnv):
+...     domain = Domain("e", ("t",), {}, frozenset(), frozenset(), "x")
+>>> task = {"index": 0, "actions": [{"name": "a", "kwargs": {}}]}
+>>> out = gold_step_probes(E({"t": {}}), task, random.Random(0), 10, lambda s, k, t, a: iter([("other", "b", {})]),
+...                        lambda r, a: None)
+>>> [(p.origin, p.tool, p.accepted) for p in out]
+[('gold', 'a', False), ('other', 'b', False)]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import BadParameter
+from .domain import StepCrashed, TableEnv
+
+__all__ = ["Transition", "gold_step_probes"]
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One probe: the state before (read-only tables), the call, and what the environment did.
+
+    effect: what an accepted write did, as the domain describes it (retail: ``{"order_status": <new status>}`` of
+    the touched order), or None (refused, or nothing changed).
+    origin: which variation produced it ("gold", "swap order_id", "enum reason", ...), for reading results.
+    """
+
+    task: int
+    step: int
+    state: Mapping[str, Any]
+    tool: str
+    args: dict[str, Any]
+    accepted: bool
+    effect: dict[str, Any] | None
+    origin: str
+
+
+def _seed_for(seed: int, split: str, index: int) -> int:
+    digest = hashlib.sha256(f"{seed}/{split}/{index}".encode()).hexdigest()
+    return int(digest[:16], 16)
+
+
+Candidates = Callable[[Mapping[str, Any], int, str, dict[str, Any]], Iterator[tuple[str, str, dict[str, Any]]]]
+
+
+def gold_step_probes(
+    base: TableEnv,
+    task: Mapping[str, Any],
+    rng: random.Random,
+    budget: int,
+    candidates: Candidates,
+    effect: Callable[[Any, Mapping[str, Any]], dict[str, Any] | None],
+) -> list[Transition]:
+    """The probes of one task (see the module docstring); [] for a task without gold actions."""
+    if budget < 1:
+        raise BadParameter(f"budget must be a positive number of transitions per task, got {budget!r}.")
+    env = base.copy()
+    gold = list(task.get("actions", []))
+    if not gold:
+        return []
+    per_step = max(1, budget // len(gold))
+    out: list[Transition] = []
+    for k, call in enumerate(gold):
+        tool, args = call["name"], dict(call["kwargs"])
+        before = env.copy()  # the state after the first k gold calls, frozen (records are never mutated)
+        state = before.state
+        seen = {(tool, json.dumps(args, sort_keys=True))}
+        cands: list[tuple[str, str, dict[str, Any]]] = []
+        for origin, t, kw in candidates(state, k, tool, args):
+            key = (t, json.dumps(kw, sort_keys=True))
+            if key not in seen:
+                seen.add(key)
+                cands.append((origin, t, kw))
+        keep = cands if len(cands) <= per_step - 1 else rng.sample(cands, per_step - 1)
+        for origin, t, kw in [("gold", tool, args), *keep]:
+            try:
+                result = before.copy().step(t, kw)
+            except StepCrashed:
+                continue
+            out.append(Transition(int(task["index"]), k, state, t, kw, not result.refused, effect(result, kw), origin))
+        env.step(tool, args)  # move on along the gold trajectory
+    return out
