@@ -137,6 +137,8 @@ class StudyResult:
     tables: named polars tables (the main result table first).
     comparison: our figures beside the published ones.
     figures: named matplotlib figures.
+    reference: what the comparison's "published" column holds, named in the table ("published" unless a study
+        compares against something else, e.g. "naive reference").
     """
 
     name: str
@@ -145,9 +147,16 @@ class StudyResult:
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)
     comparison: list[Comparison] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
+    reference: str = "published"
 
     def comparison_frame(self) -> pl.DataFrame:
-        return comparison_table(self.comparison)
+        """The comparison table, its reference column named after `reference`.
+
+        >>> StudyResult("x", {}, {}, reference="naive reference").comparison_frame().columns[4]
+        'naive reference'
+        """
+        frame = comparison_table(self.comparison)
+        return frame if self.reference == "published" else frame.rename({"published": self.reference})
 
     def claims(self) -> dict[str, bool]:
         """Every checked row (``holds`` not None) by its key (its measure when it has no key): what sweeps count.
