@@ -28,6 +28,7 @@ from urllib.parse import quote
 
 from .notebook import atomic_write_text
 from .studies import registry
+from .studies.result import part_summary
 
 STATUS_TEXT = {
     "ok": "ran",
@@ -197,6 +198,8 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             lines += _md_table(["parameter", "value"], [[k, v] for k, v in sorted(s.parameters.items())])
         if s.comparison:
             lines += ["### Ours beside the published figures", ""]
+            summary = part_summary(s.comparison)  # claims, findings and mechanism checks counted apart
+            lines += [f"**{summary}**", ""] if summary else []
             header = list(s.comparison[0])
             lines += _md_table(header, [[row.get(h, "") for h in header] for row in s.comparison])
         elif s.status == "ok":
@@ -353,6 +356,8 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
         if s.comparison:
             header = list(s.comparison[0])
             parts.append("<h3>Ours beside the published figures</h3>")
+            if part_summary(s.comparison):
+                parts.append(f'<p class="meta"><b>{html.escape(part_summary(s.comparison))}</b></p>')
             parts.append(_html_table(header, [[row.get(h, "") for h in header] for row in s.comparison], css="wide"))
         elif s.status == "ok":
             parts.append('<p class="meta">The notebook saved no comparison table.</p>')

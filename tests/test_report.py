@@ -108,3 +108,23 @@ def test_missing_machine_and_empty_folder(tmp_path: Path) -> None:
     md_path, html_path = report.build_report(tmp_path)
     assert "no studies" in md_path.read_text()
     assert "unknown" in html_path.read_text()
+
+
+def test_three_parts_counted_apart(tmp_path: Path) -> None:
+    """A comparison with a part column: the report says how many claims, findings and mechanism checks hold."""
+    study = tmp_path / "risk_dungeon"
+    study.mkdir()
+    (study / "run.json").write_text(json.dumps({"study": "risk_dungeon", "status": "ok", "parameters": {}}))
+    (study / "comparison.csv").write_text(
+        "part,key,measure,ours,published,difference,holds,threshold,note\n"
+        "figure,,mean depth,4.2,4.0,+0.2,—,,\n"
+        "claim (specification),depth_order,depth order,yes,yes,—,yes,none < Protect,\n"
+        "claim (specification),far_fewer,far fewer deaths,0.3,0.08,—,NO,≤ 0.166,\n"
+        "mechanism (by construction),replay,gate replay,True,—,—,yes,replay == live,\n",
+        encoding="utf-8",
+    )
+    md_path, html_path = report.build_report(tmp_path)
+    line = "claims of the specification: 1 of 2 hold (failing: far_fewer) · mechanism checks: 1 of 1 hold"
+    assert f"**{line}**" in md_path.read_text()
+    assert line in html_path.read_text()
+    assert "our findings" not in md_path.read_text()  # no finding rows: no count

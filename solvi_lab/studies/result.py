@@ -33,12 +33,28 @@ class Comparison:
     threshold: str = ""
 
 
-def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
-    """Build the table shown beside the published one: measure, ours, published, difference, holds, note.
+PARTS = ("figure", "claim", "finding", "mechanism")  # the order the table shows them in
+PART_LABELS = {
+    "figure": "figure",
+    "claim": "claim (specification)",
+    "finding": "finding (ours)",
+    "mechanism": "mechanism (by construction)",
+}
 
-    >>> t = comparison_table([Comparison("exact retractions", 100, 100, "all checked")])
+
+def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
+    """Build the table shown beside the published one, grouped by part (figures, claims of the specification, our
+    findings, mechanism checks; the study's order kept within a part): part, key, measure, ours, published,
+    difference, holds, threshold, note.
+
+    >>> t = comparison_table([
+    ...     Comparison("nothing past a gate", True, None, holds=True, kind="mechanism", key="gates"),
+    ...     Comparison("exact retractions", 100, 100, "all checked"),
+    ... ])
     >>> t.columns
-    ['measure', 'ours', 'published', 'difference', 'holds', 'note']
+    ['part', 'key', 'measure', 'ours', 'published', 'difference', 'holds', 'threshold', 'note']
+    >>> t["part"].to_list()
+    ['figure', 'mechanism (by construction)']
     """
 
     def fmt(v: Any) -> str:
@@ -60,16 +76,55 @@ def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
             return f"{a - b:+.4g}"
         return "—"
 
+    order = {p: i for i, p in enumerate(PARTS)}
+    rows = sorted(rows, key=lambda r: order.get(r.kind, len(PARTS)))  # stable: the study's order within a part
     return pl.DataFrame(
         {
+            "part": [PART_LABELS.get(r.kind, r.kind) for r in rows],
+            "key": [r.key for r in rows],
             "measure": [r.measure for r in rows],
             "ours": [fmt(r.ours) for r in rows],
             "published": [fmt(r.published) for r in rows],
             "difference": [diff(r.ours, r.published) for r in rows],
             "holds": [("—" if r.holds is None else ("yes" if r.holds else "NO")) for r in rows],
+            "threshold": [r.threshold for r in rows],
             "note": [r.note for r in rows],
-        }
+        },
+        schema={
+            c: pl.String
+            for c in ("part", "key", "measure", "ours", "published", "difference", "holds", "threshold", "note")
+        },
     )
+
+
+def part_summary(rows: list[dict[str, str]] | list[Comparison]) -> str:
+    """One line counting the checked rows of each part: what a reader of the report sees first.
+
+    Accepts Comparison rows or the rows of a saved comparison table (dicts with "part" and "holds").
+
+    >>> part_summary([Comparison("a", 1, 2, holds=True, kind="claim", key="a"),
+    ...               Comparison("b", 1, 2, holds=False, kind="claim", key="b"),
+    ...               Comparison("c", 1, 1, holds=True, kind="mechanism", key="c")])
+    'claims of the specification: 1 of 2 hold (failing: b) · mechanism checks: 1 of 1 hold'
+    """
+    names = {"claim": "claims of the specification", "finding": "our findings", "mechanism": "mechanism checks"}
+    out = []
+    for part in ("claim", "finding", "mechanism"):
+        checked = []
+        for r in rows:
+            if isinstance(r, Comparison):
+                if r.kind == part and r.holds is not None:
+                    checked.append((r.key or r.measure, bool(r.holds)))
+            elif r.get("part", "").split(" ")[0] == part and r.get("holds") in ("yes", "NO"):
+                checked.append((r.get("key") or r.get("measure", ""), r["holds"] == "yes"))
+        if checked:
+            failing = [k for k, ok in checked if not ok]
+            held = len(checked) - len(failing)
+            out.append(
+                f"{names[part]}: {held} of {len(checked)} hold"
+                + (f" (failing: {', '.join(failing)})" if failing else "")
+            )
+    return " · ".join(out)
 
 
 @dataclass
@@ -82,6 +137,8 @@ class StudyResult:
     tables: named polars tables (the main result table first).
     comparison: our figures beside the published ones.
     figures: named matplotlib figures.
+    reference: what the comparison's "published" column holds, named in the table ("published" unless a study
+        compares against something else, e.g. "naive reference").
     """
 
     name: str
@@ -90,9 +147,16 @@ class StudyResult:
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)
     comparison: list[Comparison] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
+    reference: str = "published"
 
     def comparison_frame(self) -> pl.DataFrame:
-        return comparison_table(self.comparison)
+        """The comparison table, its reference column named after `reference`.
+
+        >>> StudyResult("x", {}, {}, reference="naive reference").comparison_frame().columns[4]
+        'naive reference'
+        """
+        frame = comparison_table(self.comparison)
+        return frame if self.reference == "published" else frame.rename({"published": self.reference})
 
     def claims(self) -> dict[str, bool]:
         """Every checked row (``holds`` not None) by its key (its measure when it has no key): what sweeps count.

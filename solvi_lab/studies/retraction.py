@@ -44,6 +44,12 @@ PUBLISHED = {
     "full_rebuild_s": 0.79,
     "spearman": 0.88,
 }
+# "A retraction's cost grows with the connected component it touches": read as a strong positive rank correlation,
+# the conventional 0.5, fixed from the wording (the published ρ is 0.88), not from our runs.
+COST_FOLLOWS_MIN_RHO = 0.5
+# Checked rows whose verdict rests on timings: a loaded machine can move them run to run at the same seed (ρ of the
+# component vs time ranged 0.22–0.58 in three quick seed-0 runs), so regression tests report them but never pin them.
+TIMING_KEYS = ("cost_grows_with_component", "cost_follows_refolded")
 
 
 def component_sizes(ks: KnowledgeStore) -> dict[str, int]:
@@ -66,6 +72,65 @@ def component_sizes(ks: KnowledgeStore) -> dict[str, int]:
         for i in comp:
             sizes[i] = n
     return sizes
+
+
+class LiveComponents:
+    """The connected component of a present item *now*, kept up to date as items leave the store.
+
+    The graph is bipartite: item nodes joined to their premises and to a node per competition key, so an item that
+    leaves (retracted, or gone with what it rested on) takes its edges with it and the key still joins the others —
+    what `component_sizes` would compute from scratch on the store as it is at that moment.
+
+    >>> ks = KnowledgeStore(clock=None)
+    >>> a = ks.add("fact", {"s": "x", "r": "r", "o": 1}, source="person")
+    >>> b = ks.add("fact", {"s": "y", "r": "r", "o": 1}, source="person", derived_from=[a])
+    >>> c = ks.add("fact", {"s": "y", "r": "r", "o": 1}, source="spec")
+    >>> live = LiveComponents(ks)
+    >>> live.size(c)
+    3
+    >>> ks.retract(a, by="me", why="test")  # b rests on a: both leave
+    >>> live.forget_absent(), live.size(c)
+    (2, 1)
+    """
+
+    def __init__(self, ks: KnowledgeStore):
+        self.ks = ks
+        self.rebuilds = 0  # times an item came back and the graph was built again
+        self._build()
+
+    def _build(self) -> None:
+        ks = self.ks
+        self.graph = nx.Graph()
+        for iid, it in ks.items.items():
+            if not it.present:
+                continue
+            self.graph.add_node(iid)
+            for pid in it.derived_from:
+                if pid in ks.items and ks.items[pid].present:
+                    self.graph.add_edge(iid, pid)
+        for n, ks_key in enumerate(ks.keys.values()):
+            live = [i for i in ks_key.item_ids if ks.items[i].present]
+            if len(live) > 1:
+                self.graph.add_edges_from((("key", n), i) for i in live)
+        self.items = {i for i in self.graph if not isinstance(i, tuple)}
+
+    def size(self, item: str) -> int:
+        """Items (not key nodes) in the component of `item` as the store is now."""
+        return sum(1 for v in nx.node_connected_component(self.graph, item) if not isinstance(v, tuple))
+
+    def forget_absent(self) -> int:
+        """Bring the graph to the store as it is now; returns how many items left it.
+
+        Items leave with a retraction; one can also come back (an item refused because of x is admitted when x is
+        retracted, as if x had never been written): then its edges are unknown here and the graph is built again.
+        """
+        gone = [i for i in self.items if not self.ks.items[i].present]
+        self.graph.remove_nodes_from(gone)
+        self.items.difference_update(gone)
+        if len(self.items) != len(self.ks):  # something present is not in the graph: it came back
+            self._build()
+            self.rebuilds += 1
+        return len(gone)
 
 
 def spearman(x: list[float], y: list[float]) -> float:
@@ -104,7 +169,8 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
     apply_stream(ks, ops)
     build_s = time.perf_counter() - t0
     present_before = len(ks)
-    sizes = component_sizes(ks)
+    sizes = component_sizes(ks)  # before any retraction: the candidates, and the old (static) measure
+    live = LiveComponents(ks)
 
     rng = random.Random(seed + 1)
     candidates = sorted(sizes)
@@ -117,6 +183,8 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
         if x not in ks:
             continue  # already gone with something it rested on
         expected = ks.rebuild(skip={x}).fingerprint()
+        live.forget_absent()  # what earlier retractions took away
+        component_now = live.size(x)  # the component at the time of this retraction
         t = time.perf_counter()
         ks.retract(x, by="study", why="random retraction")
         fp = ks.fingerprint()
@@ -124,7 +192,8 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
         rows.append(
             {
                 "item": x,
-                "component": sizes[x],
+                "component": component_now,
+                "component_before_all": sizes[x],
                 "seconds": dt,
                 "exact": fp == expected,
                 "keys_refolded": ks.last_propagation["keys"],
@@ -141,9 +210,11 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
     n = len(rows)
     secs = [r["seconds"] for r in rows]
     comps = [r["component"] for r in rows]
+    comps_before = [r["component_before_all"] for r in rows]
     touched = [r["items_refolded"] for r in rows]
     exact = sum(r["exact"] for r in rows)
     med_comp = statistics.median(comps)
+    largest = max(comps)
     metrics = {
         "n_items": n_items,
         "present_before": present_before,
@@ -154,44 +225,55 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
         "verify_ok": bool(verify) and rebuilt.fingerprint() == ks.fingerprint(),
         "median_component": med_comp,
         "median_component_share": med_comp / present_before,
-        "max_component": max(comps),
+        "max_component": largest,
+        "median_component_before_all": statistics.median(comps_before),
+        "distinct_component_sizes": len(set(comps)),
+        "distinct_component_sizes_before_all": len(set(comps_before)),
+        "retractions_in_largest_component": sum(c == largest for c in comps),
+        "items_back_after_a_retraction": live.rebuilds,  # retractions after which a refused item came back
         "median_items_refolded": statistics.median(touched),
         "max_items_refolded": max(touched),
+        "distinct_items_refolded": len(set(touched)),
+        # deterministic: both measures of cost ranked against each other, no clock involved
+        "spearman_component_refolded": spearman(comps, touched),
         "median_retraction_s": statistics.median(secs),
         "p99_retraction_s": float(np.percentile(secs, 99)),
         "full_rebuild_s": rebuild_s,
         "build_s": build_s,
         "spearman_component_time": spearman(comps, secs),
+        "spearman_component_before_all_time": spearman(comps_before, secs),
         "spearman_refolded_time": spearman(touched, secs),
         "journal_records": len(ks.journal),
         "questions": len(ks.questions()),
     }
+    rho_c, rho_r = metrics["spearman_component_time"], metrics["spearman_refolded_time"]
+    claims = {
+        "exact_retractions": exact == n,
+        "verify_at_end": metrics["verify_ok"],
+        "cost_grows_with_component": rho_c >= COST_FOLLOWS_MIN_RHO,
+    }
+    metrics.update({f"claim_{k}": bool(v) for k, v in claims.items()})
+    metrics["finding_cost_follows_refolded"] = bool(rho_r > rho_c)
     cmp = [
         Comparison(
-            "exact retractions",
-            f"{exact:,} of {n:,}",
-            PUBLISHED["exact"],
-            "each checked against rebuild(skip={x}) computed before the retraction",
-            holds=exact == n,
-        ),
-        Comparison(
-            "verify() at the end",
-            metrics["verify_ok"],
-            True,
-            "chain whole and live == replay",
-            holds=metrics["verify_ok"],
-        ),
-        Comparison(
-            "median component touched (items)",
+            "median component touched (items), at the time of the retraction",
             med_comp,
             PUBLISHED["median_component"],
-            "premise edges and shared keys, as specified; our generator is ours, so its graph differs",
+            "premise edges and shared keys, as specified, on the store as it is when the retraction is made (earlier "
+            f"retractions removed); computed once before them all: {metrics['median_component_before_all']}",
         ),
         Comparison(
             "median component share of the store",
             round(metrics["median_component_share"], 4),
             PUBLISHED["median_component_share"],
-            "component / items present before the retractions",
+            "component at the time / items present before the retractions",
+        ),
+        Comparison(
+            "distinct component sizes among the retractions (ties)",
+            metrics["distinct_component_sizes"],
+            None,
+            f"{metrics['retractions_in_largest_component']} of {n} retractions in the largest component; "
+            f"computed once before them all: {metrics['distinct_component_sizes_before_all']} distinct sizes",
         ),
         Comparison(
             "median retraction (s, incl. fingerprint)",
@@ -199,6 +281,7 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
             PUBLISHED["median_retraction_s"],
             "we re-fold only the keys a retraction changes, not its whole component",
         ),
+        Comparison("p99 retraction (s, incl. fingerprint)", metrics["p99_retraction_s"], None, "timing: under load"),
         Comparison(
             "full rebuild (s)",
             rebuild_s,
@@ -206,21 +289,61 @@ def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress
             "from the in-memory journal; the benchmarks also time a JSONL journal",
         ),
         Comparison(
-            "Spearman ρ component size vs time",
-            round(metrics["spearman_component_time"], 3),
-            PUBLISHED["spearman"],
-            "low here by design: the cost follows what changes, not the component",
+            "Spearman ρ component (once, before all) vs time",
+            round(metrics["spearman_component_before_all_time"], 3),
+            None,
+            "the earlier, static measure, for reference",
         ),
         Comparison(
-            "Spearman ρ items re-folded vs time",
-            round(metrics["spearman_refolded_time"], 3),
+            "Spearman ρ component at the time vs items re-folded",
+            round(metrics["spearman_component_refolded"], 3),
             None,
-            "our cost measure: items on the keys the retraction re-folded",
+            "no clock involved: how far the two cost measures agree",
+        ),
+        Comparison(
+            "exact retractions",
+            f"{exact:,} of {n:,}",
+            PUBLISHED["exact"],
+            "each checked against rebuild(skip={x}) computed before the retraction",
+            holds=claims["exact_retractions"],
+            kind="claim",
+            key="exact_retractions",
+            threshold="every retraction's fingerprint == that of rebuild(skip={x}) computed before it",
+        ),
+        Comparison(
+            "verify() at the end",
+            metrics["verify_ok"],
+            True,
+            "chain whole and live == replay",
+            holds=claims["verify_at_end"],
+            kind="claim",
+            key="verify_at_end",
+            threshold="verify() true and the full rebuild's fingerprint == the live one",
+        ),
+        Comparison(
+            "a retraction's cost grows with its component: Spearman ρ, component at the time vs time",
+            round(rho_c, 3),
+            PUBLISHED["spearman"],
+            "average ranks for ties; ours is low by design: the cost follows what changes, not the component",
+            holds=claims["cost_grows_with_component"],
+            kind="claim",
+            key="cost_grows_with_component",
+            threshold=f"ρ ≥ {COST_FOLLOWS_MIN_RHO} (a strong positive rank correlation; published 0.88)",
+        ),
+        Comparison(
+            "time follows what was re-folded more than the component: Spearman ρ, items re-folded vs time",
+            round(rho_r, 3),
+            None,
+            f"against ρ {rho_c:.3f} for the component at the time; average ranks for ties",
+            holds=metrics["finding_cost_follows_refolded"],
+            kind="finding",
+            key="cost_follows_refolded",
+            threshold="ρ(items re-folded, time) > ρ(component at the time, time)",
         ),
     ]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     axes[0].loglog(comps, secs, ".", alpha=0.5)
-    axes[0].set_xlabel("connected component of the retracted item (items, log)")
+    axes[0].set_xlabel("connected component of the retracted item, at the time (items, log)")
     axes[0].set_ylabel("retraction time incl. fingerprint (s, log)")
     axes[0].set_title(f"time vs component (ρ = {metrics['spearman_component_time']:.2f})")
     axes[1].loglog([max(1, v) for v in touched], secs, ".", alpha=0.5, color="tab:orange")

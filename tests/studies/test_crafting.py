@@ -1,4 +1,4 @@
-"""The toy-crafting study: deterministic, and the claims of the specification hold on QUICK_PARAMS."""
+"""The toy-crafting study: deterministic, its three parts (claims, finding, mechanisms) and its pieces."""
 
 from __future__ import annotations
 
@@ -21,11 +21,36 @@ def test_same_seed_same_metrics(quick):
     assert quick.name == "toy_crafting" and quick.params["seed"] == 0
 
 
-def test_every_claim_holds(quick):
-    claims = [c for c in quick.comparison if c.holds is not None]
-    assert len(claims) == 9
-    failed = [c.measure for c in claims if not c.holds]
-    assert failed == []
+def test_three_parts_each_row_once_with_a_threshold(quick):
+    checked = [c for c in quick.comparison if c.holds is not None]
+    by_kind = {k: [c.key for c in checked if c.kind == k] for k in ("claim", "finding", "mechanism")}
+    assert by_kind == {
+        "claim": list(crafting.CLAIMS),
+        "finding": list(crafting.FINDINGS),
+        "mechanism": list(crafting.MECHANISMS),
+    }
+    assert len(checked) == len(set(quick.claims())) and all(c.threshold for c in checked)
+    m = quick.metrics
+    assert m["claims_checked"] == len(crafting.CLAIMS)
+    assert m["claims_holding"] == sum(m[f"claim_{k}"] for k in crafting.CLAIMS)
+    # mechanisms hold by construction: one failing is a bug, not a finding
+    assert all(m[f"mechanism_{k}"] for k in crafting.MECHANISMS)
+
+
+def test_the_explorer_does_not_retry_the_call_that_failed():
+    """Before any acceptance a refusal explains nothing, but the very call that failed in this world is not retried."""
+    agent = crafting._Agent(crafting.ConservativeActionModel(crafting._vocabulary(False)), None, random.Random(0))
+    world = crafting.make_world(random.Random(1))
+    env = crafting._Env(world)
+    s = env.state()
+    assert not agent._refused(s, "make_pickaxe")
+    agent.model.observe(s, "make_pickaxe", {}, accepted=False)
+    agent._observed += 1
+    agent.failed_here.add(agent._condition_key(s, "make_pickaxe"))
+    assert agent._refused(s, "make_pickaxe")
+    assert not agent._refused(dict(s, wood=1), "make_pickaxe")  # another situation: worth a try
+    agent.new_world()
+    assert not agent._refused(s, "make_pickaxe")  # nothing carried to the next world
 
 
 def test_claims_read_from_the_metrics(quick):

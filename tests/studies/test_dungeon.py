@@ -12,15 +12,16 @@ from solvi_lab.errors import BadParameter
 from solvi_lab.studies import dungeon
 from solvi_lab.studies.registry import REPO_ROOT
 
+# Each claim of the specification once (the depth order is one claim), then the mechanism checks.
 CLAIMS = (
-    "claim_depth_order",
-    "claim_protect_beats_none",
-    "claim_risk_budget_beats_protect",
-    "claim_protect_far_fewer_deaths",
-    "claim_risk_budget_deaths_between",
-    "claim_no_expiry_gate_declines_more",
-    "claim_risk_budget_no_decline",
+    "depth_order",
+    "protect_far_fewer_deaths",
+    "deaths_order",
+    "protect_declines",
+    "no_expiry_gate_declines_more",
+    "risk_budget_no_decline",
 )
+MECHANISMS = ("protect_takes_no_refused_action", "gate_replay_matches_live")
 
 
 @pytest.fixture(scope="module")
@@ -39,17 +40,37 @@ def test_another_seed_another_dungeon(quick):
     assert other.metrics != quick.metrics
 
 
-def test_claims_hold_on_quick(quick):
+def test_every_claim_once_with_its_threshold(quick):
+    kinds = {c.key: c.kind for c in quick.comparison if c.holds is not None}
+    assert [k for k, v in kinds.items() if v == "claim"] == list(CLAIMS)
+    assert [k for k, v in kinds.items() if v == "mechanism"] == list(MECHANISMS)
+    assert all(c.threshold for c in quick.comparison if c.holds is not None)
+    assert set(quick.claims()) == set(CLAIMS) | set(MECHANISMS)
     m = quick.metrics
-    failing = [c for c in CLAIMS if m[c] is not True]
-    assert not failing, f"claims not holding on QUICK_PARAMS: {failing}"
-    assert m["claims_holding"] == m["claims_checked"] == len(CLAIMS)
-    # the claims restated from the raw numbers, so a wrong claim formula cannot hide a wrong ordering
-    assert m["none_mean_depth"] < m["protect_mean_depth"] < m["risk_budget_mean_depth"]
-    assert m["protect_targeted_deaths"] < m["risk_budget_targeted_deaths"] < m["none_targeted_deaths"]
-    assert m["gate_no_expiry_first_third"] > m["gate_no_expiry_last_third"]
-    assert m["risk_budget_last_third"] >= m["risk_budget_first_third"]
-    assert m["gate_replay_matches_live"] is True
+    assert m["claims_checked"] == len(CLAIMS)
+    assert m["claims_holding"] == sum(quick.claims()[k] for k in CLAIMS)
+
+
+def test_claims_restated_from_raw_numbers(quick):
+    """Each claim's verdict agrees with the raw numbers, so a wrong claim formula cannot hide a wrong ordering."""
+    m, c = quick.metrics, quick.claims()
+    assert c["depth_order"] == (m["none_mean_depth"] < m["protect_mean_depth"] < m["risk_budget_mean_depth"])
+    assert c["deaths_order"] == (
+        m["protect_targeted_deaths"] < m["risk_budget_targeted_deaths"] < m["none_targeted_deaths"]
+    )
+    ratio = m["protect_targeted_deaths"] / m["none_targeted_deaths"]
+    assert c["protect_far_fewer_deaths"] == (ratio <= 2 * 40 / 482)
+    assert c["protect_declines"] == (m["protect_first_third"] > m["protect_last_third"])
+    assert c["risk_budget_no_decline"] == (m["risk_budget_last_third"] >= m["risk_budget_first_third"])
+    assert c["gate_replay_matches_live"] is True and c["protect_takes_no_refused_action"] is True
+
+
+def test_a_failing_claim_is_reported_not_dropped(quick):
+    """At quick seed 0 Protect's ratio is 0.38 (> 1/6) and Protect rises: both rows are there, marked NO."""
+    frame = quick.comparison_frame()
+    rows = {k: h for k, h in zip(frame["key"], frame["holds"])}
+    assert rows["protect_far_fewer_deaths"] == "NO" and rows["protect_declines"] == "NO"
+    assert frame.filter(frame["key"] == "protect_declines")["part"].to_list() == ["claim (specification)"]
 
 
 def test_metrics_are_flat_and_consistent(quick):
@@ -72,8 +93,7 @@ def test_result_shape(quick):
     assert quick.params == {"streams": 4, "games": 30, "seed": 0}
     frame = quick.comparison_frame()
     assert frame.height == len(quick.comparison)
-    claim_rows = [c for c in quick.comparison if c.holds is not None]
-    assert len(claim_rows) >= len(CLAIMS) - 2  # depth order is one row for three metrics
+    assert len([c for c in quick.comparison if c.holds is not None]) == len(CLAIMS) + len(MECHANISMS)
     fig = quick.figures["depth_by_game"]
     ax = fig.axes[0]
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
@@ -109,16 +129,28 @@ def test_door_memory():
     assert m.predict(2, "left").verdict == "unknown"  # levels do not share doors
 
 
+def test_none_arm_is_protect_without_knowledge(quick):
+    """The first game of a stream is played before anything is learned: "none" and Protect play it identically."""
+    games = quick.tables["depth_by_game"]
+    assert games["none"][0] == games["protect"][0]
+    assert games["none"][1:].to_list() != games["protect"][1:].to_list()
+    assert dungeon._make_agent("none").policy.__class__ is dungeon.Protect
+
+
 def test_none_arm_is_the_explorer():
-    """With no knowledge the hero always descends through the door System 2 draws."""
+    """With no knowledge every prediction is unknown: the hero descends through the door System 2 draws."""
     agent = dungeon._make_agent("none")
     pits = np.array([-1] + [2] * dungeon.MAX_DEPTH)
     zeros = np.zeros(dungeon.MAX_DEPTH + 1)
     ones = np.ones(dungeon.MAX_DEPTH + 1)
     out = dungeon._play(agent, pits, dungeon._Game(3, ones, ones, zeros))  # door 0 everywhere, no monster
     assert (out.deepest, out.death) == (dungeon.MAX_DEPTH, None)
-    out = dungeon._play(agent, pits, dungeon._Game(3, ones, ones, ones * 0.99))  # door 2: the pit at level 1
+    # run() forgets before every game: a fresh agent draws door 2, the pit at level 1
+    out = dungeon._play(dungeon._make_agent("none"), pits, dungeon._Game(3, ones, ones, ones * 0.99))
     assert (out.deepest, out.death) == (0, "pit")
+    # kept (as Protect keeps it), the same agent would have walked the doors it passed
+    out = dungeon._play(agent, pits, dungeon._Game(3, ones, ones, ones * 0.99))
+    assert (out.deepest, out.death) == (dungeon.MAX_DEPTH, None)
 
 
 def test_protect_leaves_at_the_learned_bound():

@@ -37,9 +37,9 @@ def test_metrics_match_the_expected_file(result):
 
 def test_every_flaw_is_present_in_naive_and_absent_in_solvi_lab(result):
     m = result.metrics
-    assert m["flaws_checked"] == m["flaws_absent"] == 12
+    assert m["flaws_checked"] == m["flaws_absent"] == 17
     assert all(c.holds for c in result.comparison)
-    assert list(result.tables["side_by_side"]["holds"]) == [True] * 12
+    assert list(result.tables["side_by_side"]["holds"]) == [True] * 17
     # exact numbers of the flaw table
     assert m["flaw1_shown_after_failures_naive"] == pytest.approx(0.95 * (1 - 0.35 * 0.75 * 0.9) ** 3)
     assert m["flaw1_shown_after_failures_solvi"] == 0.0
@@ -74,6 +74,27 @@ def test_naive_reference_reproduces_each_flaw_directly():
     assert p.rebuild().mastery["x"] == 0.95 != p.replay_from_default().mastery["x"]
 
 
+def test_the_further_flaws_of_the_review(result):
+    """Flaws 6–10: each shown on the naive reference, measured, and absent from solvi_lab."""
+    m = result.metrics
+    assert (m["flaw6_outdated_or_contested_given_naive"], m["flaw6_outdated_or_contested_given_solvi"]) == (3, 0)
+    assert m["flaw6_facts_given_solvi"] == 1 and m["flaw6_disputed_shown_as_hints_solvi"] == 2
+    assert m["flaw7_rebuild_gap_naive"] < 0 and m["flaw7_rebuild_gap_solvi"] == 0.0
+    assert m["flaw7_truncated_history_refused_solvi"] is True
+    assert (m["flaw8_9_label_before_naive"], m["flaw8_9_label_after_write_naive"]) == ("learning", "stable")
+    assert m["flaw8_9_transfers_counted_from_evidence_naive"] == 0 and m["flaw8_9_transfers_solvi"] == 0
+    assert m["flaw8_9_derived_fields_writable_solvi"] == 0 and m["flaw8_9_label_stored_solvi"] is False
+    assert m["flaw8_9_stored_label_disagrees_naive"] is True
+    assert (m["flaw10_suppressed_naive"], m["flaw10_suppressed_solvi"]) == (1, 0)
+    assert m["flaw10_other_namespace_accepted_solvi"] is False
+    # the naive values that were literals are measured now
+    assert m["flaw4_fabricated_accepted_naive"] is True and m["flaw2_naive_stale_reached"] is False
+    assert m["flaw1_shown_before_naive"] == 0.95 and m["flaw1_assertion_moves_derived_naive"] > 0
+    kinds = {c.key: c.kind for c in result.comparison}
+    assert kinds["flaw8_no_stored_label"] == kinds["flaw9_derived_not_writable"] == "mechanism"
+    assert all(c.threshold for c in result.comparison)
+
+
 def test_deterministic_and_seeded():
     a, b = le.run(seed=0), le.run(seed=0)
     assert a.metrics == b.metrics
@@ -88,8 +109,9 @@ def test_figure_and_tables(result):
     assert ax.get_xlabel() == "evidence recorded (count)" and ax.get_ylabel() == "mastery (0–1)"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(labels) == 4 and any("ana" in t for t in labels) and any("ben" in t for t in labels)
-    assert result.tables["side_by_side"].columns == ["measure", "naive", "solvi_lab", "holds", "note"]
-    assert result.comparison_frame().height == 12
+    assert result.tables["side_by_side"].columns == ["key", "measure", "naive", "solvi_lab", "holds", "note"]
+    frame = result.comparison_frame()
+    assert frame.height == 17 and "naive reference" in frame.columns and "published" not in frame.columns
     traj = result.tables["trajectories"]
     ben0 = traj.filter((traj["learner"] == "ben") & (traj["step"] == 0)).row(0, named=True)
     assert (ben0["solvi_mastery"], ben0["solvi_shown"], ben0["naive_mastery"]) == (0.0, 0.95, 0.95)

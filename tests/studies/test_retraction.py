@@ -54,7 +54,10 @@ def test_small_run_is_exact_and_deterministic_where_it_should_be():
         "full_rebuild_s",
         "build_s",
         "spearman_component_time",
+        "spearman_component_before_all_time",
         "spearman_refolded_time",
+        "claim_cost_grows_with_component",
+        "finding_cost_follows_refolded",
     }
     assert {k: v for k, v in r1.metrics.items() if k not in timing} == {
         k: v for k, v in r2.metrics.items() if k not in timing
@@ -67,3 +70,50 @@ def test_apply_stream_gives_ids_for_every_add():
     ks = KnowledgeStore(clock=None)
     ids = apply_stream(ks, operation_stream(300, seed=0))
     assert len(ids) == 300 and len(ks) == sum(1 for i in ids if i is not None and i in ks)
+
+
+def test_spearman_average_ranks_for_ties():
+    # x ranks (average for ties): 1, 2.5, 2.5, 4; y ranks: 1, 2, 3, 4 -> Pearson of the ranks = 0.9486832980505138
+    assert retraction.spearman([1, 2, 2, 3], [10, 20, 30, 40]) == pytest.approx(0.9486832980505138, rel=1e-12)
+    # all but one tied: the ranks are 1.5, 1.5, 3 against 1, 2, 3 -> 0.8660254037844387
+    assert retraction.spearman([5, 5, 9], [1, 2, 3]) == pytest.approx(0.8660254037844387, rel=1e-12)
+
+
+def test_live_components_equal_a_recount_after_every_retraction():
+    """The component at the time of a retraction == component_sizes computed from scratch on the store as it is."""
+    import random
+
+    ks = KnowledgeStore(clock=None)
+    apply_stream(ks, operation_stream(400, seed=5))
+    live = retraction.LiveComponents(ks)
+    rng = random.Random(5)
+    order = sorted(i for i, it in ks.items.items() if it.present)
+    rng.shuffle(order)
+    checked = 0
+    for x in order[:25]:
+        if x not in ks:
+            continue
+        ks.retract(x, by="test", why="test")
+        live.forget_absent()
+        fresh = retraction.component_sizes(ks)
+        assert {i: live.size(i) for i in fresh} == fresh
+        checked += 1
+    assert checked >= 10
+
+
+def test_three_parts_and_timing_keys():
+    r = retraction.run(n_items=400, n_retractions=20, seed=2, progress=False)
+    kinds = {c.key: c.kind for c in r.comparison if c.holds is not None}
+    assert kinds == {
+        "exact_retractions": "claim",
+        "verify_at_end": "claim",
+        "cost_grows_with_component": "claim",
+        "cost_follows_refolded": "finding",
+    }
+    assert set(retraction.TIMING_KEYS) <= set(kinds)
+    assert all(c.threshold for c in r.comparison if c.holds is not None)
+    m = r.metrics
+    # the component at the time is never larger than the component before all retractions
+    rows = r.tables["retractions"]
+    assert (rows["component"] <= rows["component_before_all"]).all()
+    assert m["claim_cost_grows_with_component"] == (m["spearman_component_time"] >= retraction.COST_FOLLOWS_MIN_RHO)

@@ -124,3 +124,45 @@ def test_quick_params_are_small():
     assert study.QUICK_PARAMS == {"train_tasks": 40, "test_tasks": 20}
     assert study.FULL_PARAMS == {"train_tasks": 400, "test_tasks": 115}
     assert WRITING_TOOLS  # the study splits abstentions by write tools
+
+
+def test_held_out_slices_separate_what_training_already_showed(data):
+    r = study.run(train_tasks=12, test_tasks=25, ablations=False)
+    t = r.tables["held_out_slices"]
+    rows = {row["slice"]: row for row in t.iter_rows(named=True)}
+    n = r.metrics["test_transitions"]
+    assert rows["all held-out"]["transitions"] == n
+    # complementary slices add up to the whole
+    assert rows["tasks 0–19"]["transitions"] + rows["tasks ≥ 20"]["transitions"] == n
+    assert rows["missing id or malformed input"]["transitions"] + rows["well-formed input"]["transitions"] == n
+    assert sum(row["transitions"] for name, row in rows.items() if name.startswith("family: ")) == n
+    # a never-seen condition vector is also a never-seen call; gold calls are one family
+    assert (
+        rows["condition vector never seen in training"]["transitions"]
+        <= rows["(tool, arguments) never seen in training"]["transitions"]
+    )
+    assert rows["gold calls only"]["transitions"] == rows["family: gold"]["transitions"]
+    m = r.metrics
+    assert m["held_out_users_in_training"] <= m["held_out_users"]
+    assert m["user_disjoint_transitions"] == rows["user-disjoint (user in no training task)"]["transitions"]
+    keys = {c.key: c.kind for c in r.comparison if c.holds is not None}
+    assert keys["refusal_precision"] == keys["refusal_recall"] == keys["abstention_rare"] == "claim"
+    assert keys["training_replayed"] == "mechanism"
+    assert keys["novel_vector_exact"] == keys["unread_tasks_abstention_rare"] == "finding"
+
+
+def test_probe_family_and_broken_input():
+    assert study.probe_family("swap payment other gift card covers") == "swap payment"
+    assert study.probe_family("other tool modify_user_address") == "other tool"
+    assert study.probe_family("enum reason invalid") == "enum"
+    assert study.broken_input("swap order_id no #") and study.broken_input("read user by name wrong zip")
+    assert not study.broken_input("swap order_id own pending") and not study.broken_input("read user by email")
+
+
+def test_dev_split_is_the_development_split(data):
+    r = study.run(train_tasks=12, test_tasks=3, ablations=False, held_out_split="dev")
+    assert r.metrics["held_out_split"] == "dev" and r.params["held_out_split"] == "dev"
+    with pytest.raises(BadParameter, match="held_out_split"):
+        study.run(train_tasks=1, test_tasks=1, held_out_split="validation")
+    with pytest.raises(BadParameter, match="test_tasks"):
+        study.run(train_tasks=1, test_tasks=21, held_out_split="dev")  # dev has 20 tasks

@@ -60,6 +60,23 @@ PUBLISHED: dict[str, Any] = {
 }
 
 
+# The held-out slices recorded as flat metrics (every slice, probe families included, is in the "held_out_slices" table).
+SLICE_METRICS = {
+    "condition vector never seen in training": "novel_vector",
+    "(tool, arguments) never seen in training": "novel_call",
+    "gold calls only": "gold",
+    "user-disjoint (user in no training task)": "user_disjoint",
+    "tasks 0–19": "tasks_first20",  # the breakdown splits at 20: the first 20 test tasks were read in development
+    "tasks ≥ 20": "tasks_rest",
+    "missing id or malformed input": "broken_input",
+    "well-formed input": "well_formed",
+}
+# "Nothing was tuned" is not true of everything: some templates and probe families were designed after reading the
+# abstentions on the first 20 *test* tasks (docs/readme/actions.md). From now on development reads the dev split
+# (held_out_split="dev"); the test tasks 20–114 were never read, and the table reports them apart.
+ABSTENTION_MAX_PCT = 0.5  # about twice the published 0.26%: the claim "abstains rarely" as we check it
+
+
 def _check(name: str, value: Any, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise BadParameter(f"{name} must be an integer in {low}..{high}, got {value!r}.")
@@ -135,6 +152,98 @@ def evaluate(model: ConservativeActionModel, transitions: list[Transition]) -> d
     }
 
 
+_ONE_WORD_FAMILIES = ("gold", "enum", "list", "calculate", "think", "transfer")
+_BROKEN_INPUT = ("missing", "no #", "invalid", "bad", "upper", "wrong zip")
+
+
+def probe_family(origin: str) -> str:
+    """The probe family of a transition's origin: the variation's kind without its particular value.
+
+    >>> [probe_family(o) for o in ("gold", "swap order_id own pending", "enum reason invalid", "other tool x same order")]
+    ['gold', 'swap order_id', 'enum', 'other tool']
+    >>> probe_family("read user by email missing"), probe_family("list item_ids shortened")
+    ('read user', 'list')
+    """
+    words = origin.split()
+    if not words or words[0] in _ONE_WORD_FAMILIES:
+        return words[0] if words else ""
+    return " ".join(words[:2])
+
+
+def broken_input(origin: str) -> bool:
+    """The probe looks up an id that does not exist, or passes malformed input (an easy refusal).
+
+    >>> broken_input("swap order_id missing"), broken_input("read user by email upper"), broken_input("gold")
+    (True, True, False)
+    """
+    return any(origin.endswith(tail) or f" {tail} " in f" {origin} " for tail in _BROKEN_INPUT)
+
+
+def _score(rows: list[tuple[bool, str]]) -> dict[str, Any]:
+    """Precision, recall and abstention over (accepted, verdict) pairs (the same definitions as `evaluate`)."""
+    n = len(rows)
+    tp = sum(1 for a, v in rows if v == "refuse" and not a)
+    fp = sum(1 for a, v in rows if v == "refuse" and a)
+    fn = sum(1 for a, v in rows if v == "accept" and not a)
+    unknown = sum(1 for _, v in rows if v == "unknown")
+    return {
+        "transitions": n,
+        "refused": sum(1 for a, _ in rows if not a),
+        "answered_refusals": tp + fn,
+        "false_refusals": fp,
+        "false_accepts": fn,
+        "precision": tp / (tp + fp) if tp + fp else None,
+        "recall": tp / (tp + fn) if tp + fn else None,
+        "abstentions": unknown,
+        "abstention_pct": round(100.0 * unknown / n, 4) if n else None,
+    }
+
+
+def breakdown(
+    model: ConservativeActionModel,
+    vocab: Any,
+    train_set: list[Transition],
+    held_out: list[Transition],
+    users: dict[int, str],
+    trained_users: set[str],
+    split_at: int = 20,
+) -> pl.DataFrame:
+    """Precision, recall and abstention on slices of the held-out transitions that training did not already show.
+
+    Slices: all; condition vector never seen in training (for the same tool); (tool, arguments) never seen in
+    training; gold calls only; user-disjoint (tasks whose user is in no training task); tasks < `split_at` and
+    ≥ `split_at` (the first 20 test tasks were read during development); probes of missing ids or malformed input,
+    and the others; each probe family. `users` maps a held-out task index to its user.
+    """
+    seen_vectors = {(t.tool, vocab.vector(t.state, t.tool, t.args)) for t in train_set}
+    seen_calls = {(t.tool, repr(sorted(t.args.items()))) for t in train_set}
+    slices: dict[str, list[tuple[bool, str]]] = {}
+    for t in held_out:
+        verdict = model.predict(t.state, t.tool, t.args).verdict
+        row = (t.accepted, verdict)
+        names = ["all held-out"]
+        if (t.tool, vocab.vector(t.state, t.tool, t.args)) not in seen_vectors:
+            names.append("condition vector never seen in training")
+        if (t.tool, repr(sorted(t.args.items()))) not in seen_calls:
+            names.append("(tool, arguments) never seen in training")
+        if t.origin == "gold":
+            names.append("gold calls only")
+        if users.get(t.task) not in trained_users:
+            names.append("user-disjoint (user in no training task)")
+        names.append(f"tasks 0–{split_at - 1}" if t.task < split_at else f"tasks ≥ {split_at}")
+        names.append("missing id or malformed input" if broken_input(t.origin) else "well-formed input")
+        names.append(f"family: {probe_family(t.origin)}")
+        for name in names:
+            slices.setdefault(name, []).append(row)
+    order = ["all held-out", *SLICE_METRICS]
+    fixed = sorted((n for n in slices if not n.startswith("family: ")), key=order.index)
+    families = sorted(n for n in slices if n.startswith("family: "))
+    return pl.DataFrame(
+        [{"slice": name, **_score(slices[name])} for name in fixed + families],
+        schema_overrides={"precision": pl.Float64, "recall": pl.Float64, "abstention_pct": pl.Float64},
+    )
+
+
 def _replay(model: ConservativeActionModel, transitions: list[Transition]) -> int:
     """How many training transitions the trained model predicts correctly (accept ↔ accepted, refuse ↔ refused)."""
     ok = 0
@@ -170,24 +279,30 @@ def run(
     data_dir: str | None = None,
     ablations: bool = True,
     budget: int = DEFAULT_BUDGET,
+    held_out_split: str = "test",
 ) -> StudyResult:
     """Train on probes of the first `train_tasks` training tasks, evaluate on probes of the first `test_tasks` test tasks.
 
     pairs, money: the template families of the main vocabulary. ablations: also train without pairs, without
     money, without both (each on the same probes). Raises DataMissing (with how to get it) when the data is absent.
+    held_out_split: "test" (the published protocol) or "dev" (its 20 tasks: develop on these, never on test).
     """
     t_start = time.perf_counter()
     directory = find_data_dir(data_dir)  # DataMissing says how to get the data
     data = load_retail(directory)
     _check("train_tasks", train_tasks, 1, len(data.tasks["train"]))
-    _check("test_tasks", test_tasks, 1, len(data.tasks["test"]))
+    if held_out_split not in ("test", "dev"):
+        raise BadParameter(
+            f"held_out_split must be 'test' or 'dev', got {held_out_split!r}; develop on 'dev', report on 'test'."
+        )
+    _check("test_tasks", test_tasks, 1, len(data.tasks[held_out_split]))
     _check("seed", seed, -(2**63), 2**63 - 1)
     _check("budget", budget, 1, 10_000)
     base = RetailEnv(data)
 
     t0 = time.perf_counter()
     train_set = split_probes(data, "train", train_tasks, seed=seed, budget=budget, base=base)
-    test_set = split_probes(data, "test", test_tasks, seed=seed, budget=budget, base=base)
+    test_set = split_probes(data, held_out_split, test_tasks, seed=seed, budget=budget, base=base)
     probe_s = time.perf_counter() - t0
 
     vocab = build_vocabulary(data.tools, base.state, pairs=pairs, money=money)
@@ -202,11 +317,19 @@ def run(
     # the journal holds only condition vectors; the model rebuilt from it must be the live one
     again = ConservativeActionModel.replay(store, vocab)
     journal_equal = again.snapshot() == model.snapshot()
+    held_users = {int(t["index"]): t["user_id"] for t in data.tasks[held_out_split][:test_tasks]}
+    trained_users = {t["user_id"] for t in data.tasks["train"][:train_tasks]}
+    t0 = time.perf_counter()
+    slices = breakdown(model, vocab, train_set, test_set, held_users, trained_users)
+    breakdown_s = time.perf_counter() - t0
 
     metrics: dict[str, Any] = {
         "train_tasks": train_tasks,
         "test_tasks": test_tasks,
         "seed": seed,
+        "held_out_split": held_out_split,
+        "held_out_users": len(set(held_users.values())),
+        "held_out_users_in_training": len(set(held_users.values()) & trained_users),
         "train_transitions": len(train_set),
         "train_refused": sum(not t.accepted for t in train_set),
         "test_transitions": ev["transitions"],
@@ -234,6 +357,15 @@ def run(
         "signatures": sum(len(b["signatures"]) for b in model.snapshot().values()),
         "unexplained_refusals": sum(b["support"]["unexplained"] for b in model.snapshot().values()),
     }
+    for name, short in SLICE_METRICS.items():
+        row = slices.filter(pl.col("slice") == name)
+        if row.height:
+            r = row.row(0, named=True)
+            for k in ("transitions", "refused", "false_refusals", "false_accepts", "abstentions"):
+                metrics[f"{short}_{k}"] = r[k]
+            for k in ("precision", "recall", "abstention_pct"):
+                if r[k] is not None:
+                    metrics[f"{short}_{k}"] = r[k]
     ablation_rows = []
     if ablations:
         for label, p_on, m_on in (("no_pairs", False, money), ("no_money", pairs, False), ("neither", False, False)):
@@ -251,6 +383,7 @@ def run(
             "probe_seconds": round(probe_s, 2),
             "train_seconds": round(train_s, 2),
             "predict_seconds": round(predict_s, 2),
+            "breakdown_seconds": round(breakdown_s, 2),
             "wall_seconds": round(wall, 2),
         }
     )
@@ -288,15 +421,78 @@ def run(
             "money": money,
             "ablations": ablations,
             "budget": budget,
+            "held_out_split": held_out_split,
         },
         metrics=metrics,
-        tables={"abstention_by_tool": by_tool, "ablations": ablation_table, "model": model_table},
+        tables={
+            "abstention_by_tool": by_tool,
+            "held_out_slices": slices,
+            "ablations": ablation_table,
+            "model": model_table,
+        },
         comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations),
         figures={
             "abstention_by_tool": _figure(by_tool, f"Abstentions by tool ({ev['transitions']:,} held-out transitions)")
         },
     )
     return result
+
+
+def _slice_rows(m: dict[str, Any]) -> list[Comparison]:
+    """The held-out slices training did not already show: figures, and our findings (the claims' thresholds applied
+    to the harder slices). Slices absent from this run (e.g. tasks ≥ 20 at quick size) give no row."""
+    rows: list[Comparison] = []
+    labels = {short: name for name, short in SLICE_METRICS.items()}
+    for short, name in labels.items():
+        if f"{short}_transitions" not in m:
+            continue
+        prec, rec = m.get(f"{short}_precision"), m.get(f"{short}_recall")
+        rows.append(
+            Comparison(
+                f"held-out slice: {name} — precision / recall / abstention %",
+                f"{_fmt(prec)} / {_fmt(rec)} / {m[f'{short}_abstention_pct']:.2f}%",
+                None,
+                f"{m[f'{short}_transitions']:,} transitions, {m[f'{short}_refused']:,} refused, "
+                f"{m[f'{short}_false_refusals']} false refusals, {m[f'{short}_abstentions']} abstentions",
+            )
+        )
+    for short, what in (
+        ("novel_vector", "condition vector never seen in training"),
+        ("user_disjoint", "user-disjoint"),
+    ):
+        if f"{short}_transitions" not in m:
+            continue
+        ok = m[f"{short}_false_refusals"] == 0 and m[f"{short}_false_accepts"] == 0
+        rows.append(
+            Comparison(
+                f"no wrong answer on the held-out slice: {what}",
+                f"{m[f'{short}_false_refusals']} false refusals, {m[f'{short}_false_accepts']} false accepts",
+                None,
+                "a learned generalisation, not recall of what training showed",
+                holds=ok,
+                kind="finding",
+                key=f"{short}_exact",
+                threshold="precision == 1 and recall == 1 on the slice's answered transitions (the claims' thresholds)",
+            )
+        )
+    if "tasks_rest_transitions" in m:
+        rows.append(
+            Comparison(
+                "test tasks never read in development abstain rarely too",
+                round(m["tasks_rest_abstention_pct"], 2),
+                None,
+                f"tasks 0–19 (read while designing templates and probes): {m['tasks_first20_abstention_pct']:.2f}%",
+                holds=m["tasks_rest_abstention_pct"] <= ABSTENTION_MAX_PCT,
+                kind="finding",
+                key="unread_tasks_abstention_rare",
+                threshold=f"abstentions on test tasks 20–114 ≤ {ABSTENTION_MAX_PCT}% (the claim's threshold)",
+            )
+        )
+    return rows
+
+
+def _fmt(v: float | None) -> str:
+    return "—" if v is None else f"{v:.4f}"
 
 
 def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bool) -> list[Comparison]:
@@ -323,6 +519,9 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
             P["refusal_precision"],
             f"{m['false_refusals']} false refusals",
             holds=m["refusal_precision"] == 1.0,
+            kind="claim",
+            key="refusal_precision",
+            threshold="precision of 'refuse' over answered held-out transitions == 1.000 (published 1.000)",
         ),
         Comparison(
             "refusal recall (answered held-out)",
@@ -330,14 +529,20 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
             P["refusal_recall"],
             f"{m['false_accepts']} refused calls predicted 'accept'",
             holds=m["refusal_recall"] >= 0.999,
+            kind="claim",
+            key="refusal_recall",
+            threshold="recall of refusals over answered held-out transitions ≥ 0.999 (published 1.000, at 3 decimals)",
         ),
         Comparison("abstentions (held-out, count)", m["abstentions"], P["abstentions"], "'unknown' answers"),
         Comparison(
             "abstentions (% of held-out)",
             round(m["abstention_pct"], 2),
             P["abstention_pct"],
-            "target ≤ 0.5%",
-            holds=m["abstention_pct"] <= 0.5,
+            "the specification's 'abstains rarely', read as at most about twice its 0.26%",
+            holds=m["abstention_pct"] <= ABSTENTION_MAX_PCT,
+            kind="claim",
+            key="abstention_rare",
+            threshold=f"abstentions ≤ {ABSTENTION_MAX_PCT}% of held-out transitions",
         ),
         Comparison(
             "abstentions (% of held-out write-tool calls)",
@@ -351,8 +556,12 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
             P["replay_correct"],
             f"of {m['train_transitions']}: all={m['replay_all']}; journal replay == live model: {m['journal_replay_equal']}",
             holds=bool(m["replay_all"] and m["journal_replay_equal"]),
+            kind="mechanism",
+            key="training_replayed",
+            threshold="every training transition predicted as observed, and the journal's replay == the live model",
         ),
     ]
+    rows += _slice_rows(m)
     if ablations:
         rows += [
             Comparison(
@@ -377,11 +586,14 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
             ),
             Comparison("neither: false refusals", m["neither_false_refusals"], P["neither_false_refusals"], ""),
             Comparison(
-                "claim: each ablation abstains more than the full vocabulary",
+                "each ablation abstains more than the full vocabulary",
                 None,
                 None,
                 "the published ordering full < no pairs < no money < neither is not asserted, only 'more than full'",
                 holds=all(m[f"{k}_abstentions"] >= m["abstentions"] for k in ("no_pairs", "no_money", "neither")),
+                kind="claim",
+                key="ablations_abstain_more",
+                threshold="abstentions of each ablation (no pairs, no money, neither) ≥ the full vocabulary's",
             ),
         ]
     rows += [
