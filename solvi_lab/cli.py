@@ -4,9 +4,12 @@
     solvi-lab reproduce --quick --only example retraction --out results/
     solvi-lab report --out results/
     solvi-lab list
+    solvi-lab list --params risk_dungeon                              # the declared parameters of one study
 
 Exit codes: 0 success (a study skipped for missing data or not yet written is not a failure), 1 a study failed
-(the message names it and its partial notebook), 2 bad usage (unknown study, bad parameter, missing kernel).
+(the message names it and its partial notebook), 2 bad usage (unknown study, unknown parameter or a value its
+declaration does not accept, --out naming a file, a missing notebook, a missing kernel) — always one line on
+stderr and before any notebook starts.
 See docs/readme/reproduce.md.
 
 >>> main(["reproduce", "--only", "nope"])
@@ -65,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="rebuild REPORT.md and report.html from a results folder")
     report.add_argument("--out", default="results", type=Path, help="results folder (default: results)")
 
-    sub.add_parser("list", help="list the registered studies and whether each can run here")
+    lst = sub.add_parser("list", help="list the registered studies and whether each can run here")
+    lst.add_argument("--params", metavar="STUDY", help="print the declared parameters of one study instead")
     return parser
 
 
@@ -73,6 +77,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="results", type=Path, help="results folder (default: results)")
     p.add_argument("--quick", action="store_true", help="small sizes: the study's QUICK_PARAMS and quick=True")
     p.add_argument("--no-progress", action="store_true", help="no progress bars (for logs)")
+
+
+def _check_out(out: Path) -> None:
+    """--out must be a folder (created if missing), never an existing file."""
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"--out {out} is an existing file; give a folder (it is created if missing).")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise BadInput(f"--out {out}: {parent} is a file, not a folder; give a folder path.")
+            break
 
 
 def _resolve_notebook(arg: str) -> tuple[Path, str]:
@@ -99,9 +114,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from . import machine, reproduce
     from .notebook import atomic_write_text
+    from .studies import registry
 
     notebook, study = _resolve_notebook(args.notebook)
-    overrides = reproduce.parse_parameters(args.parameter)
+    info = registry.STUDIES.get(study)
+    if info is not None and notebook.resolve() != info.notebook_path.resolve():
+        info = None  # a notebook of the same name elsewhere: its parameters are its own
+    overrides = reproduce.parse_parameters(args.parameter, [info] if info is not None else None)
+    _check_out(args.out)
     reproduce.check_kernel()
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.out / "machine.json", json.dumps(machine.describe(), indent=2) + "\n")
@@ -115,8 +135,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from . import reproduce
+    from .studies import registry
 
-    overrides = reproduce.parse_parameters(args.parameter)
+    overrides = reproduce.parse_parameters(args.parameter, registry.select(args.only))
+    _check_out(args.out)
     runs = reproduce.reproduce(
         args.out, quick=args.quick, only=args.only, overrides=overrides, progress=not args.no_progress
     )
@@ -147,6 +169,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     from .studies import registry
 
+    if args.params:
+        print(registry.spec(registry.get(args.params)).table())
+        return EXIT_OK
     for info in registry.STUDIES.values():
         status = registry.availability(info)
         note = "" if status.status == "ready" else f" — {status.detail.splitlines()[0]}"
@@ -167,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     except SolviLabError as e:  # a missing kernel, a study module not written yet: the message says what to do
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as e:  # a folder that cannot be written, a full disk: say which, without a traceback
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted; partial notebooks are in the results folder.", file=sys.stderr)
         return 130

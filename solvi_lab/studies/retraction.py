@@ -30,11 +30,26 @@ from tqdm import tqdm
 
 from ..errors import BadParameter
 from ..knowledge import KnowledgeStore
+from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 from .synthetic import apply_stream, operation_stream
 
-QUICK_PARAMS: dict[str, Any] = {"n_items": 2000, "n_retractions": 100, "seed": 0}
-FULL_PARAMS: dict[str, Any] = {"n_items": 10000, "n_retractions": 1000, "seed": 0}
+PARAMS = ParamSpec(
+    "retraction",
+    Param("n_items", int, full=10_000, quick=2_000, meaning="items added to the synthetic store", low=10, high=10**7),
+    Param(
+        "n_retractions",
+        int,
+        full=1_000,
+        quick=100,
+        meaning="random retractions, each checked and timed (≤ n_items/2)",
+        low=1,
+        high=5 * 10**6,
+    ),
+)
+# seed kept in the old dicts for the code and expected files that read it
+QUICK_PARAMS: dict[str, Any] = {**PARAMS.defaults(quick=True), "seed": 0}
+FULL_PARAMS: dict[str, Any] = {**PARAMS.defaults(quick=False), "seed": 0}
 
 PUBLISHED = {
     "exact": "1,000 of 1,000",
@@ -92,6 +107,7 @@ def spearman(x: list[float], y: list[float]) -> float:
 
 def run(n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress: bool = True) -> StudyResult:
     """Build the synthetic store, make `n_retractions` random retractions, check and time each."""
+    PARAMS.check(n_items=n_items, n_retractions=n_retractions, seed=seed)
     if not isinstance(n_items, int) or n_items < 10:
         raise BadParameter(f"n_items must be an int ≥ 10, got {n_items!r}.")
     if not isinstance(n_retractions, int) or not 1 <= n_retractions <= n_items // 2:
