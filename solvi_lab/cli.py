@@ -3,6 +3,7 @@
     solvi-lab run notebooks/retraction.ipynb -p n_stores 20 --quick   # or: solvi-lab run retraction ...
     solvi-lab reproduce --quick --only example retraction --out results/
     solvi-lab report --out results/
+    solvi-lab sweep risk_dungeon --seeds 0-19 -p streams=2,4 --quick   # Dask: --workers N | --scheduler ADDRESS
     solvi-lab list
     solvi-lab list --params risk_dungeon                              # the declared parameters of one study
 
@@ -64,6 +65,30 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--only", nargs="+", metavar="STUDY", help="run only these studies")
     _parameter_option(rep, "set a parameter in every study run (e.g. -p seed 1)")
     _common(rep)
+
+    sw = sub.add_parser(
+        "sweep",
+        help="run a study's run() over many seeds and a parameter grid on Dask; Parquet rows and a summary",
+        description="Run STUDY's run() once per (parameters, seed) point on a Dask LocalCluster (default: one worker "
+        "process per usable core) or an existing cluster (--scheduler). Each finished point is one Parquet file in "
+        "<out>/<study>/points/; then sweep.parquet, summary.parquet, SUMMARY.md and a PNG per swept parameter.",
+    )
+    sw.add_argument("study", metavar="STUDY", help="a registered study name")
+    sw.add_argument("--seeds", default="0-19", help="seeds: a range 0-19, a list 1,4,9 (default: 0-19)")
+    sw.add_argument(
+        "-p", "--parameter", action="append", default=[], metavar="NAME=V1,V2", help="sweep a parameter over values"
+    )
+    sw.add_argument("--quick", action="store_true", help="the declared quick sizes for parameters not swept")
+    where = sw.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers", type=int, default=None, help="LocalCluster workers (default: usable cores; 0 = serial)"
+    )
+    where.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    sw.add_argument(
+        "--out", default="results/sweeps", type=Path, help="folder (default: results/sweeps); <out>/<study>/"
+    )
+    sw.add_argument("--resume", action="store_true", help="skip the points already done in <out>/<study>/")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar (for logs)")
 
     report = sub.add_parser("report", help="rebuild REPORT.md and report.html from a results folder")
     report.add_argument("--out", default="results", type=Path, help="results folder (default: results)")
@@ -156,6 +181,35 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweep as sweeps
+    from .studies import registry
+
+    info = registry.get(args.study)
+    grid = sweeps.parse_grid(args.parameter, registry.spec(info))
+    seeds = sweeps.parse_seeds(args.seeds)
+    if args.workers is not None and args.workers < 0:
+        raise BadInput(f"--workers {args.workers}: give 0 (serial) or a positive number of worker processes.")
+    _check_out(args.out)
+    instruction = registry.missing_data(info)
+    if instruction is not None:
+        raise BadInput(instruction)
+    points = sweeps.points(info.name, quick=args.quick, grid=grid, seeds=seeds)
+    outcome = sweeps.sweep(
+        points,
+        args.out / info.name,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=args.resume,
+        progress=not args.no_progress,
+    )
+    print(
+        f"{info.name}: {outcome.total} points ({outcome.ran} run now, {outcome.skipped} done before), "
+        f"{outcome.raised} raised → {outcome.out / 'SUMMARY.md'}"
+    )
+    return EXIT_FAILED if outcome.raised else EXIT_OK
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import build_report
 
@@ -183,7 +237,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `solvi-lab` console script; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"run": _cmd_run, "reproduce": _cmd_reproduce, "report": _cmd_report, "list": _cmd_list}
+    commands = {
+        "run": _cmd_run,
+        "reproduce": _cmd_reproduce,
+        "sweep": _cmd_sweep,
+        "report": _cmd_report,
+        "list": _cmd_list,
+    }
     try:
         return commands[args.command](args)
     except BadInput as e:
