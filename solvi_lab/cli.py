@@ -63,6 +63,15 @@ def _parser() -> argparse.ArgumentParser:
         "write <out>/REPORT.md and <out>/report.html.",
     )
     rep.add_argument("--only", nargs="+", metavar="STUDY", help="run only these studies")
+    rep.add_argument(
+        "--seeds",
+        type=int,
+        default=0,
+        metavar="K",
+        help="then sweep seeds 0..K-1 of every study that ran (Dask; sizes: see docs/readme/sweeps.md) and show "
+        "each summary beside the seed-0 table",
+    )
+    rep.add_argument("--workers", type=int, default=None, help="sweep workers (default: usable cores)")
     _parameter_option(rep, "set a parameter in every study run (e.g. -p seed 1)")
     _common(rep)
 
@@ -163,9 +172,19 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .studies import registry
 
     overrides = reproduce.parse_parameters(args.parameter, registry.select(args.only))
+    if args.seeds < 0 or args.seeds > 10_000:
+        raise BadInput(f"--seeds {args.seeds}: give a number of seeds in 0..10000 (0: no sweep).")
+    if args.workers is not None and args.workers < 0:
+        raise BadInput(f"--workers {args.workers}: give 0 (serial) or a positive number of worker processes.")
     _check_out(args.out)
     runs = reproduce.reproduce(
-        args.out, quick=args.quick, only=args.only, overrides=overrides, progress=not args.no_progress
+        args.out,
+        quick=args.quick,
+        only=args.only,
+        overrides=overrides,
+        progress=not args.no_progress,
+        seeds=args.seeds,
+        workers=args.workers,
     )
     for r in runs:
         print(reproduce.describe_run(r))

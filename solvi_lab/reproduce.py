@@ -336,8 +336,13 @@ def reproduce(
     only: list[str] | None = None,
     overrides: dict[str, Any] | None = None,
     progress: bool = True,
+    seeds: int = 0,
+    workers: int | None = None,
 ) -> list[StudyRun]:
     """Run every available registered study (or `only` those) into `out`, then write REPORT.md and report.html.
+
+    seeds > 0: after the notebooks, sweep seeds 0..seeds-1 of every study that ran into `<out>/sweeps/<study>/`
+    (resuming what an earlier call finished) at the sizes `sweep_quick` says, so the report shows each summary.
 
     Unknown names raise BadInput before anything runs. A missing python3 kernel raises before anything runs.
     """
@@ -361,8 +366,46 @@ def reproduce(
         if run.status != "ok" and progress:
             tqdm.write(describe_run(run), file=sys.stderr)
     bar.close()
+    if seeds > 0:
+        sweep_studies(
+            out,
+            [r.study for r in runs if r.status == "ok"],
+            quick=quick,
+            seeds=seeds,
+            workers=workers,
+            overrides=overrides or {},
+            progress=progress,
+        )
     build_report(out, studies=[r.study for r in runs])
     return runs
+
+
+#: Studies whose full size takes minutes per seed: `reproduce --seeds` sweeps them at their quick sizes.
+SWEEP_QUICK_ONLY = frozenset({"retraction", "taubench_action_model"})
+
+
+def sweep_quick(study: str, quick: bool) -> bool:
+    """The size a `reproduce --seeds` sweep of `study` uses: quick with --quick, and always for SWEEP_QUICK_ONLY."""
+    return quick or study in SWEEP_QUICK_ONLY
+
+
+def sweep_studies(
+    out: Path,
+    studies: list[str],
+    *,
+    quick: bool,
+    seeds: int,
+    workers: int | None,
+    overrides: dict[str, Any],
+    progress: bool = True,
+) -> None:
+    """Sweep seeds 0..seeds-1 of each study into `<out>/sweeps/<study>/` (the notebooks' -p values held fixed)."""
+    from . import sweep as sweeps
+
+    for name in studies:
+        fixed = {k: [v] for k, v in overrides_for(registry.get(name), overrides).items() if k != "seed"}
+        ps = sweeps.points(name, quick=sweep_quick(name, quick), grid=fixed, seeds=list(range(seeds)))
+        sweeps.sweep(ps, out / "sweeps" / name, workers=workers, resume=True, progress=progress)
 
 
 def describe_run(run: StudyRun) -> str:

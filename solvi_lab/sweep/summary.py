@@ -174,3 +174,9 @@ def figures(frame: pl.DataFrame, out: Path, *, max_panels: int = 6) -> list[Path
         fig.savefig(path, dpi=90)
         written.append(path)
     return written
+
+
+def sweep_summary(results: Path | str, study: str) -> str | None:
+    """The SUMMARY.md of `<results>/sweeps/<study>/` (what `reproduce --seeds K` writes), or None if there is none."""
+    path = Path(results) / "sweeps" / study / "SUMMARY.md"
+    return path.read_text(encoding="utf-8") if path.exists() else None

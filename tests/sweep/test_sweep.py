@@ -153,3 +153,16 @@ def test_sweep_cli_then_resume(tmp_path: Path, capsys) -> None:
     assert "--resume" in capsys.readouterr().err
     assert cli.main([*argv, "--resume"]) == 0
     assert "(0 run now, 3 done before)" in capsys.readouterr().out
+
+
+def test_reproduce_with_seeds_puts_the_sweep_beside_the_seed_0_table(tmp_path: Path, capsys) -> None:
+    argv = ["reproduce", "--quick", "--only", "example", "--seeds", "3", "--workers", "0", "--out", str(tmp_path)]
+    assert cli.main([*argv, "--no-progress"]) == 0, capsys.readouterr().err
+    assert pl.read_parquet(tmp_path / "sweeps" / "example" / "sweep.parquet")["seed"].to_list() == [0, 1, 2]
+    md = (tmp_path / "REPORT.md").read_text()
+    seed0 = md.index("### Ours beside the published figures")
+    over = md.index("### Over seeds (sweep)")
+    assert seed0 < over and "| estimate within 3 standard errors of π | 3/3 |" in md[over:]
+    assert "Over seeds (sweep)" in (tmp_path / "report.html").read_text()
+    assert cli.main([*argv, "--no-progress"]) == 0  # a second reproduce resumes the finished sweep
+    assert cli.main(["reproduce", "--seeds", "-1"]) == 2
