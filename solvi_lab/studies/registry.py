@@ -146,6 +146,10 @@ STUDIES: dict[str, StudyInfo] = {
 }
 
 
+#: Notebooks in notebooks/ that are tools, not studies (nbval still runs them in CI).
+TOOL_NOTEBOOKS: dict[str, str] = {"sweeps": "loads any sweep's Parquet (`solvi-lab sweep`) and draws its summary"}
+
+
 def known_names() -> str:
     """The registered names, comma-separated, for error messages."""
     return ", ".join(STUDIES)
