@@ -7,6 +7,7 @@ cluster (`scheduler="tcp://host:port"`, started with `dask scheduler` / `dask wo
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,7 +55,7 @@ def client_for(*, workers: int | None, scheduler: str | None) -> Iterator[Any]:
     if scheduler is not None:
         try:
             client = Client(scheduler, timeout="20s")
-        except OSError as e:
+        except (OSError, ValueError) as e:  # unreachable, or not an address (ValueError names what is wrong)
             raise BadInput(
                 f"cannot reach the Dask scheduler at {scheduler} ({e}); start one with `dask scheduler` and workers "
                 "with `dask worker ADDRESS` (docs/readme/sweeps.md)."
@@ -91,7 +92,7 @@ def _completed(points: list[Point], *, workers: int | None, scheduler: str | Non
                     "point": p.id,
                     "seed": p.seed,
                     "quick": p.quick,
-                    "params": __import__("json").dumps(p.kwargs, sort_keys=True),
+                    "params": json.dumps(p.kwargs, sort_keys=True),
                     **{f"p.{k}": v for k, v in p.params},
                     "error": f"{type(err).__name__}: {err}".splitlines()[0][:500],
                     "worker": "",

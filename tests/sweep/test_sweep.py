@@ -145,6 +145,16 @@ def test_sweep_user_errors_exit_2(argv: list[str], message: str, monkeypatch: py
     assert err.startswith("error: ") and err.count("\n") == 1 and message in err
 
 
+def test_a_bad_scheduler_address_is_one_line(tmp_path: Path, capsys) -> None:
+    argv = ["sweep", "example", "--seeds", "0", "--scheduler", "no port", "--out", str(tmp_path), "--no-progress"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot reach the Dask scheduler at no port") and err.count("\n") == 1
+    with pytest.raises(SystemExit) as exit_info:  # --workers and --scheduler exclude each other (argparse: usage)
+        cli.main(["sweep", "example", "--workers", "1", "--scheduler", "tcp://127.0.0.1:8786"])
+    assert exit_info.value.code == 2
+
+
 def test_sweep_cli_then_resume(tmp_path: Path, capsys) -> None:
     argv = ["sweep", "example", "--seeds", "0-2", "--quick", "--workers", "0", "--out", str(tmp_path), "--no-progress"]
     assert cli.main(argv) == 0
