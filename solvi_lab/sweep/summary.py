@@ -107,6 +107,8 @@ def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
         "Intervals are 95%: bootstrap of the mean (metrics, figures), Wilson (claims' pass rates).",
         "",
     ]
+    if frame["quick"].any():
+        lines += ["The published figures are for the full size: at the quick size, *inside* compares unlike sizes.", ""]
     for (params,), part in summary.group_by(["params"], maintain_order=True):
         lines += [f"Parameters: `{params}`", ""]
         for kind, header in (
