@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,17 +43,15 @@ NOTEBOOK_NAMES = ("quick", "seed", "results_dir")
 _TYPE_WORDS = {int: "an integer", float: "a finite number", bool: "true or false", str: "a string"}
 
 
-def quick_from_env() -> bool:
+def quick_from_env(environ: Mapping[str, str] | None = None) -> bool:
     """The one way to read `SOLVI_LAB_QUICK`: "1", "true", "yes", "on" (any case) mean quick sizes.
 
-    >>> import os; os.environ["SOLVI_LAB_QUICK"] = "True"; quick_from_env()
-    True
-    >>> os.environ["SOLVI_LAB_QUICK"] = "0"; quick_from_env()
-    False
-    >>> del os.environ["SOLVI_LAB_QUICK"]; quick_from_env()
-    False
+    environ: where to look (default `os.environ`).
+
+    >>> quick_from_env({"SOLVI_LAB_QUICK": "True"}), quick_from_env({"SOLVI_LAB_QUICK": "0"}), quick_from_env({})
+    (True, False, False)
     """
-    return os.environ.get(QUICK_ENV, "").strip().lower() in QUICK_TRUE
+    return (os.environ if environ is None else environ).get(QUICK_ENV, "").strip().lower() in QUICK_TRUE
 
 
 @dataclass(frozen=True)
