@@ -79,7 +79,7 @@ def main() -> None:
         two = timed_sweep(ps, 2, Path(tmp) / "two")
     result = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()} {platform.processor() or ''} {usable_cores()} usable cores, {platform.system()}",
+        "machine": f"{platform.machine()}, {usable_cores()} usable cores, {platform.system()}",
         "study": args.study,
         "points": len(ps),
         "size": "full" if args.full else "quick",
