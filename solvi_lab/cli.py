@@ -1,6 +1,6 @@
 """`solvi-lab`: run one study notebook, reproduce every study, rebuild the report, list the studies.
 
-    solvi-lab run notebooks/retraction.ipynb -p n_stores 20 --quick   # or: solvi-lab run retraction ...
+    solvi-lab run notebooks/retraction.ipynb -p n_items 5000 --quick  # or: solvi-lab run retraction ...
     solvi-lab reproduce --quick --only example retraction --out results/
     solvi-lab report --out results/
     solvi-lab sweep risk_dungeon --seeds 0-19 -p streams=2,4 --quick   # Dask: --workers N | --scheduler ADDRESS

@@ -119,7 +119,9 @@ def parse_parameters(
     specs = [registry.spec(info) for info in ready]
     for name, value in pairs or []:
         if not name.isidentifier():
-            raise BadParameter(f"parameter name {name!r} is not a Python identifier; use e.g. -p n_worlds 50.")
+            raise BadParameter(
+                f"parameter name {name!r} is not a Python identifier; use e.g. -p streams 8 (`solvi-lab list --params STUDY`)."
+            )
         if name in ("results_dir",):
             raise BadParameter("results_dir is set by --out; pass --out DIR instead of -p results_dir.")
         if name == "quick":

@@ -16,9 +16,10 @@ declared names plus `quick`, `seed`, `results_dir` (tests/test_study_params.py f
     quick = quick_from_env()  # SOLVI_LAB_QUICK=1 (CI, nbval) selects the quick sizes; papermill overrides
     seed = 0
     results_dir = "results"
-    n_worlds = None           # one line per declared parameter; None = the declared default for the mode
+    streams = None            # one line per declared parameter (here risk_dungeon's); None = the mode's default
+    games = None
 
-and which then passes every one on: `params_for(name, quick=quick, seed=seed, n_worlds=n_worlds)`.
+and which then passes every one on: `params_for("risk_dungeon", quick=quick, seed=seed, streams=streams, games=games)`.
 To add a study: write the module with `PARAMS` and `run`, the notebook as above, and one `_study(...)` line
 below; `solvi-lab list --params NAME` then prints its table and `solvi-lab sweep NAME` can vary it.
 A study that needs external data (`needs_data=True`) has a sibling module `data` in its package with
