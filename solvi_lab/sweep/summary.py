@@ -66,8 +66,8 @@ def summarize(frame: pl.DataFrame) -> pl.DataFrame:
         for col in group.columns:
             kind = {"m.": "metric", "c.": "claim", "f.": "figure"}.get(col[:2])
             values = group[col].drop_nulls()
-            if kind is None or values.is_empty() or values.dtype == pl.String:
-                continue
+            if kind is None or values.is_empty() or values.dtype == pl.String or col == "m.seed":
+                continue  # a study that records its seed as a metric: the seed is what is swept, not a result
             name = col[2:]
             x = values.cast(pl.Float64).to_numpy()
             row: dict[str, Any] = {"params": params, "kind": kind, "name": name, "n": int(x.size)}
