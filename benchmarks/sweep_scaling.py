@@ -34,7 +34,7 @@ def timed_sweep(ps: list, workers: int, out: Path) -> dict:
     from distributed import Client, LocalCluster
 
     os.environ.setdefault("MPLBACKEND", "agg")
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with Client(cluster) as client:  # warm the workers: import solvi_lab and the study once
             client.run(lambda: __import__("solvi_lab.sweep.point"))
         t0 = time.perf_counter()
@@ -54,7 +54,7 @@ def timed_retraction(n_items: int, n_retractions: int, workers: int) -> float:
         t0 = time.perf_counter()
         retraction.run(n_items=n_items, n_retractions=n_retractions, progress=False)
         return time.perf_counter() - t0
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         with Client(cluster) as client:
             client.run(lambda: __import__("solvi_lab.studies.retraction"))
             t0 = time.perf_counter()

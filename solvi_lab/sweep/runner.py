@@ -66,7 +66,7 @@ def client_for(*, workers: int | None, scheduler: str | None) -> Iterator[Any]:
     os.environ.setdefault("MPLBACKEND", "agg")  # worker processes inherit it
     n = workers or usable_cores()
     with (
-        LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
         Client(cluster) as client,
     ):
         yield client

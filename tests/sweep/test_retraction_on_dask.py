@@ -13,7 +13,7 @@ def _untimed(metrics: dict) -> dict:
 
 def test_exactness_checks_on_a_client_match_the_serial_run() -> None:
     serial = retraction.run(n_items=600, n_retractions=30, seed=5, progress=False)
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, Client(cluster) as client:
         split = retraction.run(n_items=600, n_retractions=30, seed=5, progress=False, client=client)
         # a wrong fingerprint is reported as not exact: the check really compares
         pos, fp = 10, "0" * 64
