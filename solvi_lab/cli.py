@@ -1,12 +1,16 @@
 """`solvi-lab`: run one study notebook, reproduce every study, rebuild the report, list the studies.
 
-    solvi-lab run notebooks/retraction.ipynb -p n_stores 20 --quick   # or: solvi-lab run retraction ...
+    solvi-lab run notebooks/retraction.ipynb -p n_items 5000 --quick  # or: solvi-lab run retraction ...
     solvi-lab reproduce --quick --only example retraction --out results/
     solvi-lab report --out results/
+    solvi-lab sweep risk_dungeon --seeds 0-19 -p streams=2,4 --quick   # Dask: --workers N | --scheduler ADDRESS
     solvi-lab list
+    solvi-lab list --params risk_dungeon                              # the declared parameters of one study
 
 Exit codes: 0 success (a study skipped for missing data or not yet written is not a failure), 1 a study failed
-(the message names it and its partial notebook), 2 bad usage (unknown study, bad parameter, missing kernel).
+(the message names it and its partial notebook), 2 bad usage (unknown study, unknown parameter or a value its
+declaration does not accept, --out naming a file, a missing notebook, a missing kernel) — always one line on
+stderr and before any notebook starts.
 See docs/readme/reproduce.md.
 
 >>> main(["reproduce", "--only", "nope"])
@@ -59,13 +63,47 @@ def _parser() -> argparse.ArgumentParser:
         "write <out>/REPORT.md and <out>/report.html.",
     )
     rep.add_argument("--only", nargs="+", metavar="STUDY", help="run only these studies")
+    rep.add_argument(
+        "--seeds",
+        type=int,
+        default=0,
+        metavar="K",
+        help="then sweep seeds 0..K-1 of every study that ran (Dask; sizes: see docs/readme/sweeps.md) and show "
+        "each summary beside the seed-0 table",
+    )
+    rep.add_argument("--workers", type=int, default=None, help="sweep workers (default: usable cores)")
     _parameter_option(rep, "set a parameter in every study run (e.g. -p seed 1)")
     _common(rep)
+
+    sw = sub.add_parser(
+        "sweep",
+        help="run a study's run() over many seeds and a parameter grid on Dask; Parquet rows and a summary",
+        description="Run STUDY's run() once per (parameters, seed) point on a Dask LocalCluster (default: one worker "
+        "process per usable core) or an existing cluster (--scheduler). Each finished point is one Parquet file in "
+        "<out>/<study>/points/; then sweep.parquet, summary.parquet, SUMMARY.md and a PNG per swept parameter.",
+    )
+    sw.add_argument("study", metavar="STUDY", help="a registered study name")
+    sw.add_argument("--seeds", default="0-19", help="seeds: a range 0-19, a list 1,4,9 (default: 0-19)")
+    sw.add_argument(
+        "-p", "--parameter", action="append", default=[], metavar="NAME=V1,V2", help="sweep a parameter over values"
+    )
+    sw.add_argument("--quick", action="store_true", help="the declared quick sizes for parameters not swept")
+    where = sw.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers", type=int, default=None, help="LocalCluster workers (default: usable cores; 0 = serial)"
+    )
+    where.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    sw.add_argument(
+        "--out", default="results/sweeps", type=Path, help="folder (default: results/sweeps); <out>/<study>/"
+    )
+    sw.add_argument("--resume", action="store_true", help="skip the points already done in <out>/<study>/")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar (for logs)")
 
     report = sub.add_parser("report", help="rebuild REPORT.md and report.html from a results folder")
     report.add_argument("--out", default="results", type=Path, help="results folder (default: results)")
 
-    sub.add_parser("list", help="list the registered studies and whether each can run here")
+    lst = sub.add_parser("list", help="list the registered studies and whether each can run here")
+    lst.add_argument("--params", metavar="STUDY", help="print the declared parameters of one study instead")
     return parser
 
 
@@ -73,6 +111,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="results", type=Path, help="results folder (default: results)")
     p.add_argument("--quick", action="store_true", help="small sizes: the study's QUICK_PARAMS and quick=True")
     p.add_argument("--no-progress", action="store_true", help="no progress bars (for logs)")
+
+
+def _check_out(out: Path) -> None:
+    """--out must be a folder (created if missing), never an existing file."""
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"--out {out} is an existing file; give a folder (it is created if missing).")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise BadInput(f"--out {out}: {parent} is a file, not a folder; give a folder path.")
+            break
 
 
 def _resolve_notebook(arg: str) -> tuple[Path, str]:
@@ -99,9 +148,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from . import machine, reproduce
     from .notebook import atomic_write_text
+    from .studies import registry
 
     notebook, study = _resolve_notebook(args.notebook)
-    overrides = reproduce.parse_parameters(args.parameter)
+    info = registry.STUDIES.get(study)
+    if info is not None and notebook.resolve() != info.notebook_path.resolve():
+        info = None  # a notebook of the same name elsewhere: its parameters are its own
+    overrides = reproduce.parse_parameters(args.parameter, [info] if info is not None else None)
+    _check_out(args.out)
     reproduce.check_kernel()
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.out / "machine.json", json.dumps(machine.describe(), indent=2) + "\n")
@@ -115,10 +169,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from . import reproduce
+    from .studies import registry
 
-    overrides = reproduce.parse_parameters(args.parameter)
+    overrides = reproduce.parse_parameters(args.parameter, registry.select(args.only))
+    if args.seeds < 0 or args.seeds > 10_000:
+        raise BadInput(f"--seeds {args.seeds}: give a number of seeds in 0..10000 (0: no sweep).")
+    if args.workers is not None and args.workers < 0:
+        raise BadInput(f"--workers {args.workers}: give 0 (serial) or a positive number of worker processes.")
+    _check_out(args.out)
     runs = reproduce.reproduce(
-        args.out, quick=args.quick, only=args.only, overrides=overrides, progress=not args.no_progress
+        args.out,
+        quick=args.quick,
+        only=args.only,
+        overrides=overrides,
+        progress=not args.no_progress,
+        seeds=args.seeds,
+        workers=args.workers,
     )
     for r in runs:
         print(reproduce.describe_run(r))
@@ -134,6 +200,35 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweep as sweeps
+    from .studies import registry
+
+    info = registry.get(args.study)
+    grid = sweeps.parse_grid(args.parameter, registry.spec(info))
+    seeds = sweeps.parse_seeds(args.seeds)
+    if args.workers is not None and args.workers < 0:
+        raise BadInput(f"--workers {args.workers}: give 0 (serial) or a positive number of worker processes.")
+    _check_out(args.out)
+    instruction = registry.missing_data(info)
+    if instruction is not None:
+        raise BadInput(instruction)
+    points = sweeps.points(info.name, quick=args.quick, grid=grid, seeds=seeds)
+    outcome = sweeps.sweep(
+        points,
+        args.out / info.name,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=args.resume,
+        progress=not args.no_progress,
+    )
+    print(
+        f"{info.name}: {outcome.total} points ({outcome.ran} run now, {outcome.skipped} done before), "
+        f"{outcome.raised} raised → {outcome.out / 'SUMMARY.md'}"
+    )
+    return EXIT_FAILED if outcome.raised else EXIT_OK
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import build_report
 
@@ -147,6 +242,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_list(args: argparse.Namespace) -> int:
     from .studies import registry
 
+    if args.params:
+        print(registry.spec(registry.get(args.params)).table())
+        return EXIT_OK
     for info in registry.STUDIES.values():
         status = registry.availability(info)
         note = "" if status.status == "ready" else f" — {status.detail.splitlines()[0]}"
@@ -158,7 +256,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `solvi-lab` console script; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"run": _cmd_run, "reproduce": _cmd_reproduce, "report": _cmd_report, "list": _cmd_list}
+    commands = {
+        "run": _cmd_run,
+        "reproduce": _cmd_reproduce,
+        "sweep": _cmd_sweep,
+        "report": _cmd_report,
+        "list": _cmd_list,
+    }
     try:
         return commands[args.command](args)
     except BadInput as e:
@@ -167,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     except SolviLabError as e:  # a missing kernel, a study module not written yet: the message says what to do
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as e:  # a folder that cannot be written, a full disk: say which, without a traceback
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted; partial notebooks are in the results folder.", file=sys.stderr)
         return 130

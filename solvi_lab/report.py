@@ -29,6 +29,7 @@ from urllib.parse import quote
 from .notebook import atomic_write_text
 from .studies import registry
 from .studies.result import part_summary
+from .sweep.summary import sweep_summary
 
 STATUS_TEXT = {
     "ok": "ran",
@@ -204,6 +205,8 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             lines += _md_table(header, [[row.get(h, "") for h in header] for row in s.comparison])
         elif s.status == "ok":
             lines += ['_The notebook saved no comparison table (`rec.save_table("comparison", ...)`)._', ""]
+        if (over_seeds := sweep_summary(out, s.name)) is not None:  # `reproduce --seeds K`: beside the seed-0 table
+            lines += ["### Over seeds (sweep)", "", over_seeds.split("\n", 1)[1].strip(), ""]
         if s.figures:
             lines += ["### Figures", ""]
             lines += [f"![{Path(f).stem}]({quote(f)})" for f in s.figures] + [""]
@@ -361,6 +364,8 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
             parts.append(_html_table(header, [[row.get(h, "") for h in header] for row in s.comparison], css="wide"))
         elif s.status == "ok":
             parts.append('<p class="meta">The notebook saved no comparison table.</p>')
+        if (over_seeds := sweep_summary(out, s.name)) is not None:
+            parts.append(f"<h3>Over seeds (sweep)</h3><pre>{html.escape(over_seeds)}</pre>")
         if s.figures:
             parts.append('<h3>Figures</h3><div class="figures">')
             for f in s.figures:

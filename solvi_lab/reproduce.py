@@ -8,7 +8,8 @@ Conventions (see docs/readme/reproduce.md):
   behaves the same in all three. Outputs do not depend on it: `results_dir` is always injected as an absolute path.
 - Environment of the kernel: `MPLBACKEND=agg` (no GUI, no inline backend surprises), the checkout on `PYTHONPATH`
   (the kernel imports the same solvi_lab as the CLI).
-- Parameters injected: `quick`, `results_dir`, the study's QUICK_PARAMS or FULL_PARAMS, then the user's `-p` values.
+- Parameters injected: `quick`, `results_dir`, the study's declared defaults for the mode, then the user's `-p`
+  values (checked against the declaration before anything runs; see solvi_lab/studies/params.py).
   Injecting `quick` explicitly overrides a `SOLVI_LAB_QUICK` left set in the shell.
 - Output: `<out>/<study>/<study>.ipynb` (executed, partial if it failed), the notebook's own metrics.json, PNGs
   and CSVs, and `run.json` (status, parameters, duration, error) that the report reads.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import math
 import os
 import sys
 import time
@@ -76,27 +78,75 @@ class StudyRun:
 
 
 def parse_value(text: str) -> Any:
-    """A `-p name value` value: JSON when it parses (numbers, true/false/null, lists, dicts, quoted strings), else the string."""
+    """A `-p name value` value for a notebook no study declares: JSON when it parses (numbers, true/false/null,
+    lists, dicts, quoted strings), else the string. Non-finite numbers and ints too long to convert are refused.
+
+    >>> parse_value("NaN")
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadParameter: value 'NaN' is not a finite number; give a finite number, or quote a string as '"NaN"'.
+    """
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError:
         return text
+    except ValueError:  # an int of more digits than Python converts (sys.get_int_max_str_digits)
+        raise BadParameter(f"value {text[:20]}… ({len(text)} characters) is too long a number.") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadParameter(
+            f"value {text!r} is not a finite number; give a finite number, or quote a string as '\"{text}\"'."
+        )
+    return value
 
 
-def parse_parameters(pairs: list[tuple[str, str]] | list[list[str]] | None) -> dict[str, Any]:
+def parse_parameters(
+    pairs: list[tuple[str, str]] | list[list[str]] | None, studies: list[registry.StudyInfo] | None = None
+) -> dict[str, Any]:
     """`[("n_worlds", "50"), ("policy", "protect")]` → `{"n_worlds": 50, "policy": "protect"}`.
+
+    With `studies`, every name must be declared by at least one of them (or be `seed`) and every value must be
+    accepted by each study that declares it (converted to the declared type); otherwise BadParameter says which
+    parameter, what it got and what it accepts — before anything runs. Without, values are parsed as JSON.
 
     >>> parse_parameters([["n", "5"], ["name", "x"]])
     {'n': 5, 'name': 'x'}
+    >>> parse_parameters([["streams", "2"], ["seed", "7"]], [registry.get("risk_dungeon")])
+    {'streams': 2, 'seed': 7}
     """
     params: dict[str, Any] = {}
+    # only studies that will run are asked (one not written yet, or without its data, is skipped anyway)
+    ready = [i for i in studies or [] if pairs and registry.availability(i).status == "ready"]
+    specs = [registry.spec(info) for info in ready]
     for name, value in pairs or []:
         if not name.isidentifier():
-            raise BadParameter(f"parameter name {name!r} is not a Python identifier; use e.g. -p n_worlds 50.")
+            raise BadParameter(
+                f"parameter name {name!r} is not a Python identifier; use e.g. -p streams 8 (`solvi-lab list --params STUDY`)."
+            )
         if name in ("results_dir",):
             raise BadParameter("results_dir is set by --out; pass --out DIR instead of -p results_dir.")
-        params[name] = parse_value(value)
+        if name == "quick":
+            raise BadParameter("quick is set by --quick; pass --quick instead of -p quick.")
+        if studies is None:
+            params[name] = parse_value(value)
+            continue
+        declaring = [s for s in specs if name == "seed" or name in s.names]
+        if not declaring:
+            if len(specs) == 1 and name != "seed":
+                specs[0].get(name)  # raises, listing that study's parameters
+            names = ", ".join(s.study for s in specs) or "none can run here"
+            raise BadParameter(
+                f"no study of this run ({names}) has a parameter {name!r}; see `solvi-lab list --params STUDY`, "
+                "or choose the studies with --only."
+            )
+        for s in declaring:
+            params[name] = s.convert(name, value)
     return params
+
+
+def overrides_for(info: registry.StudyInfo, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The overrides a study declares (seed included): a `-p` given to several studies reaches those that have it."""
+    names = {"seed", *registry.spec(info).names}
+    return {k: v for k, v in overrides.items() if k in names}
 
 
 def check_kernel(name: str = KERNEL_NAME) -> None:
@@ -194,6 +244,7 @@ def injected_parameters(
     params: dict[str, Any] = {}
     if info is not None:
         params.update(registry.study_params(info, quick=quick))
+        overrides = overrides_for(info, overrides)
     params.update(overrides)
     params["quick"] = quick
     params["results_dir"] = str(Path(out).resolve())
@@ -287,8 +338,13 @@ def reproduce(
     only: list[str] | None = None,
     overrides: dict[str, Any] | None = None,
     progress: bool = True,
+    seeds: int = 0,
+    workers: int | None = None,
 ) -> list[StudyRun]:
     """Run every available registered study (or `only` those) into `out`, then write REPORT.md and report.html.
+
+    seeds > 0: after the notebooks, sweep seeds 0..seeds-1 of every study that ran into `<out>/sweeps/<study>/`
+    (resuming what an earlier call finished) at the sizes `sweep_quick` says, so the report shows each summary.
 
     Unknown names raise BadInput before anything runs. A missing python3 kernel raises before anything runs.
     """
@@ -312,8 +368,46 @@ def reproduce(
         if run.status != "ok" and progress:
             tqdm.write(describe_run(run), file=sys.stderr)
     bar.close()
+    if seeds > 0:
+        sweep_studies(
+            out,
+            [r.study for r in runs if r.status == "ok"],
+            quick=quick,
+            seeds=seeds,
+            workers=workers,
+            overrides=overrides or {},
+            progress=progress,
+        )
     build_report(out, studies=[r.study for r in runs])
     return runs
+
+
+#: Studies whose full size takes minutes per seed: `reproduce --seeds` sweeps them at their quick sizes.
+SWEEP_QUICK_ONLY = frozenset({"retraction", "taubench_action_model"})
+
+
+def sweep_quick(study: str, quick: bool) -> bool:
+    """The size a `reproduce --seeds` sweep of `study` uses: quick with --quick, and always for SWEEP_QUICK_ONLY."""
+    return quick or study in SWEEP_QUICK_ONLY
+
+
+def sweep_studies(
+    out: Path,
+    studies: list[str],
+    *,
+    quick: bool,
+    seeds: int,
+    workers: int | None,
+    overrides: dict[str, Any],
+    progress: bool = True,
+) -> None:
+    """Sweep seeds 0..seeds-1 of each study into `<out>/sweeps/<study>/` (the notebooks' -p values held fixed)."""
+    from . import sweep as sweeps
+
+    for name in studies:
+        fixed = {k: [v] for k, v in overrides_for(registry.get(name), overrides).items() if k != "seed"}
+        ps = sweeps.points(name, quick=sweep_quick(name, quick), grid=fixed, seeds=list(range(seeds)))
+        sweeps.sweep(ps, out / "sweeps" / name, workers=workers, resume=True, progress=progress)
 
 
 def describe_run(run: StudyRun) -> str:

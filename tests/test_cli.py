@@ -123,17 +123,83 @@ def test_reproduce_quick_example_writes_results_and_report(tmp_path: Path, capsy
     assert "retraction" not in md
 
 
-def test_failing_study_exits_1_and_names_partial_notebook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = cli.main(
-        ["reproduce", "--quick", "--only", "example", "-p", "n_samples", "0", "--out", str(tmp_path), "--no-progress"]
-    )
+def _failing_notebook(path: Path) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('quick = False\nseed = 0\nresults_dir = "results"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell('raise RuntimeError("boom at seed %d" % seed)')]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def test_failing_study_exits_1_and_names_partial_notebook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notebook = _failing_notebook(tmp_path / "failing.ipynb")
+    info = registry.StudyInfo("failing", str(notebook), "solvi_lab.studies.example", "F")
+    monkeypatch.setattr(registry, "STUDIES", {"failing": info})
+    out = tmp_path / "out"
+    code = cli.main(["reproduce", "--quick", "-p", "seed", "4", "--out", str(out), "--no-progress"])
     assert code == 1
     captured = capsys.readouterr()
-    assert "example: FAILED — BadParameter: n_samples must be a positive integer" in captured.out
-    assert f"partial notebook: {tmp_path / 'example' / 'example.ipynb'}" in captured.out
-    assert "1 of 1 studies failed: example" in captured.err
-    assert (tmp_path / "example" / "example.ipynb").exists()
-    assert "FAILED" in (tmp_path / "REPORT.md").read_text()
+    assert "failing: FAILED — RuntimeError: boom at seed 4" in captured.out
+    assert f"partial notebook: {out / 'failing' / 'failing.ipynb'}" in captured.out
+    assert "1 of 1 studies failed: failing" in captured.err
+    assert (out / "failing" / "failing.ipynb").exists()
+    assert "FAILED" in (out / "REPORT.md").read_text()
+
+
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "example", "-p", "seed", "NaN"], "parameter seed got 'NaN'; it accepts an integer in 0.."),
+        (["run", "example", "-p", "seed", "1e999"], "parameter seed got '1e999'; it accepts an integer"),
+        (["run", "example", "-p", "seed", "-5"], "parameter seed got '-5'; it accepts an integer in 0.."),
+        (["run", "example", "-p", "seed", HUGE], "parameter seed got '99999"),
+        (["run", "example", "-p", "n_samples", '"many"'], "parameter n_samples got '\"many\"'; it accepts an integer"),
+        (["run", "example", "-p", "n_samples", "many"], "parameter n_samples got 'many'"),
+        (["run", "example", "-p", "n_samples", "2.5"], "parameter n_samples got '2.5'"),
+        (["run", "example", "-p", "no_such_param", "3"], "study 'example' has no parameter 'no_such_param'"),
+        (["run", "example", "-p", "quick", "true"], "pass --quick"),
+        (["run", "example", "--out", "README.md"], "--out README.md is an existing file"),
+        (["run", "example", "--out", "README.md/sub"], "is a file, not a folder"),
+        (["run", "notebooks/nope.ipynb"], "notebook notebooks/nope.ipynb does not exist"),
+        (["run", "nope"], "neither a known study nor a .ipynb path"),
+        (["reproduce", "-p", "n_items", "5"], "parameter n_items got '5'; it accepts an integer in 10.."),
+        (["reproduce", "-p", "bogus", "5"], "no study of this run"),
+        (["reproduce", "--only", "example", "-p", "n_items", "500"], "study 'example' has no parameter 'n_items'"),
+        (["reproduce", "--only", "nope"], "unknown study 'nope'"),
+        (["reproduce", "--out", "README.md"], "--out README.md is an existing file"),
+        (["list", "--params", "nope"], "unknown study 'nope'"),
+    ],
+)
+def test_user_errors_are_one_line_exit_2_before_anything_runs(
+    argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(registry.REPO_ROOT)
+
+    def must_not_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a notebook started")
+
+    monkeypatch.setattr(reproduce, "execute", must_not_run)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert message in err
+    assert not (registry.REPO_ROOT / "README.md" / "sub").exists()
+
+
+def test_declared_values_are_converted_to_their_type() -> None:
+    got = reproduce.parse_parameters([["streams", "2"], ["seed", "7"]], [registry.get("risk_dungeon")])
+    assert got == {"streams": 2, "seed": 7}
+    # a -p given to several studies reaches only those that declare it
+    assert reproduce.overrides_for(registry.get("example"), {"n_items": 50, "seed": 1}) == {"seed": 1}
 
 
 def test_run_then_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

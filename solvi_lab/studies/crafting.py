@@ -96,12 +96,28 @@ from ..failures import FailureMemory
 from ..journal import Journal
 from ..knowledge import KnowledgeStore
 from ..worldmap import WorldMap
+from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 
 __all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "ARMS", "OPERATORS", "PUBLISHED", "make_world", "rewire"]
 
-QUICK_PARAMS: dict[str, int] = {"streams": 3, "worlds": 6, "steps": 150, "episodes": 5}
-FULL_PARAMS: dict[str, int] = {"streams": 10, "worlds": 20, "steps": 150, "episodes": 5}
+PARAMS = ParamSpec(
+    "toy_crafting",
+    Param("streams", int, full=10, quick=3, meaning="independent agents", low=1, high=1_000),
+    Param(
+        "worlds",
+        int,
+        full=20,
+        quick=6,
+        meaning="worlds each stream meets in turn (the last third is measured)",
+        low=3,
+        high=1_000,
+    ),
+    Param("steps", int, full=150, quick=150, meaning="steps per world or episode", low=10, high=100_000),
+    Param("episodes", int, full=5, quick=5, meaning="episodes in world A, then in world B", low=1, high=1_000),
+)
+QUICK_PARAMS: dict[str, int] = PARAMS.defaults(quick=True)
+FULL_PARAMS: dict[str, int] = PARAMS.defaults(quick=False)
 
 N_PLACES = 8
 N_DOORS = 3
@@ -691,6 +707,7 @@ def run(
     streams: independent agents; worlds: worlds each stream meets in turn (the last third is measured);
     steps: steps per world or episode; episodes: episodes in world A and then in world B; progress: a tqdm bar.
     """
+    PARAMS.check(streams=streams, worlds=worlds, steps=steps, episodes=episodes, seed=seed)
     _check_int("streams", streams, 1)
     _check_int("worlds", worlds, 3)
     _check_int("steps", steps, 10)

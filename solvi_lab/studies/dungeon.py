@@ -66,12 +66,28 @@ from ..errors import BadParameter
 from ..journal import Journal
 from ..prediction import Prediction
 from ..risk import LearnedGate, Protect, RiskBudget
+from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 
 # Quick keeps the stream length of the full run: the trend claims compare the first and last thirds of a stream,
 # and 12-game streams are too short for them (their first third is spent finding the pits). Fewer streams only.
-QUICK_PARAMS: dict[str, int] = {"streams": 4, "games": 30}
-FULL_PARAMS: dict[str, int] = {"streams": 20, "games": 30}
+PARAMS = ParamSpec(
+    "risk_dungeon",
+    Param(
+        "streams",
+        int,
+        full=20,
+        quick=4,
+        meaning="independent dungeons (streams), each with its own hazards",
+        low=1,
+        high=10_000,
+    ),
+    Param(
+        "games", int, full=30, quick=30, meaning="games per stream and arm (thirds are compared)", low=3, high=10_000
+    ),
+)
+QUICK_PARAMS: dict[str, int] = PARAMS.defaults(quick=True)
+FULL_PARAMS: dict[str, int] = PARAMS.defaults(quick=False)
 
 MAX_DEPTH = 10
 DOORS = ("left", "middle", "right")
@@ -277,6 +293,7 @@ def run(
     games must be ≥ 3 (the first and last thirds are compared). `progress` shows a tqdm bar over the streams.
     Deterministic: the same (streams, games, seed) always gives the same metrics.
     """
+    PARAMS.check(streams=streams, games=games, seed=seed)
     _check_params(streams, games, seed)
     depth = {a: np.zeros((streams, games), dtype=np.int64) for a in ARMS}
     deaths = {a: {"pit": 0, "guardian": 0, "wanderer": 0} for a in ARMS}

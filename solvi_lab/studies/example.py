@@ -21,10 +21,15 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from ..errors import BadParameter
+from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 
-QUICK_PARAMS: dict[str, int] = {"n_samples": 2_000}
-FULL_PARAMS: dict[str, int] = {"n_samples": 200_000}
+PARAMS = ParamSpec(
+    "example",
+    Param("n_samples", int, full=200_000, quick=2_000, meaning="points thrown at the unit square", low=1, high=10**8),
+)
+QUICK_PARAMS: dict[str, int] = PARAMS.defaults(quick=True)
+FULL_PARAMS: dict[str, int] = PARAMS.defaults(quick=False)
 
 
 def run(n_samples: int = FULL_PARAMS["n_samples"], seed: int = 0) -> StudyResult:
@@ -33,6 +38,7 @@ def run(n_samples: int = FULL_PARAMS["n_samples"], seed: int = 0) -> StudyResult
     The published figure it is compared with is π itself; the claim checked is that the estimate lies within
     three standard errors of it.
     """
+    PARAMS.check(n_samples=n_samples, seed=seed)
     if isinstance(n_samples, bool) or not isinstance(n_samples, int) or n_samples < 1:
         raise BadParameter(f"n_samples must be a positive integer, got {n_samples!r}; e.g. n_samples=2000.")
     if isinstance(seed, bool) or not isinstance(seed, int):

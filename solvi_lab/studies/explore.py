@@ -36,10 +36,15 @@ from ..knowledge.graph import graph
 from ..knowledge.timetravel import diff
 from ..parquet import export_journal, import_journal
 from ..plot import STATUS_COLOURS, derivations
+from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 
-QUICK_PARAMS: dict[str, int] = {"n_items": 200}
-FULL_PARAMS: dict[str, int] = {"n_items": 20_000}
+PARAMS = ParamSpec(
+    "explore",
+    Param("n_items", int, full=20_000, quick=200, meaning="background facts around the story", low=0, high=10**7),
+)
+QUICK_PARAMS: dict[str, int] = PARAMS.defaults(quick=True)
+FULL_PARAMS: dict[str, int] = PARAMS.defaults(quick=False)
 
 RELATIONS = ("tier", "region", "plan")
 VALUES = {"tier": ("regular", "gold", "vip"), "region": ("north", "south"), "plan": ("basic", "pro")}
@@ -130,6 +135,7 @@ def _status_counts(frame: pl.DataFrame) -> dict[str, int]:
 
 def run(n_items: int = FULL_PARAMS["n_items"], seed: int = 0) -> StudyResult:
     """Build the store, then measure what the exploration tools show about it (see the module docstring)."""
+    PARAMS.check(n_items=n_items, seed=seed)
     _check(n_items, seed)
     ks, story = build_store(n_items, seed)
     before = store_frame(ks.at(story.retract_at))

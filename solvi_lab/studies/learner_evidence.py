@@ -45,10 +45,12 @@ from ..evidence import (
     observed_value,
     spacing_factor,
 )
+from .params import ParamSpec
 from .result import Comparison, StudyResult
 
-QUICK_PARAMS: dict[str, int] = {"seed": 0}
-FULL_PARAMS: dict[str, int] = {"seed": 0}
+PARAMS = ParamSpec("learner_evidence")  # the scenarios are fixed; only the seed (shared by every study) varies
+QUICK_PARAMS: dict[str, int] = {**PARAMS.defaults(quick=True), "seed": 0}
+FULL_PARAMS: dict[str, int] = {**PARAMS.defaults(quick=False), "seed": 0}
 
 DAY = 86400.0
 N_RANDOM = 50  # random sequences for the rebuild check: small, so the study runs in well under a second
@@ -676,6 +678,7 @@ def run(seed: int = 0) -> StudyResult:
 
     The scenarios are fixed; `seed` draws the random evidence sequences of the rebuild check.
     """
+    PARAMS.check(seed=seed)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise BadParameter(f"seed must be an integer, got {seed!r}; e.g. seed=0.")
     f1, f2, f3, f4, f5 = (

@@ -2,18 +2,26 @@
 
 A study is a module (or package) under `solvi_lab.studies` that exposes
 
-- `run(**params) -> StudyResult`,
-- `QUICK_PARAMS: dict` (seconds; what tests and `--quick` use) and `FULL_PARAMS: dict` (the published sizes),
+- `PARAMS`: its parameters, declared once (`solvi_lab.studies.params.ParamSpec`): name, type, full and quick
+  default, allowed range or choices, one line of meaning. `seed` is shared by every study and not redeclared.
+- `run(**params) -> StudyResult`, which starts with `PARAMS.check(name=value, ..., seed=seed)`;
+- `QUICK_PARAMS` / `FULL_PARAMS`, derived: `PARAMS.defaults(quick=True)` / `PARAMS.defaults(quick=False)`
+  (kept for code that reads them; new code asks `params_for` or `spec`);
 
-and a notebook `notebooks/<name>.ipynb` whose first code cell is tagged `parameters`:
+and a notebook `notebooks/<name>.ipynb` whose first code cell is tagged `parameters` and lists exactly the
+declared names plus `quick`, `seed`, `results_dir` (tests/test_study_params.py fails when they differ):
 
-    import os
-    quick = os.environ.get("SOLVI_LAB_QUICK") in ("1", "true")  # papermill overrides; CI sets it for nbval
+    from solvi_lab.studies.params import quick_from_env
+
+    quick = quick_from_env()  # SOLVI_LAB_QUICK=1 (CI, nbval) selects the quick sizes; papermill overrides
     seed = 0
     results_dir = "results"
-    n_worlds = None                                     # None = from QUICK_PARAMS / FULL_PARAMS by `quick`
+    streams = None            # one line per declared parameter (here risk_dungeon's); None = the mode's default
+    games = None
 
-and which then resolves its parameters with `params_for(name, quick=quick, seed=seed, n_worlds=n_worlds)`.
+and which then passes every one on: `params_for("risk_dungeon", quick=quick, seed=seed, streams=streams, games=games)`.
+To add a study: write the module with `PARAMS` and `run`, the notebook as above, and one `_study(...)` line
+below; `solvi-lab list --params NAME` then prints its table and `solvi-lab sweep NAME` can vary it.
 A study that needs external data (`needs_data=True`) has a sibling module `data` in its package with
 `find_data_dir()`, which raises `DataMissing` saying how to get the data.
 
@@ -23,6 +31,10 @@ A study that needs external data (`needs_data=True`) has a sibling module `data`
 {'n_samples': 2000, 'seed': 3}
 >>> params_for("example", quick=False, n_samples=10, seed=None)
 {'n_samples': 10}
+>>> params_for("example", quick=True, n_worlds=3)
+Traceback (most recent call last):
+...
+solvi_lab.errors.BadParameter: study 'example' has no parameter 'n_worlds'; its parameters are: n_samples, seed (see `solvi-lab list --params example`).
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 from ..errors import BadInput, DataMissing, SolviLabError
+from .params import ParamSpec
 
 # The checkout this package was imported from: notebooks/ and data/expected/ live beside solvi_lab/.
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +58,7 @@ class StudyInfo:
 
     name: short name, also the results folder and the notebook's stem.
     notebook: path of its notebook, relative to the repository root.
-    module: the importable module (or package module) whose `run`, `QUICK_PARAMS`, `FULL_PARAMS` it uses.
+    module: the importable module (or package module) whose `run` and `PARAMS` it uses.
     title: one line for the report.
     needs_data: True when it reads external data located by `<module's package>.data.find_data_dir()`.
     description: what question it answers, for the report.
@@ -144,6 +157,10 @@ STUDIES: dict[str, StudyInfo] = {
 }
 
 
+#: Notebooks in notebooks/ that are tools, not studies (nbval still runs them in CI).
+TOOL_NOTEBOOKS: dict[str, str] = {"sweeps": "loads any sweep's Parquet (`solvi-lab sweep`) and draws its summary"}
+
+
 def known_names() -> str:
     """The registered names, comma-separated, for error messages."""
     return ", ".join(STUDIES)
@@ -195,35 +212,49 @@ def load_module(study: StudyInfo | str) -> ModuleType:
     if module is None:
         raise SolviLabError(
             f"study {info.name!r}: module {info.module} does not exist yet; "
-            "it must define run(**params), QUICK_PARAMS and FULL_PARAMS (see docs/readme/reproduce.md)."
+            "it must define run(**params) and PARAMS (see docs/readme/reproduce.md)."
         )
     return module
 
 
-def study_params(study: StudyInfo | str, *, quick: bool) -> dict[str, Any]:
-    """A copy of the study's QUICK_PARAMS (quick=True) or FULL_PARAMS."""
+def spec(study: StudyInfo | str) -> ParamSpec:
+    """The study's declared parameters (`PARAMS` in its module); a clear error if it declares none.
+
+    >>> spec("risk_dungeon").names
+    ('streams', 'games')
+    """
     info = get(study) if isinstance(study, str) else study
-    attr = "QUICK_PARAMS" if quick else "FULL_PARAMS"
-    params = getattr(load_module(info), attr, None)
-    if not isinstance(params, dict):
+    declared = getattr(load_module(info), "PARAMS", None)
+    if not isinstance(declared, ParamSpec):
         raise SolviLabError(
-            f"study {info.name!r}: {info.module}.{attr} is missing or not a dict; define it as a dict of the "
-            "keyword arguments of run() (see docs/readme/reproduce.md)."
+            f"study {info.name!r}: {info.module}.PARAMS is missing; declare the parameters of run() as "
+            "PARAMS = ParamSpec(name, Param(...), ...) (see solvi_lab/studies/params.py and docs/readme/reproduce.md)."
         )
-    return dict(params)
+    return declared
+
+
+def study_params(study: StudyInfo | str, *, quick: bool) -> dict[str, Any]:
+    """The declared defaults of the quick (quick=True) or full size, seed not included.
+
+    >>> study_params("risk_dungeon", quick=True)
+    {'streams': 4, 'games': 30}
+    """
+    return spec(study).defaults(quick=quick)
 
 
 def params_for(study: StudyInfo | str, *, quick: bool, **given: Any) -> dict[str, Any]:
-    """The keyword arguments a notebook passes to `run`: QUICK_PARAMS or FULL_PARAMS, then every given non-None value.
+    """The keyword arguments a notebook passes to `run`: the declared defaults, then every given non-None value.
 
     None in a notebook's parameters cell means "the study's default for this mode", so one notebook serves
-    quick and full runs and an explicit value (papermill `-p`) always wins.
+    quick and full runs and an explicit value (papermill `-p`) always wins. Every given name must be declared
+    (or be `seed`) and every value accepted, else BadParameter says which and what it accepts.
 
     >>> params_for("example", quick=False)
     {'n_samples': 200000}
     """
-    params = study_params(study, quick=quick)
-    params.update({k: v for k, v in given.items() if v is not None})
+    declared = spec(study)
+    params = declared.defaults(quick=quick)
+    params.update(declared.check(**{k: v for k, v in given.items() if v is not None}))
     return params
 
 

@@ -21,7 +21,8 @@ def result():
 
 def test_registered_with_small_params():
     assert get("learner_evidence").module == "solvi_lab.studies.learner_evidence"
-    assert study_params("learner_evidence", quick=True) == study_params("learner_evidence", quick=False) == {"seed": 0}
+    # no declared parameter besides the seed every study shares
+    assert study_params("learner_evidence", quick=True) == study_params("learner_evidence", quick=False) == {}
     assert EXPECTED["study"] == "learner_evidence" and EXPECTED["quick_params"] == le.QUICK_PARAMS
 
 
@@ -123,6 +124,6 @@ def test_notebook_is_thin_and_saved_without_outputs():
     nb = nbformat.read(Path(REPO_ROOT / "notebooks" / "learner_evidence.ipynb"), as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].metadata.get("tags") == ["parameters"]
-    assert 'quick = os.environ.get("SOLVI_LAB_QUICK") == "1"' in code[0].source
+    assert "quick = quick_from_env()" in code[0].source
     assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
     assert "assert" in code[-1].source

@@ -121,8 +121,9 @@ def test_bad_parameters_and_missing_data_are_clear(tmp_path, data):
 
 
 def test_quick_params_are_small():
-    assert study.QUICK_PARAMS == {"train_tasks": 40, "test_tasks": 20}
-    assert study.FULL_PARAMS == {"train_tasks": 400, "test_tasks": 115}
+    sizes = ("train_tasks", "test_tasks")
+    assert {k: study.QUICK_PARAMS[k] for k in sizes} == {"train_tasks": 40, "test_tasks": 20}
+    assert {k: study.FULL_PARAMS[k] for k in sizes} == {"train_tasks": 400, "test_tasks": 115}
     assert WRITING_TOOLS  # the study splits abstentions by write tools
 
 

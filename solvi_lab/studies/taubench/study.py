@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from ...actions import ConservativeActionModel
 from ...errors import BadParameter
 from ...knowledge import KnowledgeStore
+from ..params import Param, ParamSpec
 from ..result import Comparison, StudyResult
 from .data import find_data_dir, load_retail
 from .env import RetailEnv
@@ -33,8 +34,49 @@ from .vocabulary import build_vocabulary
 
 __all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "PUBLISHED", "evaluate"]
 
-QUICK_PARAMS: dict[str, Any] = {"train_tasks": 40, "test_tasks": 20}
-FULL_PARAMS: dict[str, Any] = {"train_tasks": 400, "test_tasks": 115}
+PARAMS = ParamSpec(
+    "taubench_action_model",
+    Param(
+        "train_tasks",
+        int,
+        full=400,
+        quick=40,
+        meaning="training tasks probed (the first n of the split)",
+        low=1,
+        high=500,
+    ),
+    Param(
+        "test_tasks",
+        int,
+        full=115,
+        quick=20,
+        meaning="held-out test tasks probed (the first n of the split)",
+        low=1,
+        high=115,
+    ),
+    Param(
+        "budget",
+        int,
+        full=DEFAULT_BUDGET,
+        quick=DEFAULT_BUDGET,
+        meaning="probe transitions per task",
+        low=1,
+        high=10_000,
+    ),
+    Param("pairs", bool, full=True, quick=True, meaning="pair-feature templates in the main vocabulary"),
+    Param("money", bool, full=True, quick=True, meaning="money-comparison templates in the main vocabulary"),
+    Param("ablations", bool, full=True, quick=True, meaning="also train the three vocabulary ablations"),
+    Param(
+        "data_dir",
+        str,
+        full=None,
+        quick=None,
+        meaning="τ-bench retail data folder (null: SOLVI_LAB_TAUBENCH or shared/data)",
+        optional=True,
+    ),
+)
+QUICK_PARAMS: dict[str, Any] = PARAMS.defaults(quick=True)
+FULL_PARAMS: dict[str, Any] = PARAMS.defaults(quick=False)
 
 #: The specification's figures (benchmarks/knowledge/taubench_action_model.py, as published).
 PUBLISHED: dict[str, Any] = {
@@ -287,6 +329,16 @@ def run(
     money, without both (each on the same probes). Raises DataMissing (with how to get it) when the data is absent.
     held_out_split: "test" (the published protocol) or "dev" (its 20 tasks: develop on these, never on test).
     """
+    PARAMS.check(
+        train_tasks=train_tasks,
+        test_tasks=test_tasks,
+        seed=seed,
+        pairs=pairs,
+        money=money,
+        data_dir=data_dir,
+        ablations=ablations,
+        budget=budget,
+    )
     t_start = time.perf_counter()
     directory = find_data_dir(data_dir)  # DataMissing says how to get the data
     data = load_retail(directory)

@@ -1,0 +1,84 @@
+"""Run one point of a sweep into one flat row: parameters, every scalar metric, every claim, figures, timing.
+
+Columns: `study`, `point`, `seed`, `quick`, `params` (JSON), `p.<name>` per parameter, `m.<metric>` per scalar
+metric, `c.<claim key>` per checked row of `StudyResult.claims()`, `f.<row key>` for every comparison row whose
+ours and published figures are numbers (with the published value in the JSON column `published`), `wall_s`,
+`worker`, `version`, `error` (None, or the exception in one line), `finished` (UTC).
+"""
+
+from __future__ import annotations
+
+import datetime
+import inspect
+import json
+import math
+import time
+from typing import Any
+
+from .grid import Point
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _worker_name() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return "local"
+
+
+def run_point(point: Point) -> dict[str, Any]:
+    """Run the study at this point; never raises for an error of the study (it is recorded in `error`)."""
+    import matplotlib
+
+    matplotlib.use("agg")  # a worker has no display; figures are built and closed, never shown
+    from .. import __version__
+    from ..studies import registry
+
+    row: dict[str, Any] = {
+        "study": point.study,
+        "point": point.id,
+        "seed": point.seed,
+        "quick": point.quick,
+        "params": json.dumps(point.kwargs, sort_keys=True),
+        **{f"p.{k}": v for k, v in point.params},
+        "worker": _worker_name(),
+        "version": __version__,
+        "error": None,
+    }
+    t0 = time.perf_counter()
+    try:
+        run = registry.load_module(point.study).run
+        kwargs = {**point.kwargs, "seed": point.seed}
+        if "progress" in inspect.signature(run).parameters:
+            kwargs["progress"] = False
+        result = run(**kwargs)
+        for k, v in result.metrics.items():
+            if isinstance(v, bool) or _number(v) or isinstance(v, str):
+                row[f"m.{k}"] = v
+        for k, holds in result.claims().items():
+            row[f"c.{k}"] = bool(holds)
+        published = {}
+        for c in result.comparison:
+            if _number(c.ours) and _number(c.published):
+                key = c.key or c.measure
+                row[f"f.{key}"] = float(c.ours)
+                published[key] = float(c.published)
+        row["published"] = json.dumps(published, sort_keys=True)
+        _close(result.figures)
+    except Exception as err:  # one failing point is recorded; the sweep goes on
+        row["error"] = f"{type(err).__name__}: {err}".splitlines()[0][:500]
+    row["wall_s"] = time.perf_counter() - t0
+    row["finished"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    return row
+
+
+def _close(figures: dict[str, Any]) -> None:
+    import matplotlib.pyplot as plt
+
+    for fig in figures.values():
+        plt.close(fig)

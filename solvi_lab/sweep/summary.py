@@ -1,0 +1,184 @@
+"""A sweep's summary: per parameter combination, each metric's mean, sd and 95% bootstrap interval; each claim's
+pass rate with a Wilson interval; each published figure beside our interval (inside or not); a PNG per swept
+parameter (metric against value, interval bars).
+
+>>> wilson_interval(18, 20)
+(0.699, 0.972)
+>>> lo, hi = bootstrap_interval([1.0, 2.0, 3.0, 4.0]); 1.0 <= lo <= 2.5 <= hi <= 4.0
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+BOOTSTRAP_RESAMPLES = 2_000
+Z95 = 1.959963984540054
+
+
+def bootstrap_interval(values: Any, *, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean (numpy, seeded: the same values give the same interval)."""
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return (math.nan, math.nan)
+    if x.size == 1:
+        return (float(x[0]), float(x[0]))
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, x.size, size=(BOOTSTRAP_RESAMPLES, x.size))].mean(axis=1)
+    tail = (1 - level) / 2
+    lo, hi = np.quantile(means, [tail, 1 - tail])
+    return (float(lo), float(hi))
+
+
+def wilson_interval(passes: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a pass rate (rounded to 3 decimals); (nan, nan) when n is 0."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = passes / n
+    denom = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
+    return (round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3))
+
+
+def swept_names(frame: pl.DataFrame) -> list[str]:
+    """The parameters that take more than one value in the sweep."""
+    return [c[2:] for c in frame.columns if c.startswith("p.") and frame[c].n_unique() > 1]
+
+
+def summarize(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per (parameter combination, quantity): kind ("metric" | "claim" | "figure"), name, n, mean, sd,
+    lo, hi (95%: bootstrap for metrics and figures, Wilson for claims), published, inside (published in [lo, hi])."""
+    rows: list[dict[str, Any]] = []
+    if frame.is_empty():
+        return pl.DataFrame()
+    ok = frame.filter(pl.col("error").is_null())
+    for (params,), group in ok.group_by(["params"], maintain_order=True):
+        published = {}
+        for text in group["published"].drop_nulls().to_list() if "published" in group.columns else []:
+            published.update(json.loads(text))
+        for col in group.columns:
+            kind = {"m.": "metric", "c.": "claim", "f.": "figure"}.get(col[:2])
+            values = group[col].drop_nulls()
+            if kind is None or values.is_empty() or values.dtype == pl.String or col == "m.seed":
+                continue  # a study that records its seed as a metric: the seed is what is swept, not a result
+            name = col[2:]
+            x = values.cast(pl.Float64).to_numpy()
+            row: dict[str, Any] = {"params": params, "kind": kind, "name": name, "n": int(x.size)}
+            row["mean"] = float(x.mean())
+            row["sd"] = float(x.std(ddof=1)) if x.size > 1 else 0.0
+            if kind == "claim":
+                row["lo"], row["hi"] = wilson_interval(int(x.sum()), int(x.size))
+            else:
+                row["lo"], row["hi"] = bootstrap_interval(x)
+            pub = published.get(name) if kind == "figure" else None
+            row["published"] = pub
+            row["inside"] = None if pub is None else bool(row["lo"] <= pub <= row["hi"])
+            rows.append(row)
+    return pl.DataFrame(rows, schema_overrides={"published": pl.Float64, "inside": pl.Boolean})
+
+
+def _fmt(v: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
+    """The summary as Markdown: points and errors, then per parameter combination claims, figures and metrics."""
+    if frame.is_empty():
+        return f"### Sweep of {study}\n\nNo points yet.\n"
+    errors = frame.filter(pl.col("error").is_not_null())
+    seeds = frame["seed"].n_unique()
+    lines = [
+        f"### Sweep of {study}: {frame.height} points ({seeds} seeds), {errors.height} raised",
+        "",
+        f"Size: {'quick' if frame['quick'].all() else 'full' if not frame['quick'].any() else 'mixed'}. "
+        "Intervals are 95%: bootstrap of the mean (metrics, figures), Wilson (claims' pass rates).",
+        "",
+    ]
+    if frame["quick"].any():
+        lines += ["The published figures are for the full size: at the quick size, *inside* compares unlike sizes.", ""]
+    for (params,), part in summary.group_by(["params"], maintain_order=True):
+        lines += [f"Parameters: `{params}`", ""]
+        for kind, header in (
+            ("claim", "| claim | passes | rate | 95% interval |\n|---|---|---|---|"),
+            ("figure", "| figure | mean | sd | 95% interval | published | inside |\n|---|---|---|---|---|---|"),
+            ("metric", "| metric | mean | sd | 95% interval |\n|---|---|---|---|"),
+        ):
+            rows = part.filter(pl.col("kind") == kind)
+            if rows.is_empty():
+                continue
+            lines.append(header)
+            for r in rows.iter_rows(named=True):
+                interval = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]"
+                if kind == "claim":
+                    lines.append(
+                        f"| {r['name']} | {round(r['mean'] * r['n'])}/{r['n']} | {_fmt(r['mean'])} | {interval} |"
+                    )
+                elif kind == "figure":
+                    lines.append(
+                        f"| {r['name']} | {_fmt(r['mean'])} | {_fmt(r['sd'])} | {interval} | {_fmt(r['published'])} "
+                        f"| {_fmt(r['inside'])} |"
+                    )
+                else:
+                    lines.append(f"| {r['name']} | {_fmt(r['mean'])} | {_fmt(r['sd'])} | {interval} |")
+            lines.append("")
+    if errors.height:
+        lines += ["| point | seed | error |", "|---|---|---|"]
+        lines += [f"| {r['point']} | {r['seed']} | {r['error']} |" for r in errors.head(20).iter_rows(named=True)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def figures(frame: pl.DataFrame, out: Path, *, max_panels: int = 6) -> list[Path]:
+    """One PNG per swept parameter: the first figures (else metrics) against the parameter's value, 95% bars."""
+    from matplotlib.figure import Figure
+
+    written: list[Path] = []
+    ok = frame.filter(pl.col("error").is_null()) if not frame.is_empty() else frame
+    for name in swept_names(ok) if not ok.is_empty() else []:
+        quantities = [c for c in ok.columns if c.startswith("f.")] or [
+            c for c in ok.columns if c.startswith("m.") and ok[c].dtype.is_numeric()
+        ]
+        quantities = quantities[:max_panels]
+        if not quantities:
+            continue
+        fig = Figure(figsize=(4 * min(3, len(quantities)), 3.2 * math.ceil(len(quantities) / 3)))
+        for i, col in enumerate(quantities):
+            ax = fig.add_subplot(math.ceil(len(quantities) / 3), min(3, len(quantities)), i + 1)
+            xs, means, los, his = [], [], [], []
+            for value, part in sorted(ok.group_by(f"p.{name}"), key=lambda kv: kv[0][0]):
+                x = part[col].drop_nulls().cast(pl.Float64).to_numpy()
+                if x.size == 0:
+                    continue
+                lo, hi = bootstrap_interval(x)
+                xs.append(value[0])
+                means.append(float(x.mean()))
+                los.append(float(x.mean()) - lo)
+                his.append(hi - float(x.mean()))
+            ax.errorbar(xs, means, yerr=[los, his], marker="o", capsize=3)
+            ax.set_xlabel(name)
+            ax.set_title(col[2:], fontsize=9)
+        fig.suptitle(f"mean over seeds, 95% bootstrap interval, against {name}", fontsize=10)
+        fig.tight_layout()
+        path = Path(out) / f"sweep_{name}.png"
+        fig.savefig(path, dpi=90)
+        written.append(path)
+    return written
+
+
+def sweep_summary(results: Path | str, study: str) -> str | None:
+    """The SUMMARY.md of `<results>/sweeps/<study>/` (what `reproduce --seeds K` writes), or None if there is none."""
+    path = Path(results) / "sweeps" / study / "SUMMARY.md"
+    return path.read_text(encoding="utf-8") if path.exists() else None
