@@ -31,6 +31,7 @@ INJECTED: dict[str, dict[str, Any]] = {
     # the notebooks assert their claims, so these stay at sizes where the claims hold
     "risk_dungeon": {"streams": 5, "games": 30, "seed": 0},
     "toy_crafting": {"streams": 4, "worlds": 6, "steps": 150, "episodes": 5, "seed": 0},
+    "taubench_airline": {"budget": 30, "ablations": False, "seed": 3},
     "learner_evidence": {"seed": 1},
     "explore": {"n_items": 37, "seed": 2},
     "example": {"n_samples": 777, "seed": 5},

@@ -38,7 +38,7 @@ def _run(study: str, seed: int):
     params = {**module.QUICK_PARAMS, "seed": seed}
     kwargs: dict[str, Any] = {"progress": False} if "progress" in module.run.__code__.co_varnames else {}
     if study == "taubench_action_model":
-        kwargs["ablations"] = False  # the ablations carry one claim; the notebook test checks them at seed 0
+        params["ablations"] = False  # the ablations carry one claim; the notebook test checks them at seed 0
     return module, module.run(**params, **kwargs)
 
 

@@ -153,9 +153,12 @@ def test_probes_cover_refusals_of_every_write_tool(data) -> None:
 def test_registered_with_data_and_params() -> None:
     info = registry.get("taubench_airline")
     assert info.needs_data and info.module == "solvi_lab.studies.taubench.airline.study"
-    assert study.QUICK_PARAMS == {"budget": 40} and study.FULL_PARAMS == {"budget": 100}
-    with pytest.raises(BadParameter, match="budget must be an integer"):
+    assert study.QUICK_PARAMS == {"budget": 40, "ablations": True, "data_dir": None}
+    assert study.FULL_PARAMS == {"budget": 100, "ablations": True, "data_dir": None}
+    with pytest.raises(BadParameter, match="parameter budget got 0; it accepts an integer in 1..10000"):
         study.run(budget=0)
+    with pytest.raises(BadParameter, match="parameter ablations got 'yes'"):
+        study.run(ablations="yes")
 
 
 def test_quick_study_on_the_real_agent(data) -> None:

@@ -33,9 +33,9 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from ....actions import ConservativeActionModel
-from ....errors import BadParameter
 from ....knowledge import KnowledgeStore
 from ....risk import Protect
+from ...params import Param, ParamSpec
 from ...result import Comparison, StudyResult
 from ..domain import replay_gold
 from ..study import evaluate, train
@@ -46,10 +46,31 @@ from .tools import WRITING_TOOLS
 from .trajectories import parse_runs, replay_runs
 from .vocabulary import TEMPLATE_ORIGIN, build_vocabulary, template_of
 
-__all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "FOLDS", "agent_tally"]
+__all__ = ["run", "PARAMS", "QUICK_PARAMS", "FULL_PARAMS", "FOLDS", "agent_tally"]
 
-QUICK_PARAMS: dict[str, Any] = {"budget": 40}
-FULL_PARAMS: dict[str, Any] = {"budget": DEFAULT_BUDGET}
+PARAMS = ParamSpec(
+    "taubench_airline",
+    Param(
+        "budget",
+        int,
+        full=DEFAULT_BUDGET,
+        quick=40,
+        meaning="probe transitions per task, about (gold calls always kept)",
+        low=1,
+        high=10_000,
+    ),
+    Param("ablations", bool, full=True, quick=True, meaning="also train the three vocabulary ablations per fold"),
+    Param(
+        "data_dir",
+        str,
+        full=None,
+        quick=None,
+        meaning="τ-bench airline data folder (null: SOLVI_LAB_TAUBENCH_AIRLINE or shared/data)",
+        optional=True,
+    ),
+)
+QUICK_PARAMS: dict[str, Any] = PARAMS.defaults(quick=True)
+FULL_PARAMS: dict[str, Any] = PARAMS.defaults(quick=False)
 
 #: The two folds: tasks by index parity.
 FOLDS: tuple[str, ...] = ("even", "odd")
@@ -67,12 +88,6 @@ def fold_of(task: int) -> str:
 
 def _other(fold: str) -> str:
     return FOLDS[1 - FOLDS.index(fold)]
-
-
-def _check(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadParameter(f"{name} must be an integer in {low}..{high}, got {value!r}.")
-    return value
 
 
 def agent_tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -190,11 +205,10 @@ def run(
     budget: probe transitions per task, about (gold calls always kept). ablations: also train the three
     ablated vocabularies per fold and report them on the probes and on the agent's calls.
     """
+    PARAMS.check(budget=budget, seed=seed, ablations=ablations, data_dir=data_dir)
     t_start = time.perf_counter()
     directory = find_airline_dir(data_dir)
     data = load_airline(directory)
-    _check("budget", budget, 1, 10_000)
-    _check("seed", seed, -(2**63), 2**63 - 1)
     base = AirlineEnv(data)
 
     # 1. gold replay
