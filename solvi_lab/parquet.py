@@ -182,7 +182,7 @@ def journal_from_records(
     appended to), and records that mix stamped and unstamped ones (replay those with KnowledgeStore.replay).
 
     >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
-    >>> journal_from_records(list(j)).head == j.head
+    >>> journal_from_records(list(j)).head() == j.head()
     True
     """
     records = list(records)

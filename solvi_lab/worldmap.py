@@ -493,7 +493,7 @@ class WorldMap:
             ],
             "counts": self.counts(),
             "position": len(self.journal),
-            "head": self.journal.head,
+            "head": self.journal.last_hash,
         }
 
     @property
