@@ -244,8 +244,10 @@ def _bad_fields(rec: Any) -> str:
     if rec.keys() != HEADER_FIELDS:
         missing = sorted(HEADER_FIELDS - rec.keys())
         extra = sorted(rec.keys() - HEADER_FIELDS)
-        return "its header fields differ from a record's" + (f"; missing {missing}" if missing else "") + (
-            f"; unknown {extra}" if extra else ""
+        return (
+            "its header fields differ from a record's"
+            + (f"; missing {missing}" if missing else "")
+            + (f"; unknown {extra}" if extra else "")
         )
     position, kind, prev, h, t = rec["position"], rec["kind"], rec["prev"], rec["hash"], rec["t"]
     if type(position) is not int:
@@ -606,7 +608,9 @@ class _SqliteBackend:
                         )
             if self.writable and "head" not in tables:
                 with self.db:
-                    self.db.execute("CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)")
+                    self.db.execute(
+                        "CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)"
+                    )
             n, prev = 0, GENESIS
             where = str(self.path)
             rows = (
@@ -700,7 +704,9 @@ class _SqliteBackend:
 
 def _backend_name(path: Any, backend: str | None) -> str:
     if backend is None:
-        return "memory" if path is None else ("sqlite" if str(path).endswith((".sqlite", ".sqlite3", ".db")) else "jsonl")
+        return (
+            "memory" if path is None else ("sqlite" if str(path).endswith((".sqlite", ".sqlite3", ".db")) else "jsonl")
+        )
     return backend
 
 
@@ -760,7 +766,9 @@ class Journal:
         on_load: Callable[[Record], None] | None = None,
     ):
         if mode not in ("a", "r"):
-            raise BadInput(f"mode={mode!r}: open a journal with mode='a' (append, the default) or mode='r' (read-only).")
+            raise BadInput(
+                f"mode={mode!r}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
+            )
         if durable is not None:  # the older spelling
             durability = "fsync" if durable else "flush"
         if durability not in DURABILITY:
@@ -1047,6 +1055,32 @@ class Journal:
             return _repair_jsonl(path, keep)
         finally:
             lock.release()
+
+
+class JournalOwner:
+    """close() and `with` for anything that keeps its records in a journal (`self.journal`): closing writes the
+    head checkpoint and releases the file and its writer lock.
+
+    >>> class Notes(JournalOwner):
+    ...     def __init__(self): self.journal = Journal(clock=None)
+    >>> with Notes() as n:
+    ...     _ = n.journal.append("note", {})
+    >>> n.journal.closed
+    True
+    """
+
+    journal: Journal | None
+
+    def close(self) -> None:
+        j = getattr(self, "journal", None)
+        if j is not None:
+            j.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _repair_jsonl(path: Path, keep: int | None) -> int:

@@ -554,7 +554,7 @@ def test_cache_catches_up_with_records_appended_by_another_writer():
     j = Journal(clock=None)
     reader, writer = LearnerModel(j), LearnerModel(j)
     reader.state("x", at=0)
-    j.append("knowledge", {"op": "add"})  # a record kind the model does not own is skipped
+    j.append("note", {"op": "add"})  # a record kind the model does not own is skipped
     writer.record("x", "transfer", "correct", at=1)
     assert reader.state("x", at=1)["mastery"] == pytest.approx(0.35)
     assert reader.fingerprint() == writer.fingerprint() == LearnerModel.rebuild(j).fingerprint()

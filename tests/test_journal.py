@@ -189,8 +189,8 @@ def test_lock_across_processes(tmp_path):
 
 def test_frame(make):
     j = make()
-    j.append("knowledge", {"op": "add", "x": 1})
-    j.append("decision", {"name": "n"})
+    j.append("note", {"op": "add", "x": 1})
+    j.append("other", {"name": "n"})
     f = j.frame()
     assert f.columns == ["position", "kind", "op", "t", "payload"]
     assert f["op"].to_list() == ["add", None]

@@ -1,0 +1,228 @@
+"""Shared input checks for every writing call: one style, one error (BadInput), cost O(size of the input).
+
+A writing call checks its whole input with these before it touches the journal, so nothing is written that
+cannot be read back: a value must be JSON that survives a round trip (string keys, finite numbers, ints
+within Python's digit limit, valid UTF-8 — no lone surrogates — and nesting under ~900 deep), ids must be
+strings, and so on. The same helpers build the payload shape checks that owner modules register for their
+journal record kinds (`journal.register_kind`), so the write-time and load-time rules are one rule.
+
+>>> need_str("by", "ann")
+'ann'
+>>> need_str("by", "\\ud800")
+Traceback (most recent call last):
+...
+solvi_lab.errors.BadInput: by must be a string of valid Unicode (no lone surrogates), got '\\ud800'.
+>>> need_json("body", {"o": float("nan")})
+Traceback (most recent call last):
+...
+solvi_lab.errors.BadInput: body must be a JSON value (dicts with string keys, lists, strings, finite numbers, booleans, None); {'o': nan} is not (ValueError: Out of range float values are not JSON compliant).
+>>> check_shape("a tick", {"op": "tick", "k": 2}, {"op": str, "k": int})
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .errors import BadInput
+
+__all__ = [
+    "ANY",
+    "JSON",
+    "Opt",
+    "check_shape",
+    "need_bool",
+    "need_hashable",
+    "need_int",
+    "need_json",
+    "need_number",
+    "need_str",
+    "need_str_list",
+    "op_shapes",
+]
+
+_DECODE = json.JSONDecoder().decode
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def need_json(what: str, value: Any) -> str:
+    """The canonical JSON text of `value`; BadInput unless it is JSON that reads back exactly as JSON gives it.
+
+    >>> need_json("a plan", ("go", 1))
+    '["go",1]'
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+        _DECODE(text)
+    except (TypeError, ValueError, RecursionError) as e:
+        raise BadInput(
+            f"{what} must be a JSON value (dicts with string keys, lists, strings, finite numbers, booleans, "
+            f"None); {_short(value)} is not ({type(e).__name__}: {e})."
+        ) from None
+    return text
+
+
+def need_str(what: str, value: Any, *, none: bool = False, empty: bool = True) -> Any:
+    """`value` if it is a str of valid Unicode (and non-empty unless empty=True; None allowed when none=True).
+
+    >>> need_str("why", "", empty=False)
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: why must be a non-empty string, got ''.
+    """
+    if value is None and none:
+        return value
+    if not isinstance(value, str):
+        raise BadInput(f"{what} must be a {'non-empty ' if not empty else ''}string, got {_short(value)}.")
+    if not empty and not value:
+        raise BadInput(f"{what} must be a non-empty string, got ''.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{what} must be a string of valid Unicode (no lone surrogates), got {_short(value)}.") from None
+    return value
+
+
+def need_int(what: str, value: Any, *, min: int | None = None, none: bool = False) -> Any:
+    """`value` if it is an int (not a bool) ≥ min, within 4,000 digits.
+
+    >>> need_int("k", 0, min=1)
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: k must be an int ≥ 1, got 0.
+    """
+    if value is None and none:
+        return value
+    if not isinstance(value, int) or isinstance(value, bool) or value.bit_length() > 13000:
+        raise BadInput(f"{what} must be an int{'' if min is None else f' ≥ {min}'}, got {_short(value)}.")
+    if min is not None and value < min:
+        raise BadInput(f"{what} must be an int ≥ {min}, got {value!r}.")
+    return value
+
+
+def need_number(
+    what: str, value: Any, *, min: float | None = None, max: float | None = None, none: bool = False
+) -> Any:
+    """`value` if it is a finite int or float (not a bool) within [min, max]."""
+    if value is None and none:
+        return value
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok and isinstance(value, int):
+        ok = value.bit_length() <= 1000
+    if not ok or not abs(float(value)) < float("inf"):
+        raise BadInput(f"{what} must be a finite number, got {_short(value)}.")
+    if (min is not None and value < min) or (max is not None and value > max):
+        raise BadInput(f"{what} must lie in [{min}, {max}], got {value!r}.")
+    return value
+
+
+def need_bool(what: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise BadInput(f"{what} must be True or False, got {_short(value)}.")
+    return value
+
+
+def need_hashable(what: str, value: Any) -> Any:
+    """`value` if it can be a dict key or set member (an id, a name)."""
+    try:
+        hash(value)
+    except TypeError:
+        raise BadInput(f"{what} must be hashable (a string, number or tuple), got {_short(value)}.") from None
+    return value
+
+
+def need_str_list(what: str, value: Any, *, none: bool = False) -> list[str]:
+    """A list of valid strings from a list/tuple/set of them (a lone string is refused: say [x])."""
+    if value is None and none:
+        return []
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise BadInput(f"{what} must be a list of strings, got {_short(value)}.")
+    out = list(value)
+    for v in out:
+        need_str(f"each of {what}", v)
+    return out
+
+
+# -- payload shapes -------------------------------------------------------------------------------------------
+
+
+class _Any:
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY = _Any()  # any JSON value
+JSON = ANY
+
+
+class Opt:
+    """An optional field: absent, or matching `spec`."""
+
+    def __init__(self, spec: Any):
+        self.spec = spec
+
+
+def _matches(value: Any, spec: Any) -> bool:
+    if spec is ANY:
+        return True
+    if spec is None:
+        return value is None
+    if isinstance(spec, tuple):
+        return any(_matches(value, s) for s in spec)
+    if isinstance(spec, list):  # [spec]: a list whose every element matches spec
+        return isinstance(value, list) and all(_matches(v, spec[0]) for v in value)
+    if spec is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if spec is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if callable(spec) and not isinstance(spec, type):
+        return bool(spec(value))
+    return isinstance(value, spec)
+
+
+def check_shape(what: str, payload: Any, fields: Mapping[str, Any], *, extra: bool = True) -> None:
+    """BadInput unless `payload` is a dict with every required field matching its spec (a type, a tuple of
+    alternatives, [spec] for a list, None, ANY, a predicate, or Opt(spec) for an optional field). extra=False
+    also refuses fields not named."""
+    if not isinstance(payload, dict):
+        raise BadInput(f"{what} must be a JSON object, got {_short(payload)}.")
+    for name, spec in fields.items():
+        if isinstance(spec, Opt):
+            if name in payload and not _matches(payload[name], spec.spec):
+                raise BadInput(f"{what}: field {name!r} is {_short(payload[name])}, not a {spec.spec!r}.")
+        elif name not in payload:
+            raise BadInput(f"{what}: field {name!r} is missing.")
+        elif not _matches(payload[name], spec):
+            raise BadInput(f"{what}: field {name!r} is {_short(payload[name])}, not a {spec!r}.")
+    if not extra:
+        unknown = sorted(set(payload) - set(fields))
+        if unknown:
+            raise BadInput(f"{what}: unknown field(s) {unknown}.")
+
+
+def op_shapes(kind: str, shapes: Mapping[str, Mapping[str, Any]], *, op_field: str = "op") -> Callable[[Any], None]:
+    """A payload check for a record kind whose payloads are dicts told apart by an `op` field.
+
+    >>> check = op_shapes("note", {"say": {"text": str}})
+    >>> check({"op": "say", "text": "hi"})
+    >>> check({"op": "shout"})
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: a 'note' record: op 'shout' is not one of ['say'].
+    """
+
+    def check(payload: Any) -> None:
+        if not isinstance(payload, dict):
+            raise BadInput(f"a {kind!r} record's payload must be a JSON object, got {_short(payload)}.")
+        op = payload.get(op_field)
+        if not isinstance(op, str) or op not in shapes:
+            raise BadInput(f"a {kind!r} record: {op_field} {op!r} is not one of {sorted(shapes)}.")
+        check_shape(f"a {kind!r} {op!r} record", payload, shapes[op])
+
+    return check
