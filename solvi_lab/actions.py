@@ -45,6 +45,7 @@ from typing import Any
 import polars as pl
 
 from .errors import BadInput
+from .journal import JournalOwner
 from .prediction import Prediction
 
 __all__ = [
@@ -528,7 +529,7 @@ def _laplace_fail(failures: int, total: int) -> float:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-class ConservativeActionModel:
+class ConservativeActionModel(JournalOwner):
     """Learns what an environment accepts, per action, and says "unknown" where it has not learned it.
 
     vocab: the :class:`Vocabulary` whose conditions the model sees.

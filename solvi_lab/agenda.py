@@ -39,7 +39,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import canonical
+from .journal import JournalOwner, canonical
 
 __all__ = ["Agenda", "code_fingerprint"]
 
@@ -134,7 +134,7 @@ def _verdict(what: str, value: Any) -> bool:
     return bool(value)
 
 
-class Agenda:
+class Agenda(JournalOwner):
     """Goals with their done checks and order, and gates over actions and goals.
 
     `store` is a KnowledgeStore (everything journaled there) or None (in memory). `scope` is the scope of the

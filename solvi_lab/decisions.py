@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, canonical
+from .journal import Journal, JournalOwner, canonical
 
 ANSWERERS = ("system1", "system2", "person", "rule")
 DECISION_KIND = "decision"
@@ -66,7 +66,7 @@ def parse_decision_id(did: str) -> int:
     return int(did[1:])
 
 
-class DecisionLog:
+class DecisionLog(JournalOwner):
     """Records decisions into a journal and replays them.
 
     The log indexes the decisions already in the journal when it is opened, so a reloaded log knows them.

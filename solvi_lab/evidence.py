@@ -46,7 +46,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, canonical
+from .journal import Journal, JournalOwner, canonical
 
 __all__ = [
     "EVIDENCE_KIND",
@@ -369,7 +369,7 @@ class _Misconception:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
-class LearnerModel:
+class LearnerModel(JournalOwner):
     """A learner model projected from typed evidence in a journal.
 
     `journal_or_store` is a :class:`~solvi_lab.journal.Journal`, anything with a `.journal` attribute (a

@@ -27,7 +27,7 @@ from typing import Any
 
 from .checks import HardCheck, install
 from .errors import BadInput
-from .journal import Journal, json_value
+from .journal import Journal, JournalOwner, json_value
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
 
@@ -47,7 +47,7 @@ def _positive_int(name: str, value: Any, minimum: int) -> int:
     return value
 
 
-class FailureMemory:
+class FailureMemory(JournalOwner):
     """Plans that failed recently, each blocked for `window` units of time.
 
     >>> fm = FailureMemory(window=20, max_blocked=8, min_open=1)

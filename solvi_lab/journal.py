@@ -1073,6 +1073,8 @@ class JournalOwner:
 
     def close(self) -> None:
         j = getattr(self, "journal", None)
+        if j is None:  # an owner that writes through a store (the action model, the agenda)
+            j = getattr(getattr(self, "store", None), "journal", None)
         if j is not None:
             j.close()
 

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .errors import BadInput
+from .journal import JournalOwner
 from .prediction import Prediction
 
 __all__ = ["RiskDecision", "Protect", "RiskBudget", "LearnedGate", "CHOICES", "DECISION_KIND", "GATE_KIND"]
@@ -104,7 +105,7 @@ def _check_decide_args(action: Any, prediction: Any, gain: Any) -> float:
     return float(gain)
 
 
-class _Policy:
+class _Policy(JournalOwner):
     """What both policies share: the optional decision journal and the episode counter."""
 
     name = "policy"
@@ -325,7 +326,7 @@ def _check_level(level: Any) -> int:
     return level
 
 
-class LearnedGate:
+class LearnedGate(JournalOwner):
     """A bound on a level learned from failures, per context, bounded by expiry, a floor and evidence.
 
     failed(context, level): a failure at `level` (counts as an arrival there that failed).

@@ -62,7 +62,7 @@ from typing import Any
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal
-from .journal import Journal, VerifyReport, canonical
+from .journal import Journal, JournalOwner, VerifyReport, canonical
 
 __all__ = ["WorldMap", "Claim", "Arrival", "STATUSES", "SOURCES", "RECORD_KIND", "FORMAT", "encode", "decode"]
 
@@ -238,7 +238,7 @@ class Arrival:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-class WorldMap:
+class WorldMap(JournalOwner):
     """A map of claims "(state, action) leads to state", folded from its own hash-chained journal.
 
     path: the map file; loaded (chain checked, claims replayed) when it exists, written by :meth:`save`.
