@@ -45,8 +45,9 @@ from typing import Any
 import polars as pl
 
 from .errors import BadInput
-from .journal import JournalOwner
+from .journal import JournalOwner, register_kind
 from .prediction import Prediction
+from .validation import check_shape, writing_call
 
 __all__ = [
     "UNREADABLE",
@@ -69,6 +70,15 @@ OBSERVATION_KIND = "action_observation"
 COMMIT_KIND = "action_commit"
 #: Store item kind of one action's model.
 ITEM_KIND = "action"
+register_kind(
+    OBSERVATION_KIND,
+    lambda p: check_shape(
+        "an action observation",
+        p,
+        {"action": str, "vector": dict, "accepted": bool, "effect": (dict, None), "vocab": str},
+    ),
+)
+register_kind(COMMIT_KIND, lambda p: check_shape("an action commit", p, {"vocab": str, "items": dict}))
 
 # Errors that mean "this predicate cannot be read on this state" (a missing entity, a wrong type), as opposed
 # to a bug in the predicate (NameError, RecursionError ...), which must surface.
@@ -566,6 +576,7 @@ class ConservativeActionModel(JournalOwner):
 
     # -- learning -------------------------------------------------------------------------------------------------
 
+    @writing_call
     def observe(
         self,
         state: Any,
@@ -757,6 +768,7 @@ class ConservativeActionModel(JournalOwner):
 
     # -- journal and store ----------------------------------------------------------------------------------------
 
+    @writing_call
     def commit(self) -> dict[str, str]:
         """Write each changed action's model as an "action" item (superseding its previous version).
 

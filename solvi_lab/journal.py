@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal, JournalLocked, SolviLabError
+from .validation import safe_repr
 
 GENESIS = "0" * 64
 HEADER_FIELDS = frozenset(("position", "kind", "payload", "prev", "hash", "t"))
@@ -889,7 +890,7 @@ class Journal:
         if not self._writable:
             raise BadInput("this journal is open read-only (mode='r'); open it with mode='a' to append.")
         if not isinstance(kind, str) or not kind:
-            raise BadInput(f"record kind must be a non-empty string, got {kind!r}.")
+            raise BadInput(f"record kind must be a non-empty string, got {safe_repr(kind)}.")
         try:
             ptext = canonical(payload)
             kind.encode("utf-8")

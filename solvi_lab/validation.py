@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import BadInput
+from .errors import BadInput, SolviLabError
 
 __all__ = [
     "ANY",
@@ -40,14 +40,29 @@ __all__ = [
     "need_str",
     "need_str_list",
     "op_shapes",
+    "safe_repr",
+    "writing_call",
 ]
 
 _DECODE = json.JSONDecoder().decode
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+def safe_repr(value: Any, limit: int = 80) -> str:
+    """repr() for an error message that never raises itself (a 5,000-digit int, a broken __repr__) and stays short.
+
+    >>> safe_repr(10**5000)
+    '<an int of 5001 digits>'
+    """
+    try:
+        text = repr(value)
+    except Exception:
+        if isinstance(value, int):
+            return f"<an int of {len(str(abs(value) // 10**4000)) + 4000} digits>"
+        return f"<a {type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_short = safe_repr
 
 
 def need_json(what: str, value: Any) -> str:
@@ -147,6 +162,63 @@ def need_str_list(what: str, value: Any, *, none: bool = False) -> list[str]:
     for v in out:
         need_str(f"each of {what}", v)
     return out
+
+
+# -- the last line of defence of a writing call ------------------------------------------------------------------
+
+_BARE = (TypeError, ValueError, RecursionError, OverflowError, AttributeError, KeyError, IndexError, LookupError)
+
+
+def _journal_length(owner: Any) -> int | None:
+    for holder in (owner, getattr(owner, "store", None), getattr(owner, "knowledge", None)):
+        j = getattr(holder, "journal", None)
+        if j is not None and hasattr(j, "position"):
+            return j.position
+    return None
+
+
+def writing_call(method: Callable) -> Callable:
+    """Decorate a public writing method: a bare exception raised before the journal changed (an argument that got
+    past the explicit checks: a 5,000-digit int in an error message, a list where a name belongs) becomes
+    BadInput naming the call. If the journal did change, the original exception propagates (that is a bug to
+    fix, and the fault harness counts it). The explicit checks at the top of each call come first; this is the
+    net under them.
+
+    >>> class Owner:
+    ...     journal = None
+    ...     @writing_call
+    ...     def put(self, x): return {x: 1}
+    >>> Owner().put([1])
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: Owner.put(): an argument has a wrong type or value (TypeError: unhashable type: 'list'); nothing was written. Check the call against its docstring.
+    """
+    import functools
+    import types
+
+    bad, known, bare, length = BadInput, SolviLabError, _BARE, _journal_length
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = length(self)
+        try:
+            return method(self, *args, **kwargs)
+        except known:
+            raise
+        except bare as e:
+            if length(self) != before:
+                raise
+            try:
+                detail = str(e)[:200]
+            except Exception:
+                detail = ""
+            raise bad(
+                f"{type(self).__name__}.{method.__name__}(): an argument has a wrong type or value "
+                f"({type(e).__name__}: {detail}); nothing was written. Check the call against its docstring."
+            ) from None
+
+    # Rebuilt in the method's own module so doctest still finds the method's examples.
+    wrapped = types.FunctionType(call.__code__, method.__globals__, method.__name__, None, call.__closure__)
+    return functools.wraps(method)(wrapped)
 
 
 # -- payload shapes -------------------------------------------------------------------------------------------

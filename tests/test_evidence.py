@@ -642,7 +642,6 @@ def test_construction_and_clock_errors():
 @pytest.mark.parametrize(
     "kind, payload, match",
     [
-        ("evidence", {"concept": "x", "kind": "lecture"}, "record 0 .kind 'evidence'. cannot be replayed"),
         (
             "learner",
             {
@@ -655,7 +654,6 @@ def test_construction_and_clock_errors():
             },
             "record 0 .kind 'learner'. cannot be replayed.*on_hold",
         ),
-        ("learner", {"op": "rename"}, "unknown op 'rename'"),
     ],
 )
 def test_hand_written_records_are_refused_on_replay(kind, payload, match):
@@ -663,3 +661,17 @@ def test_hand_written_records_are_refused_on_replay(kind, payload, match):
     j.append(kind, payload)
     with pytest.raises(BadInput, match=match):
         LearnerModel(j)
+
+
+@pytest.mark.parametrize(
+    "kind, payload, match",
+    [
+        ("evidence", {"concept": "x", "kind": "lecture"}, "an evidence record: field 'result' is missing"),
+        ("learner", {"op": "rename"}, "op 'rename' is not one of"),
+    ],
+)
+def test_foreign_payloads_are_refused_at_write_time(kind, payload, match):
+    j = Journal(clock=None)
+    with pytest.raises(BadInput, match=match):
+        j.append(kind, payload)
+    assert len(j) == 0

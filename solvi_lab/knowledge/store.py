@@ -29,7 +29,7 @@ from typing import Any
 from ..decisions import DecisionLog
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, JournalOwner, _owner_refuses, canonical, register_kind
-from ..validation import ANY, Opt, need_bool, need_json, need_str, need_str_list, op_shapes
+from ..validation import ANY, Opt, need_bool, need_json, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
@@ -558,6 +558,7 @@ class KnowledgeStore(JournalOwner):
                 return Verdict(False, f"would refute its own premise {pid}")
         return Verdict(True, "premises sound")
 
+    @writing_call
     def add(
         self,
         kind: str,
@@ -686,6 +687,7 @@ class KnowledgeStore(JournalOwner):
             raise BadInput(f"{iid} is already retracted ({it.why}); nothing to do.")
         return it
 
+    @writing_call
     def retract(self, iid: str, *, by: Any, why: str) -> None:
         """Take an item back with everything derived from it. Exact: the store then has the fingerprint of
         rebuild(skip={iid}). Nothing is deleted from the journal. Cost: the keys the retraction changes."""
@@ -702,6 +704,7 @@ class KnowledgeStore(JournalOwner):
         it = self._live_item(iid, f"given to {op}()")
         self._write({"op": op, "id": iid, "key": it.key, "clock": self.clock, **fields})
 
+    @writing_call
     def promote(self, iid: str, *, by: Any, why: str) -> None:
         """Promote a hypothesis (a held rule, skill or action; a fact written as a hypothesis); who and why recorded."""
         need_str("why", why)
@@ -710,16 +713,19 @@ class KnowledgeStore(JournalOwner):
             raise BadInput(f"{iid} is {self.status(iid)}, not a hypothesis; only a hypothesis is promoted.")
         self._key_op("promote", iid, by=by, why=why)
 
+    @writing_call
     def use(self, iid: str, *, wrong: bool = False) -> None:
         """Count a use of an item by a decision, and whether that use turned out wrong."""
         self._key_op("use", iid, wrong=bool(wrong))
 
+    @writing_call
     def confirm(self, iid: str, *, by: Any, source: str = "person") -> None:
         """A person (or an observation) confirms an item as it stands: it is no longer stale under older flags."""
         if not isinstance(source, str) or source not in ("person", "outcome"):
             raise BadInput(f"confirm(source={source!r}): only a person or an outcome re-confirms an item.")
         self._key_op("confirm", iid, by=by, source=source, rule=None)
 
+    @writing_call
     def rollback(self, update: str, *, by: Any, why: str) -> str:
         """Undo a new version: the one it superseded comes back — only as a hint while a flag covers the update."""
         need_str("why", why)
@@ -781,6 +787,7 @@ class KnowledgeStore(JournalOwner):
             (dict(q) for k in self._question_keys for q in self.keys[k].questions), key=lambda q: q["opened_at"]
         )
 
+    @writing_call
     def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
         """A person's answer to an open dispute: the side holding `value` stays, the others are refuted."""
         need_json("key", key)
@@ -813,6 +820,7 @@ class KnowledgeStore(JournalOwner):
         )
 
     # ------------------------------------------------------------------------------------------ staleness
+    @writing_call
     def flag(
         self, scope: dict[str, Any] | None = None, *, ids: Any = None, key: Any = None, why: str, by: Any = None
     ) -> str:
@@ -835,10 +843,12 @@ class KnowledgeStore(JournalOwner):
         )
         return fid
 
+    @writing_call
     def reconfirm(self, iid: str, *, why: str = "reconfirm requested", by: Any = None) -> str:
         """Flag one item: it is a hint until an observation or a person confirms it again."""
         return self.flag(ids=[iid], why=why, by=by)
 
+    @writing_call
     def end_flag(self, flag: str, *, by: Any, why: str) -> None:
         need_str("flag", flag)
         need_str("why", why)
@@ -850,6 +860,7 @@ class KnowledgeStore(JournalOwner):
             raise BadInput(f"flag {flag} already ended at position {f.ended_at}.")
         self._write({"op": "end_flag", "flag": flag, "by": by, "why": why})
 
+    @writing_call
     def tick(self, k: int = 1) -> None:
         """Move the store's clock by k decisions (what reconfirm_after counts)."""
         if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k.bit_length() > 62:
@@ -970,6 +981,7 @@ class KnowledgeStore(JournalOwner):
     def __len__(self) -> int:
         return self._present
 
+    @writing_call
     def query(
         self,
         kind: str | None = None,
@@ -1014,6 +1026,7 @@ class KnowledgeStore(JournalOwner):
             out.append(self.item(it.id))
         return out
 
+    @writing_call
     def snapshot(
         self, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None, valid_at: Any = None
     ) -> dict[str, Any]:
@@ -1142,6 +1155,7 @@ class KnowledgeStore(JournalOwner):
             wi += 1
         return st
 
+    @writing_call
     def rebuild(self, upto: int | None = None, skip: Iterable[str] = ()) -> KnowledgeStore:
         """The store rebuilt from its journal: up to (not including) position `upto`, as if the items in `skip`
         had never been written. A read-only view."""
