@@ -45,9 +45,7 @@ CHOICES = ("take", "avoid", "ask_s2")
 DECISION_KIND = "risk_decision"  # journal record kind of a policy's decisions
 GATE_KIND = "learned_gate"  # journal record kind of a gate's observations
 _LEVEL = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
-register_kind(
-    DECISION_KIND, lambda p: check_shape("a risk decision record", p, {"policy": str, "episode": Opt(int)})
-)
+register_kind(DECISION_KIND, lambda p: check_shape("a risk decision record", p, {"policy": str, "episode": Opt(int)}))
 register_kind(
     GATE_KIND,
     op_shapes(
