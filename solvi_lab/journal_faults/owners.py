@@ -362,7 +362,7 @@ LEARNER = Owner(
             "record",
             [
                 ["x", "y"],
-                ["transfer", "recall", "practice"],
+                ["transfer", "recognition", "free_recall"],
                 ["correct", "partial", "incorrect"],
                 [0, 1, 5],
                 [None, 0.5],
@@ -376,7 +376,7 @@ LEARNER = Owner(
         ),
         Call(
             "set_misconception_status",
-            [["m1", "m2"], ["resolved", "active"], BY, WHY, [4, 6]],
+            [["m1", "m2"], ["stale", "active"], BY, WHY, [4, 6]],
             lambda m, mid, st, by, why, at: m.set_misconception_status(mid, st, by=by, why=why, at=at),
         ),
         Call(
