@@ -862,7 +862,8 @@ class Journal:
             raise CorruptJournal(
                 f"{where}: holds {self._n} records but its head checkpoint says {cp.count} were written: records "
                 f"{self._n}..{cp.count - 1} were lost (the file was cut or replaced by an older copy). Restore it "
-                "from a backup; if the shorter journal is what you want, Journal.repair(path) accepts it."
+                "from a backup; if the shorter journal is what you want, Journal.repair(path) accepts it (a "
+                "JSONL journal you deleted or replaced on purpose: delete its .head file too)."
             )
         got = GENESIS if cp.count == 0 else self._backend.get(cp.count - 1).hash
         if got != cp.hash:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from solvi_lab.journal_faults.owners import OWNERS, run_sequence, hypothesis_calls
+from solvi_lab.journal_faults.owners import OWNERS, hypothesis_calls, run_sequence
 
 
 @pytest.mark.parametrize("owner", OWNERS, ids=[o.name for o in OWNERS])
