@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -415,8 +416,18 @@ class _JsonlBackend:
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         n, prev = 0, GENESIS
         where = str(self.path)
+        # The checkpoint first: a writer writes records before their checkpoint, so read in this order a reader
+        # beside a running writer never sees a checkpoint newer than the records it read.
+        self.checkpoint_seen = self.read_checkpoint()
         with open(self.path, "rb") as f:
             data = f.read()
+        self.torn_tail = 0
+        if data and not data.endswith(b"\n") and not self.writable:
+            # Read-only: the last line may be a write in progress beside us (or a crash's torn tail, which only a
+            # writer may repair); it is not a record yet, so it is left out and its size reported.
+            keep_len = data.rfind(b"\n") + 1
+            self.torn_tail = len(data) - keep_len
+            data = data[:keep_len]
         if data and not data.endswith(b"\n"):
             last = data.rsplit(b"\n", 1)
             keep = data.count(b"\n")
@@ -614,6 +625,9 @@ class _SqliteBackend:
                     )
             n, prev = 0, GENESIS
             where = str(self.path)
+            if not self.writable:
+                self.db.execute("BEGIN")  # one read snapshot: the checkpoint and the records agree
+            self.checkpoint_seen = self.read_checkpoint()
             rows = (
                 self.db.execute("SELECT position, kind, payload, prev, hash, t FROM records ORDER BY position")
                 if "records" in tables
@@ -632,6 +646,8 @@ class _SqliteBackend:
                 _visit_all(visit, r, where)
                 prev = r.hash
                 n += 1
+            if not self.writable:
+                self.db.execute("COMMIT")
             return n, prev
         except sqlite3.Error as e:
             raise self._damaged(e) from None
@@ -804,6 +820,7 @@ class Journal:
         self._closed = False
         self._cp_count = self._n
         self._cp_time = time.monotonic()
+        self._mutex = threading.Lock()  # threads sharing one Journal append one whole record at a time
 
     def _visit(self, r: Record) -> None:
         check = _KIND_CHECKS.get(r.kind)
@@ -854,7 +871,7 @@ class Journal:
             )
 
     def _check_checkpoint(self) -> None:
-        cp = self._backend.read_checkpoint()
+        cp = getattr(self._backend, "checkpoint_seen", None)
         if cp is None:
             return
         where = str(self.path)
@@ -905,6 +922,10 @@ class Journal:
                 "than ~900 deep."
             ) from None
         check_payload(kind, value)
+        with self._mutex:
+            return self._append(kind, ptext, value)
+
+    def _append(self, kind: str, ptext: str, value: Any) -> Record:
         t = None if self._clock is None else round(float(self._clock()), 6)
         if t is not None and not abs(t) < float("inf"):
             raise BadInput(f"the journal's clock returned {t!r}; a time stamp is a finite number.")
@@ -953,9 +974,10 @@ class Journal:
             )
         return self._backend.get(position)
 
-    def verify(self, head: Any = None) -> VerifyReport:
+    def verify(self, head: Any = None, *, exact: bool = False) -> VerifyReport:
         """Walk the whole chain again and report the first problem, if any (O(records), constant memory). With
-        `head` (a kept `head()`), also report a journal shorter than it or differing at its count."""
+        `head` (a kept `head()`), also report a journal shorter than it or differing at its count; with
+        exact=True also one longer than it (records appended after the head was kept: a forged tail, say)."""
         expect = None if head is None else Head.parse(head)
         prev, n = GENESIS, 0
         fast = getattr(self._backend, "raw_lines", None)
@@ -982,6 +1004,13 @@ class Journal:
             if (GENESIS if expect.count == 0 else at_head) != expect.hash:
                 return VerifyReport(
                     False, n, f"record {expect.count - 1} differs from the kept head's", max(expect.count - 1, 0)
+                )
+            if exact and n != expect.count:
+                return VerifyReport(
+                    False,
+                    n,
+                    f"holds {n} records; the kept head ends at {expect.count} (records were appended)",
+                    expect.count,
                 )
         return VerifyReport(True, n)
 
