@@ -984,6 +984,8 @@ class Journal:
         at_head = None
         try:
             for item in fast() if fast else self._backend.iter(0, None):
+                if n >= self._n and not self._writable:
+                    break  # a read-only view checks what it loaded; a writer beside it may have appended more
                 if fast:
                     line, rec = item
                     r = _JsonlBackend._fast_check(line, rec, n, prev) or _check(rec, n, prev, str(self.path))

@@ -66,7 +66,11 @@ def build(path: Path, n: int = 24, seed: int = 0) -> Head:
         for i in range(n):
             j.append(
                 rng.choice(["note", "obs", "k"]),
-                {"i": i, "text": rng.choice(["é", "日本", "plain", "a\\nb"]) * rng.randint(1, 4), "x": [i, i / 3, None]},
+                {
+                    "i": i,
+                    "text": rng.choice(["é", "日本", "plain", "a\\nb"]) * rng.randint(1, 4),
+                    "x": [i, i / 3, None],
+                },
             )
         return j.head()
 
@@ -276,4 +280,3 @@ def run_file_fault(fault: str, backend: str, directory: Path, *, full: bool = Fa
 
 
 __all__ = ["FILE_FAULTS", "Row", "build", "classify", "contents", "run_file_fault"]
-
