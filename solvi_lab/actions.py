@@ -47,7 +47,7 @@ import polars as pl
 from .errors import BadInput
 from .journal import JournalOwner, register_kind
 from .prediction import Prediction
-from .validation import check_shape, writing_call
+from .validation import shape, writing_call
 
 __all__ = [
     "UNREADABLE",
@@ -72,13 +72,12 @@ COMMIT_KIND = "action_commit"
 ITEM_KIND = "action"
 register_kind(
     OBSERVATION_KIND,
-    lambda p: check_shape(
+    shape(
         "an action observation",
-        p,
         {"action": str, "vector": dict, "accepted": bool, "effect": (dict, None), "vocab": str},
     ),
 )
-register_kind(COMMIT_KIND, lambda p: check_shape("an action commit", p, {"vocab": str, "items": dict}))
+register_kind(COMMIT_KIND, shape("an action commit", {"vocab": str, "items": dict}))
 
 # Errors that mean "this predicate cannot be read on this state" (a missing entity, a wrong type), as opposed
 # to a bug in the predicate (NameError, RecursionError ...), which must surface.

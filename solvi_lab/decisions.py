@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import BadInput, UnknownId
 from .journal import Journal, JournalOwner, canonical, register_kind
-from .validation import ANY, Opt, check_shape, writing_call
+from .validation import ANY, Opt, shape, writing_call
 
 ANSWERERS = ("system1", "system2", "person", "rule")
 
@@ -29,9 +29,8 @@ DECISION_KIND = "decision"
 # What DecisionLog and the knowledge store read from a decision record (Journal.append refuses anything else).
 register_kind(
     DECISION_KIND,
-    lambda p: check_shape(
+    shape(
         "a decision record",
-        p,
         {"op": Opt(str), "name": str, "given": ANY, "answer": ANY, "answered_by": str, "guarantee": Opt(ANY)},
     ),
 )

@@ -47,7 +47,7 @@ from typing import Any
 
 from .errors import BadInput, UnknownId
 from .journal import Journal, JournalOwner, canonical, register_kind
-from .validation import ANY, Opt, check_shape, op_shapes, writing_call
+from .validation import ANY, Opt, op_shapes, shape, writing_call
 
 __all__ = [
     "EVIDENCE_KIND",
@@ -82,9 +82,8 @@ _NUM = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa
 _NAME = (str, None)
 register_kind(
     EVIDENCE_KIND,
-    lambda p: check_shape(
+    shape(
         "an evidence record",
-        p,
         {
             "concept": str,
             "kind": str,

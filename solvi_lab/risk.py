@@ -37,7 +37,7 @@ from typing import Any
 from .errors import BadInput
 from .journal import JournalOwner, register_kind
 from .prediction import Prediction
-from .validation import ANY, Opt, check_shape, op_shapes, writing_call
+from .validation import ANY, Opt, op_shapes, shape, writing_call
 
 __all__ = ["RiskDecision", "Protect", "RiskBudget", "LearnedGate", "CHOICES", "DECISION_KIND", "GATE_KIND"]
 
@@ -45,7 +45,7 @@ CHOICES = ("take", "avoid", "ask_s2")
 DECISION_KIND = "risk_decision"  # journal record kind of a policy's decisions
 GATE_KIND = "learned_gate"  # journal record kind of a gate's observations
 _LEVEL = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
-register_kind(DECISION_KIND, lambda p: check_shape("a risk decision record", p, {"policy": str, "episode": Opt(int)}))
+register_kind(DECISION_KIND, shape("a risk decision record", {"policy": str, "episode": Opt(int)}))
 register_kind(
     GATE_KIND,
     op_shapes(

@@ -36,11 +36,13 @@ __all__ = [
     "need_hashable",
     "need_int",
     "need_json",
+    "need_json_all",
     "need_number",
     "need_str",
     "need_str_list",
     "op_shapes",
     "safe_repr",
+    "shape",
     "writing_call",
 ]
 
@@ -81,6 +83,24 @@ def need_json(what: str, value: Any) -> str:
             f"None); {_short(value)} is not ({type(e).__name__}: {e})."
         ) from None
     return text
+
+
+def need_json_all(named: Mapping[str, Any]) -> None:
+    """need_json on several values in one pass (a hot path: one serialisation); BadInput names the first bad one.
+
+    >>> need_json_all({"body": {"o": 1}, "by": {2}})
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: by must be a JSON value (dicts with string keys, lists, strings, finite numbers, booleans, None); {2} is not (TypeError: Object of type set is not JSON serializable).
+    """
+    try:
+        text = json.dumps(list(named.values()), ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+        _DECODE(text)
+    except (TypeError, ValueError, RecursionError):
+        for what, value in named.items():
+            need_json(what, value)
+        raise  # pragma: no cover - one of them fails alone
 
 
 def need_str(what: str, value: Any, *, none: bool = False, empty: bool = True) -> Any:
@@ -240,42 +260,78 @@ class Opt:
         self.spec = spec
 
 
-def _matches(value: Any, spec: Any) -> bool:
+def _predicate(spec: Any) -> Callable[[Any], bool]:
+    """Compile a spec once into a test (shape checks run on every append and every loaded record)."""
     if spec is ANY:
-        return True
+        return lambda v: True
     if spec is None:
-        return value is None
+        return lambda v: v is None
     if isinstance(spec, tuple):
-        return any(_matches(value, s) for s in spec)
+        tests = [_predicate(s) for s in spec]
+        return lambda v: any(t(v) for t in tests)
     if isinstance(spec, list):  # [spec]: a list whose every element matches spec
-        return isinstance(value, list) and all(_matches(v, spec[0]) for v in value)
+        each = _predicate(spec[0])
+        return lambda v: type(v) is list and all(each(x) for x in v)
     if spec is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return lambda v: type(v) is int or (isinstance(v, int) and not isinstance(v, bool))
     if spec is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return lambda v: type(v) in (int, float) or (isinstance(v, (int, float)) and not isinstance(v, bool))
     if callable(spec) and not isinstance(spec, type):
-        return bool(spec(value))
-    return isinstance(value, spec)
+        return lambda v: bool(spec(v))
+    return lambda v: type(v) is spec or isinstance(v, spec)
+
+
+_MISSING = object()
+
+
+def _compile(fields: Mapping[str, Any]) -> tuple[dict[str, tuple[Callable[[Any], bool], Any]], frozenset]:
+    tests, required = {}, []
+    for name, spec in fields.items():
+        optional = isinstance(spec, Opt)
+        inner = spec.spec if optional else spec
+        if inner is not ANY:
+            tests[name] = (_predicate(inner), inner)
+        if not optional:
+            required.append(name)
+    return tests, frozenset(required)
+
+
+def _check_compiled(what: str, payload: Any, compiled: tuple, names: frozenset | None) -> None:
+    if type(payload) is not dict and not isinstance(payload, dict):
+        raise BadInput(f"{what} must be a JSON object, got {_short(payload)}.")
+    tests, required = compiled
+    if not required <= payload.keys():
+        raise BadInput(f"{what}: field {sorted(required - payload.keys())[0]!r} is missing.")
+    for name, v in payload.items():  # cost: the fields present, not the fields declared
+        t = tests.get(name)
+        if t is not None and not t[0](v):
+            raise BadInput(f"{what}: field {name!r} is {_short(v)}, not a {t[1]!r}.")
+    if names is not None:
+        unknown = sorted(set(payload) - names)
+        if unknown:
+            raise BadInput(f"{what}: unknown field(s) {unknown}.")
 
 
 def check_shape(what: str, payload: Any, fields: Mapping[str, Any], *, extra: bool = True) -> None:
     """BadInput unless `payload` is a dict with every required field matching its spec (a type, a tuple of
     alternatives, [spec] for a list, None, ANY, a predicate, or Opt(spec) for an optional field). extra=False
-    also refuses fields not named."""
-    if not isinstance(payload, dict):
-        raise BadInput(f"{what} must be a JSON object, got {_short(payload)}.")
-    for name, spec in fields.items():
-        if isinstance(spec, Opt):
-            if name in payload and not _matches(payload[name], spec.spec):
-                raise BadInput(f"{what}: field {name!r} is {_short(payload[name])}, not a {spec.spec!r}.")
-        elif name not in payload:
-            raise BadInput(f"{what}: field {name!r} is missing.")
-        elif not _matches(payload[name], spec):
-            raise BadInput(f"{what}: field {name!r} is {_short(payload[name])}, not a {spec!r}.")
-    if not extra:
-        unknown = sorted(set(payload) - set(fields))
-        if unknown:
-            raise BadInput(f"{what}: unknown field(s) {unknown}.")
+    also refuses fields not named. For a check that runs often, build it once with `shape(...)`."""
+    _check_compiled(what, payload, _compile(fields), None if extra else frozenset(fields))
+
+
+def shape(what: str, fields: Mapping[str, Any], *, extra: bool = True) -> Callable[[Any], None]:
+    """`check_shape` compiled once: a payload check to register for a record kind.
+
+    >>> check = shape("a note", {"text": str, "n": Opt(int)})
+    >>> check({"text": "hi"})
+    >>> check({"text": "hi", "n": True})
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: a note: field 'n' is True, not a <class 'int'>.
+    """
+    compiled = _compile(fields)
+    names = None if extra else frozenset(fields)
+    return lambda payload: _check_compiled(what, payload, compiled, names)
 
 
 def op_shapes(kind: str, shapes: Mapping[str, Mapping[str, Any]], *, op_field: str = "op") -> Callable[[Any], None]:
@@ -289,12 +345,15 @@ def op_shapes(kind: str, shapes: Mapping[str, Mapping[str, Any]], *, op_field: s
     solvi_lab.errors.BadInput: a 'note' record: op 'shout' is not one of ['say'].
     """
 
+    compiled = {op: (f"a {kind!r} {op!r} record", _compile(fields)) for op, fields in shapes.items()}
+
     def check(payload: Any) -> None:
-        if not isinstance(payload, dict):
+        if type(payload) is not dict and not isinstance(payload, dict):
             raise BadInput(f"a {kind!r} record's payload must be a JSON object, got {_short(payload)}.")
         op = payload.get(op_field)
-        if not isinstance(op, str) or op not in shapes:
-            raise BadInput(f"a {kind!r} record: {op_field} {op!r} is not one of {sorted(shapes)}.")
-        check_shape(f"a {kind!r} {op!r} record", payload, shapes[op])
+        entry = compiled.get(op) if type(op) is str else None
+        if entry is None:
+            raise BadInput(f"a {kind!r} record: {op_field} {_short(op)} is not one of {sorted(shapes)}.")
+        _check_compiled(entry[0], payload, entry[1], None)
 
     return check

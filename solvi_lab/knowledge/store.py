@@ -29,7 +29,7 @@ from typing import Any
 from ..decisions import DecisionLog
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, JournalOwner, _owner_refuses, canonical, register_kind
-from ..validation import ANY, Opt, need_bool, need_json, need_str, need_str_list, op_shapes, writing_call
+from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
@@ -599,8 +599,7 @@ class KnowledgeStore(JournalOwner):
         need_str("supersedes", supersedes, none=True)
         need_str("of", of, none=True)
         need_bool("hypothesis", hypothesis)
-        for what, v in (("body", body), ("by", by), ("scope", scope), ("evidence", evidence), ("valid", valid)):
-            need_json(what, v)
+        need_json_all({"body": body, "by": by, "scope": scope, "evidence": evidence, "valid": valid})
         if supersedes is not None and supersedes not in self.items:
             raise UnknownId(
                 f"supersedes={supersedes!r} names no item of this store; pass the id of the version this one replaces."
