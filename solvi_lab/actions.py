@@ -593,8 +593,7 @@ class ConservativeActionModel(JournalOwner):
             raise BadInput(f"observe: accepted must be True or False, got {accepted!r}; pass what the environment did.")
         effect_key = self._effect_key(effect)
         vector = self.vocab.vector(state, action, args)
-        self._learn(action, vector, accepted, effect_key, effect)
-        if self.store is not None:
+        if self.store is not None:  # journal first: a record the journal refuses must not be learned either
             conds = self.vocab.conditions(action)
             self.store.journal.append(
                 OBSERVATION_KIND,
@@ -606,6 +605,7 @@ class ConservativeActionModel(JournalOwner):
                     "vocab": self.vocab.fingerprint,
                 },
             )
+        self._learn(action, vector, accepted, effect_key, effect)
 
     def _learn(self, action: str, vector: tuple, accepted: bool, effect_key: str | None, effect: Any) -> None:
         model = self._models.get(action)

@@ -566,6 +566,11 @@ class _JsonlBackend:
 _SQLITE_MIN = 512  # a SQLite database file is at least one page; anything shorter is not one
 
 
+def _sqlite_text(data: bytes) -> str:
+    # A TEXT cell whose bytes were damaged is read, not raised on, so the record's check names its position.
+    return data.decode("utf-8", "surrogateescape")
+
+
 class _SqliteBackend:
     """Records in a `records` table, one transaction per record; the head checkpoint in a `head` table.
     `durability` maps to PRAGMA synchronous (flush: NORMAL, fsync: FULL)."""
@@ -605,6 +610,7 @@ class _SqliteBackend:
                 self.db.execute("PRAGMA synchronous=" + ("FULL" if self.durability == "fsync" else "NORMAL"))
             else:
                 self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            self.db.text_factory = _sqlite_text
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "records" not in tables:
                 if not fresh and size > 0 and (tables or self._schema_version() > 0 or not self.writable):
@@ -649,7 +655,7 @@ class _SqliteBackend:
             if not self.writable:
                 self.db.execute("COMMIT")
             return n, prev
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:  # a TEXT cell whose bytes are not UTF-8 any more
             raise self._damaged(e) from None
 
     def _schema_version(self) -> int:
@@ -674,7 +680,7 @@ class _SqliteBackend:
             args.append(stop)
         try:
             rows = self.db.execute(q + " ORDER BY position", args).fetchall()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             raise self._damaged(e) from None
         for row in rows:
             yield self._row(row)
@@ -684,7 +690,7 @@ class _SqliteBackend:
             row = self.db.execute(
                 "SELECT position, kind, payload, prev, hash, t FROM records WHERE position = ?", (position,)
             ).fetchone()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             raise self._damaged(e) from None
         if row is None:
             raise CorruptJournal(f"{self.path}: record {position} is gone from the database; it was edited.")
@@ -1154,6 +1160,7 @@ def _repair_sqlite(path: Path, keep: int | None) -> int:
         )
     try:
         db = sqlite3.connect(path)
+        db.text_factory = _sqlite_text
     except sqlite3.Error as e:
         raise CorruptJournal(f"{path}: SQLite cannot open it ({e}); restore it from a backup.") from None
     try:

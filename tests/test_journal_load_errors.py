@@ -201,3 +201,11 @@ def test_no_other_exception_escapes_a_bad_path(tmp_path):
         Journal(tmp_path / "missing.jsonl", mode="r")
     with pytest.raises(BadInput):
         Head.parse("journal:x:y")
+
+
+def test_sqlite_text_that_is_not_utf8_names_the_record(tmp_path):
+    path = _sqlite(tmp_path, 4)
+    _sql(path, ("UPDATE records SET kind = CAST(x'9cff' AS TEXT) WHERE position = 2",))
+    with pytest.raises(CorruptJournal, match="record 2 was edited"):
+        Journal(path)
+    assert Journal.repair(path) == 2
