@@ -16,10 +16,17 @@ replay together.
 True
 
 Backends: memory (`Journal()`), JSONL file (`Journal("run.jsonl")`, the default for a path) and SQLite
-(`Journal("run.sqlite")`, or `backend="sqlite"`). Loading a file re-checks every hash; a torn last line
-(an interrupted write) or an edited, reordered, inserted or deleted record raises `CorruptJournal` naming the
-position. Nothing is ever silently truncated: `Journal.repair(path)` moves a torn tail aside explicitly.
-A second writer on the same file is refused with `JournalLocked`.
+(`Journal("run.sqlite")`, or `backend="sqlite"`). Loading a file re-checks every hash, every header field and each
+kind's registered payload shape; whatever is wrong (a torn last line, bytes that are not UTF-8 or JSON, an edited,
+reordered, inserted or deleted record, a damaged SQLite file) raises `CorruptJournal` naming the file and position,
+and a failed open releases its lock, handles and connection. Nothing is ever silently truncated:
+`Journal.repair(path)` moves a bad tail aside explicitly (JSONL and SQLite, under the writer lock).
+
+`head()` is `(count, last_hash)`; a checkpoint of it kept beside the file (`<path>.head`; SQLite: a `head` table)
+makes a journal that lost whole records refuse to open, and a head the user kept catches the rest
+(`verify(head=...)`, `Journal(path, expect_head=...)`). `durability="flush"` (default) or `"fsync"`. The writer
+lock is an flock on the file itself, so a second writer through any alias (symlink, hard link) is refused with
+`JournalLocked`; `Journal.open(path, mode="r")` never locks and never writes. See docs/readme/journal.md.
 """
 
 from __future__ import annotations
