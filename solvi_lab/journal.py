@@ -794,6 +794,7 @@ class Journal:
         checkpoint_seconds: float = 5.0,
         expect_head: Any = None,
         on_load: Callable[[Record], None] | None = None,
+        load_checks: bool = True,
     ):
         if mode not in ("a", "r"):
             raise BadInput(
@@ -820,7 +821,10 @@ class Journal:
         self._on_load = on_load
         # on_load sees every record as it is verified, so a reader folds a large journal in one pass.
         self.loaded_with_callback = on_load is not None
-        visit = self._visit if (on_load is not None or _KIND_CHECKS) else None
+        # load_checks=False: the owner folding every record in on_load reads (and is wrapped for) what it folds, so
+        # the registered shape checks need not run twice on the load hot path (the knowledge store does this).
+        self._load_checks = load_checks
+        visit = self._visit if (on_load is not None or (_KIND_CHECKS and load_checks)) else None
         try:
             self._n, self._last = self._backend.load(visit)
             self._check_checkpoint()
@@ -836,7 +840,7 @@ class Journal:
         self._mutex = threading.Lock()  # threads sharing one Journal append one whole record at a time
 
     def _visit(self, r: Record) -> None:
-        check = _KIND_CHECKS.get(r.kind)
+        check = _KIND_CHECKS.get(r.kind) if self._load_checks else None
         if check is not None:
             check(r.payload)
         if self._on_load is not None:

@@ -209,3 +209,19 @@ def test_sqlite_text_that_is_not_utf8_names_the_record(tmp_path):
     with pytest.raises(CorruptJournal, match="record 2 was edited"):
         Journal(path)
     assert Journal.repair(path) == 2
+
+
+def test_registered_shape_is_checked_on_load(tmp_path):
+    path = tmp_path / "k.jsonl"
+    with Journal(path, clock=None) as j:
+        j.append("note", {})
+    lines = _lines(path)
+    prev = json.loads(lines[-1])["hash"]
+    bad = {"op": "add", "kind": "fact", "body": {}, "source": ["person"], "key": "x"}
+    lines.append(_forge(1, "knowledge", bad, prev))
+    _write(path, lines)
+    (tmp_path / "k.jsonl.head").unlink()
+    import solvi_lab.knowledge  # noqa: F401  (registers the "knowledge" kind)
+
+    with pytest.raises(CorruptJournal, match=r"record 1 \(kind 'knowledge'\).*field 'source'"):
+        Journal(path)
