@@ -45,7 +45,9 @@ from typing import Any
 import polars as pl
 
 from .errors import BadInput
+from .journal import JournalOwner, register_kind
 from .prediction import Prediction
+from .validation import shape, writing_call
 
 __all__ = [
     "UNREADABLE",
@@ -68,6 +70,14 @@ OBSERVATION_KIND = "action_observation"
 COMMIT_KIND = "action_commit"
 #: Store item kind of one action's model.
 ITEM_KIND = "action"
+register_kind(
+    OBSERVATION_KIND,
+    shape(
+        "an action observation",
+        {"action": str, "vector": dict, "accepted": bool, "effect": (dict, None), "vocab": str},
+    ),
+)
+register_kind(COMMIT_KIND, shape("an action commit", {"vocab": str, "items": dict}))
 
 # Errors that mean "this predicate cannot be read on this state" (a missing entity, a wrong type), as opposed
 # to a bug in the predicate (NameError, RecursionError ...), which must surface.
@@ -528,7 +538,7 @@ def _laplace_fail(failures: int, total: int) -> float:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-class ConservativeActionModel:
+class ConservativeActionModel(JournalOwner):
     """Learns what an environment accepts, per action, and says "unknown" where it has not learned it.
 
     vocab: the :class:`Vocabulary` whose conditions the model sees.
@@ -565,6 +575,7 @@ class ConservativeActionModel:
 
     # -- learning -------------------------------------------------------------------------------------------------
 
+    @writing_call
     def observe(
         self,
         state: Any,
@@ -584,8 +595,7 @@ class ConservativeActionModel:
             raise BadInput(f"observe: accepted must be True or False, got {accepted!r}; pass what the environment did.")
         effect_key = self._effect_key(effect)
         vector = self.vocab.vector(state, action, args)
-        self._learn(action, vector, accepted, effect_key, effect)
-        if self.store is not None:
+        if self.store is not None:  # journal first: a record the journal refuses must not be learned either
             conds = self.vocab.conditions(action)
             self.store.journal.append(
                 OBSERVATION_KIND,
@@ -597,6 +607,7 @@ class ConservativeActionModel:
                     "vocab": self.vocab.fingerprint,
                 },
             )
+        self._learn(action, vector, accepted, effect_key, effect)
 
     def _learn(self, action: str, vector: tuple, accepted: bool, effect_key: str | None, effect: Any) -> None:
         model = self._models.get(action)
@@ -760,6 +771,7 @@ class ConservativeActionModel:
 
     # -- journal and store ----------------------------------------------------------------------------------------
 
+    @writing_call
     def commit(self) -> dict[str, str]:
         """Write each changed action's model as an "action" item (superseding its previous version).
 

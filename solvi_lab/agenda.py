@@ -39,7 +39,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import canonical
+from .journal import JournalOwner, canonical
+from .validation import writing_call
 
 __all__ = ["Agenda", "code_fingerprint"]
 
@@ -134,7 +135,7 @@ def _verdict(what: str, value: Any) -> bool:
     return bool(value)
 
 
-class Agenda:
+class Agenda(JournalOwner):
     """Goals with their done checks and order, and gates over actions and goals.
 
     `store` is a KnowledgeStore (everything journaled there) or None (in memory). `scope` is the scope of the
@@ -156,6 +157,7 @@ class Agenda:
         self._gates: dict[str, _Gate] = {}
 
     # -- declaring -----------------------------------------------------------------------------------------
+    @writing_call
     def goal(self, name: str, done: Check, requires: Iterable[str] = ()) -> None:
         """Declare a goal; re-declaring it with other requires or other check code supersedes the old version.
 
@@ -181,6 +183,7 @@ class Agenda:
             g.state, g.state_item = self._stored_state(name, g.item)
         self._goals[name] = g
 
+    @writing_call
     def gate(self, name: str, check: Check, blocks: Iterable[str]) -> None:
         """Declare a gate: while `check(state)` is False it blocks the actions and goals matching `blocks`."""
         name = _name("gate", name)
@@ -237,6 +240,7 @@ class Agenda:
         return None, None
 
     # -- running -------------------------------------------------------------------------------------------
+    @writing_call
     def update(self, state: State) -> dict[str, bool]:
         """Run every goal's done check on the state; record each change. Returns {goal: done} of the changes."""
         changes: dict[str, bool] = {}
@@ -344,12 +348,14 @@ class Agenda:
         gt.last_override_item = iid
         return iid
 
+    @writing_call
     def override(self, gate: str, by: str, why: str) -> None:
         """A person lets actions past the gate, with a recorded reason, until `clear_override`."""
         gt = self._gate(gate)
         by, why = _name("override's by (who)", by), _name("override's why (the reason)", why)
         gt.override = {"by": by, "why": why, "item": self._person_fact(gt, True, by, why)}
 
+    @writing_call
     def clear_override(self, gate: str, by: str, why: str) -> None:
         """End a person's override: the gate's check decides again."""
         gt = self._gate(gate)

@@ -19,10 +19,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, canonical
+from .journal import Journal, JournalOwner, canonical, register_kind
+from .validation import ANY, Opt, shape, writing_call
 
 ANSWERERS = ("system1", "system2", "person", "rule")
+
 DECISION_KIND = "decision"
+
+# What DecisionLog and the knowledge store read from a decision record (Journal.append refuses anything else).
+register_kind(
+    DECISION_KIND,
+    shape(
+        "a decision record",
+        {"op": Opt(str), "name": str, "given": ANY, "answer": ANY, "answered_by": str, "guarantee": Opt(ANY)},
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -66,7 +77,7 @@ def parse_decision_id(did: str) -> int:
     return int(did[1:])
 
 
-class DecisionLog:
+class DecisionLog(JournalOwner):
     """Records decisions into a journal and replays them.
 
     The log indexes the decisions already in the journal when it is opened, so a reloaded log knows them.
@@ -90,6 +101,7 @@ class DecisionLog:
         self._decisions[d.id] = d
         return d
 
+    @writing_call
     def ask(
         self, name: str, decide: Callable[[Any], Any], given: Any, *, answered_by: str, guarantee: Any = None
     ) -> Decision:
@@ -114,6 +126,7 @@ class DecisionLog:
         self._scanned = rec.position + 1
         return self._index(rec.position, rec.payload)
 
+    @writing_call
     def record(self, name: str, given: Any, answer: Any, *, answered_by: str, guarantee: Any = None) -> Decision:
         """Record a decision made elsewhere (an answer already given)."""
         return self.ask(name, lambda _g: answer, given, answered_by=answered_by, guarantee=guarantee)

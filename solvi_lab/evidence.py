@@ -46,7 +46,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, canonical
+from .journal import Journal, JournalOwner, canonical, register_kind
+from .validation import ANY, Opt, op_shapes, shape, writing_call
 
 __all__ = [
     "EVIDENCE_KIND",
@@ -76,6 +77,47 @@ __all__ = [
 EVIDENCE_KIND = "evidence"  # one piece of evidence; never edited
 LEARNER_KIND = (
     "learner"  # a person's or the model's action: op = open_misconception | assert_state | misconception_status
+)
+_NUM = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+_NAME = (str, None)
+register_kind(
+    EVIDENCE_KIND,
+    shape(
+        "an evidence record",
+        {
+            "concept": str,
+            "kind": str,
+            "result": str,
+            "score": (None, _NUM),
+            "hints": int,
+            "evaluator": str,
+            "evaluator_confidence": _NUM,
+            "at": _NUM,
+            "misconception_id": _NAME,
+            "dedupe_key": _NAME,
+            "provenance": Opt(list),
+        },
+    ),
+)
+register_kind(
+    LEARNER_KIND,
+    op_shapes(
+        LEARNER_KIND,
+        {
+            "open_misconception": {"concept": str, "misconception_id": str, "description": str, "by": ANY, "at": _NUM},
+            "misconception_status": {"misconception_id": str, "status": str, "by": ANY, "why": ANY, "at": _NUM},
+            "assert_state": {
+                "concept": str,
+                "mastery": _NUM,
+                "source": str,
+                "by": ANY,
+                "why": ANY,
+                "at": _NUM,
+                "cites": [str],
+                "provenance": Opt(list),
+            },
+        },
+    ),
 )
 
 # -- weights ------------------------------------------------------------------------------------------------------
@@ -369,7 +411,7 @@ class _Misconception:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
-class LearnerModel:
+class LearnerModel(JournalOwner):
     """A learner model projected from typed evidence in a journal.
 
     `journal_or_store` is a :class:`~solvi_lab.journal.Journal`, anything with a `.journal` attribute (a
@@ -699,6 +741,7 @@ class LearnerModel:
             return _seconds(self._clock())
         return _seconds(at)
 
+    @writing_call
     def record(
         self,
         concept: str,
@@ -765,6 +808,7 @@ class LearnerModel:
         self._sync()
         return _evidence_id(rec.position)
 
+    @writing_call
     def open_misconception(
         self, concept: str, misconception_id: str, description: str, *, by: str, at: Any = None
     ) -> str:
@@ -788,6 +832,7 @@ class LearnerModel:
         self._sync()
         return misconception_id
 
+    @writing_call
     def set_misconception_status(self, misconception_id: str, status: str, *, by: str, why: str, at: Any = None) -> str:
         """A person's explicit, journaled status change: "active" (reopen) or "stale" (ask for a re-check).
 
@@ -813,6 +858,7 @@ class LearnerModel:
         self._sync()
         return self._effective(self._misconceptions[misconception_id], p["at"])
 
+    @writing_call
     def assert_state(
         self,
         concept: str,

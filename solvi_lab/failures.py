@@ -27,13 +27,27 @@ from typing import Any
 
 from .checks import HardCheck, install
 from .errors import BadInput
-from .journal import Journal, json_value
+from .journal import Journal, JournalOwner, json_value, register_kind
+from .validation import ANY, Opt, op_shapes, writing_call
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
 
 FAILURE_KIND = "failure"  # the journal record kind of this module
 FACT = "recent_failures"  # the name of the given fact
 UNITS = ("steps", "episodes")
+_INT = Opt(lambda v: isinstance(v, int) and not isinstance(v, bool))
+register_kind(
+    FAILURE_KIND,
+    op_shapes(
+        FAILURE_KIND,
+        {
+            "open": {"name": str, "window": _INT, "unit": Opt(str), "max_blocked": _INT, "min_open": _INT},
+            "failed": {"name": str, "plan": ANY, "why": str},
+            "succeeded": {"name": str, "plan": ANY},
+            "tick": {"name": str},
+        },
+    ),
+)
 
 
 def plan_key(plan: Any) -> tuple[str, Any]:
@@ -47,7 +61,7 @@ def _positive_int(name: str, value: Any, minimum: int) -> int:
     return value
 
 
-class FailureMemory:
+class FailureMemory(JournalOwner):
     """Plans that failed recently, each blocked for `window` units of time.
 
     >>> fm = FailureMemory(window=20, max_blocked=8, min_open=1)
@@ -145,26 +159,30 @@ class FailureMemory:
             raise BadInput(f"unknown failure-memory record op {op!r}; the journal was not written by FailureMemory.")
 
     def _record(self, payload: dict[str, Any]) -> None:
+        self._log(payload)  # first: a payload the journal refuses must not change the live state either
         self._apply(payload)
-        self._log(payload)
 
     # -- what happened -------------------------------------------------------------------------------------
+    @writing_call
     def failed(self, plan: Any, why: str = "") -> None:
         """The plan failed: block it for `window` units (a repeated failure restarts its window)."""
         if not isinstance(why, str):
             raise BadInput(f"why must be a string saying what went wrong, got {type(why).__name__}.")
         self._record({"op": "failed", "plan": plan_key(plan)[1], "why": why})
 
+    @writing_call
     def succeeded(self, plan: Any) -> None:
         """The plan worked: evidence reopens it at once."""
         self._record({"op": "succeeded", "plan": plan_key(plan)[1]})
 
+    @writing_call
     def step(self) -> None:
         """One step passed (unit="steps"); failures older than `window` steps expire."""
         if self.unit != "steps":
             raise BadInput("this memory counts episodes (unit='episodes'); call end_episode(), not step().")
         self._record({"op": "tick"})
 
+    @writing_call
     def end_episode(self) -> None:
         """One episode ended (unit="episodes"); failures older than `window` episodes expire."""
         if self.unit != "episodes":

@@ -16,10 +16,17 @@ replay together.
 True
 
 Backends: memory (`Journal()`), JSONL file (`Journal("run.jsonl")`, the default for a path) and SQLite
-(`Journal("run.sqlite")`, or `backend="sqlite"`). Loading a file re-checks every hash; a torn last line
-(an interrupted write) or an edited, reordered, inserted or deleted record raises `CorruptJournal` naming the
-position. Nothing is ever silently truncated: `Journal.repair(path)` moves a torn tail aside explicitly.
-A second writer on the same file is refused with `JournalLocked`.
+(`Journal("run.sqlite")`, or `backend="sqlite"`). Loading a file re-checks every hash, every header field and each
+kind's registered payload shape; whatever is wrong (a torn last line, bytes that are not UTF-8 or JSON, an edited,
+reordered, inserted or deleted record, a damaged SQLite file) raises `CorruptJournal` naming the file and position,
+and a failed open releases its lock, handles and connection. Nothing is ever silently truncated:
+`Journal.repair(path)` moves a bad tail aside explicitly (JSONL and SQLite, under the writer lock).
+
+`head()` is `(count, last_hash)`; a checkpoint of it kept beside the file (`<path>.head`; SQLite: a `head` table)
+makes a journal that lost whole records refuse to open, and a head the user kept catches the rest
+(`verify(head=...)`, `Journal(path, expect_head=...)`). `durability="flush"` (default) or `"fsync"`. The writer
+lock is an flock on the file itself, so a second writer through any alias (symlink, hard link) is refused with
+`JournalLocked`; `Journal.open(path, mode="r")` never locks and never writes. See docs/readme/journal.md.
 """
 
 from __future__ import annotations
@@ -29,15 +36,121 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from .errors import BadInput, CorruptJournal, JournalLocked
+from .atomicfile import atomic_write_text
+from .errors import BadInput, CorruptJournal, JournalLocked, SolviLabError
+from .validation import safe_repr
 
 GENESIS = "0" * 64
+HEADER_FIELDS = frozenset(("position", "kind", "payload", "prev", "hash", "t"))
+DURABILITY = ("flush", "fsync")
+_HEX = frozenset("0123456789abcdef")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+# NaN/Infinity are refused as JSON (the writer never produces them); one decoder, built once (the load hot path).
+_DECODE = json.JSONDecoder(parse_constant=_refuse_constant).decode
+
+
+def _loads(data: bytes | str) -> Any:
+    """Parse one record's JSON text strictly: UTF-8, no NaN/Infinity, ints within Python's digit limit."""
+    return _DECODE(data.decode("utf-8") if isinstance(data, bytes) else data)
+
+
+# -- the kinds registry: each owner module declares the payload shape of the record kinds it writes ---------------
+_KIND_CHECKS: dict[str, Callable[[Any], None]] = {}
+
+
+def register_kind(kind: str, check: Callable[[Any], None]) -> None:
+    """Declare the payload shape of a record kind: `check(payload)` raises BadInput when a payload is not one
+    its owner can fold. `Journal.append` runs it before writing, and loading runs it on every record of that kind,
+    so a foreign payload is refused at write time and named (with its position) at load.
+
+    >>> def check_note(p):
+    ...     if not isinstance(p, dict) or not isinstance(p.get("text"), str):
+    ...         raise BadInput("a note payload is {'text': str}")
+    >>> register_kind("doc-note", check_note)
+    >>> j = Journal(clock=None); _ = j.append("doc-note", {"text": "hi"})
+    >>> j.append("doc-note", [1])
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: a 'doc-note' record's payload is refused: a note payload is {'text': str}
+    """
+    if not isinstance(kind, str) or not kind:
+        raise BadInput(f"a record kind is a non-empty string, got {kind!r}.")
+    if not callable(check):
+        raise BadInput(f"register_kind({kind!r}, check): check must be callable, got {check!r}.")
+    _KIND_CHECKS[kind] = check
+
+
+def check_payload(kind: str, payload: Any) -> None:
+    """Run the registered shape check of `kind` (nothing for an unregistered kind); BadInput when refused."""
+    check = _KIND_CHECKS.get(kind)
+    if check is None:
+        return
+    try:
+        check(payload)
+    except SolviLabError as e:
+        raise BadInput(f"a {kind!r} record's payload is refused: {e}") from None
+    except Exception as e:  # a check that trips over a foreign payload still refuses it
+        raise BadInput(f"a {kind!r} record's payload is refused: {type(e).__name__}: {e}") from None
+
+
+class Head(NamedTuple):
+    """How long a journal is and what its last record is: `(count, last_hash)`.
+
+    Keep its text form (`str(head)`, e.g. in a paper's appendix) and check a journal against it later with
+    `journal.verify(head=text)` or `KnowledgeStore(path, expect_head=text)`: a journal that is shorter, or whose
+    record at that count differs, is refused.
+
+    >>> h = Head(3, "ab" * 32)
+    >>> str(h)[:12]
+    'journal:3:ab'
+    >>> Head.parse(str(h)) == h
+    True
+    """
+
+    count: int
+    hash: str
+
+    def __str__(self) -> str:
+        return f"journal:{self.count}:{self.hash}"
+
+    @property
+    def text(self) -> str:
+        return str(self)
+
+    @classmethod
+    def parse(cls, value: Any) -> Head:
+        """A Head from its text form, a (count, hash) pair or a Head; BadInput otherwise."""
+        if isinstance(value, str):
+            parts = value.strip().split(":")
+            if len(parts) == 3 and parts[0] == "journal" and parts[1].isdigit():
+                value = (int(parts[1]), parts[2])
+        if (
+            isinstance(value, (tuple, list))
+            and len(value) == 2
+            and isinstance(value[0], int)
+            and not isinstance(value[0], bool)
+            and value[0] >= 0
+            and isinstance(value[1], str)
+            and len(value[1]) == 64
+            and set(value[1]) <= _HEX
+        ):
+            return cls(value[0], value[1])
+        raise BadInput(
+            f"{value!r} is not a journal head; pass the text journal.head() printed ('journal:<count>:<64 hex>') "
+            "or a (count, hash) pair."
+        )
 
 
 def canonical(obj: Any) -> str:
@@ -133,23 +246,48 @@ class VerifyReport:
         return self.ok
 
 
-def _check(rec: dict[str, Any], expected_position: int, prev: str, where: str) -> Record:
-    """Check one loaded record against the chain; raise CorruptJournal naming the position."""
-    try:
-        position, kind, payload, rprev, rhash, t = (
-            rec["position"],
-            rec["kind"],
-            rec["payload"],
-            rec["prev"],
-            rec["hash"],
-            rec.get("t"),
+def _bad_fields(rec: Any) -> str:
+    """What is wrong with a record's header fields ('' when they have the shape a writer gives them)."""
+    if not isinstance(rec, dict):
+        return f"it is a JSON {type(rec).__name__}, not an object"
+    if rec.keys() != HEADER_FIELDS:
+        missing = sorted(HEADER_FIELDS - rec.keys())
+        extra = sorted(rec.keys() - HEADER_FIELDS)
+        return (
+            "its header fields differ from a record's"
+            + (f"; missing {missing}" if missing else "")
+            + (f"; unknown {extra}" if extra else "")
         )
-    except (KeyError, TypeError) as e:
+    position, kind, prev, h, t = rec["position"], rec["kind"], rec["prev"], rec["hash"], rec["t"]
+    if type(position) is not int:
+        return f"its position is {position!r}, not an int"
+    if type(kind) is not str or not kind:
+        return f"its kind is {kind!r}, not a non-empty string"
+    for name, v in (("prev", prev), ("hash", h)):
+        if type(v) is not str or len(v) != 64 or not set(v) <= _HEX:
+            return f"its {name} is {v!r}, not 64 hex digits"
+    if t is not None and (type(t) not in (int, float) or t != t or t in (float("inf"), float("-inf"))):
+        return f"its time stamp t is {t!r}, not a finite number or null"
+    return ""
+
+
+def _check(rec: Any, expected_position: int, prev: str, where: str) -> Record:
+    """Check one loaded record against the chain; raise CorruptJournal naming the position."""
+    bad = _bad_fields(rec)
+    if bad:
         raise CorruptJournal(
-            f"{where}: record at position {expected_position} lacks field {e}; the file was edited "
-            "by hand or by another program. Restore it from a backup, or keep the records before "
+            f"{where}: record at position {expected_position} is not a journal record ({bad}); the file was "
+            "edited by hand or by another program. Restore it from a backup, or keep the records before "
             f"position {expected_position} with Journal.repair(path, keep={expected_position})."
-        ) from None
+        )
+    position, kind, payload, rprev, rhash, t = (
+        rec["position"],
+        rec["kind"],
+        rec["payload"],
+        rec["prev"],
+        rec["hash"],
+        rec["t"],
+    )
     if position != expected_position:
         raise CorruptJournal(
             f"{where}: expected position {expected_position}, found {position}: a record was "
@@ -162,8 +300,12 @@ def _check(rec: dict[str, Any], expected_position: int, prev: str, where: str) -
             "a record before it was edited, deleted or reordered. Restore from a backup; "
             f"Journal.repair(path, keep={position}) keeps the records before it."
         )
-    text = _header_text(position, kind, canonical(payload), rprev, t)
-    if _hash_text(text) != rhash:
+    try:
+        text = _header_text(position, kind, canonical(payload), rprev, t)
+        ok = _hash_text(text) == rhash
+    except (ValueError, TypeError, RecursionError, UnicodeError):
+        ok = False
+    if not ok:
         raise CorruptJournal(
             f"{where}: record {position} was edited after it was written (its hash does not match "
             f"its content). Restore from a backup; Journal.repair(path, keep={position}) keeps the "
@@ -172,11 +314,21 @@ def _check(rec: dict[str, Any], expected_position: int, prev: str, where: str) -
     return Record(position, kind, payload, rprev, rhash, t)
 
 
+def _owner_refuses(where: str, position: int, kind: str, e: BaseException) -> CorruptJournal:
+    return CorruptJournal(
+        f"{where}: record {position} (kind {kind!r}) holds a payload its owner cannot read "
+        f"({type(e).__name__}: {e}); it was written by another program or an older bug. Restore the file from a "
+        f"backup, or keep the records before it with Journal.repair(path, keep={position})."
+    )
+
+
 class _MemoryBackend:
+    writable = True
+
     def __init__(self) -> None:
         self.records: list[Record] = []
 
-    def load(self) -> tuple[int, str]:
+    def load(self, visit: Callable[[Record], None] | None) -> tuple[int, str]:
         return 0, GENESIS
 
     def write(self, rec: Record, line: str) -> None:
@@ -188,28 +340,47 @@ class _MemoryBackend:
     def get(self, position: int) -> Record:
         return self.records[position]
 
+    def read_checkpoint(self) -> Head | None:
+        return None
+
+    def write_checkpoint(self, head: Head) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
 class _FileLock:
-    """An exclusive advisory lock on `<path>.lock`: one writer per journal, across processes."""
+    """An exclusive advisory lock (flock) on the journal file itself: one writer per journal, across processes
+    and within one. Being on the file's inode, it refuses a second writer that reaches the same journal through
+    a symlink, a hard link or another spelling of the path."""
 
     def __init__(self, path: Path):
-        self.path = Path(str(path) + ".lock")
+        self.path = path
         self.fd: int | None = None
+        self.created = False
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                self.created = True
+            except FileExistsError:
+                fd = os.open(self.path, os.O_RDWR)
+        except OSError as e:
+            raise BadInput(
+                f"cannot open journal {self.path} for writing ({e.strerror}); pass a writable file path, or open "
+                f"it read-only with Journal.open('{self.path}', mode='r')."
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             raise JournalLocked(
-                f"journal {self.path.with_suffix('')} is open for writing elsewhere (lock "
-                f"{self.path} is held). Close the other writer first, or open a read-only copy "
-                "with Journal.read(path)."
+                f"journal {self.path} is open for writing elsewhere (this process or another holds its "
+                "writer lock, possibly through a symlink or hard link). Close the other writer first, or "
+                f"open it read-only with Journal.open('{self.path}', mode='r')."
             ) from None
         self.fd = fd
 
@@ -220,98 +391,129 @@ class _FileLock:
             self.fd = None
 
 
-class _JsonlBackend:
-    """One record per line. A record is written as one whole line and flushed; a crash leaves at most a torn
-    last line, which the next load detects (it never passes the hash check) and refuses to drop silently."""
+def _visit_all(visit: Callable[[Record], None] | None, r: Record, where: str) -> None:
+    if visit is None:
+        return
+    try:
+        visit(r)
+    except CorruptJournal:
+        raise
+    except Exception as e:  # a fold that trips over a payload: name the record, never a bare exception
+        raise _owner_refuses(where, r.position, r.kind, e) from None
 
-    def __init__(self, path: Path, durable: bool, lock: bool):
+
+class _JsonlBackend:
+    """One record per line. A record is written as one whole line and flushed (or fsynced); a crash leaves at most
+    a torn last line, which the next load detects (it never passes the hash check) and refuses to drop silently.
+    The head checkpoint lives beside the file, in `<path>.head`."""
+
+    def __init__(self, path: Path, durability: str, writable: bool):
         self.path = Path(path)
-        self.on_record: Callable[[Record], None] | None = None
-        self.durable = durable
-        self.lock = _FileLock(self.path) if lock else None
+        self.durability = durability
+        self.writable = writable
+        self.lock = _FileLock(self.path) if writable else None
         self.f = None
+        self.cp_path = Path(str(self.path) + ".head")
         self.offsets: list[int] = []  # byte offset of each record: O(1) random access without keeping payloads
 
-    def load(self) -> tuple[int, str]:
+    def load(self, visit: Callable[[Record], None] | None) -> tuple[int, str]:
         if self.lock:
             self.lock.acquire()
+        elif not self.path.is_file():
+            raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         n, prev = 0, GENESIS
-        if self.path.exists():
-            with open(self.path, "rb") as f:
-                data = f.read()
-            if data and not data.endswith(b"\n"):
-                last = data.rsplit(b"\n", 1)
-                keep = data.count(b"\n")
-                self._release()
+        where = str(self.path)
+        # The checkpoint first: a writer writes records before their checkpoint, so read in this order a reader
+        # beside a running writer never sees a checkpoint newer than the records it read.
+        self.checkpoint_seen = self.read_checkpoint()
+        with open(self.path, "rb") as f:
+            data = f.read()
+        self.torn_tail = 0
+        if data and not data.endswith(b"\n") and not self.writable:
+            # Read-only: the last line may be a write in progress beside us (or a crash's torn tail, which only a
+            # writer may repair); it is not a record yet, so it is left out and its size reported.
+            keep_len = data.rfind(b"\n") + 1
+            self.torn_tail = len(data) - keep_len
+            data = data[:keep_len]
+        if data and not data.endswith(b"\n"):
+            last = data.rsplit(b"\n", 1)
+            keep = data.count(b"\n")
+            raise CorruptJournal(
+                f"{self.path}: the last record (position {keep}) is torn: a write was "
+                f"interrupted. The {keep} records before it are whole. To go on, call "
+                f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
+                "to a .torn file beside the journal and keeps the whole records."
+            )
+        offset = 0
+        fast = self._fast_check
+        offsets = self.offsets
+        for line in data.split(b"\n")[:-1] if data else []:
+            try:
+                rec = _loads(line)
+            except (ValueError, RecursionError) as e:  # bad UTF-8, bad JSON, NaN/Infinity, a too-long int
+                what = "is not UTF-8" if isinstance(e, UnicodeDecodeError) else f"is not valid JSON ({e})"
                 raise CorruptJournal(
-                    f"{self.path}: the last record (position {keep}) is torn: a write was "
-                    f"interrupted. The {keep} records before it are whole. To go on, call "
-                    f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
-                    "to a .torn file beside the journal and keeps the whole records."
-                )
-            offset = 0
-            for line in data.split(b"\n")[:-1] if data else []:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    self._release()
-                    raise CorruptJournal(
-                        f"{self.path}: record at position {n} is not valid JSON (byte offset "
-                        f"{offset}); the file was edited. Restore it from a backup, or "
-                        f"Journal.repair('{self.path}', keep={n}) keeps the records before it."
-                    ) from None
-                try:
-                    r = self._fast_check(line, rec, n, prev) or _check(rec, n, prev, str(self.path))
-                except CorruptJournal:
-                    self._release()
-                    raise
-                if self.on_record is not None:
-                    self.on_record(r)
-                self.offsets.append(offset)
-                offset += len(line) + 1
-                prev = r.hash
-                n += 1
-        self.f = open(self.path, "ab")
+                    f"{self.path}: record at position {n} (byte offset {offset}) {what}; the file was "
+                    f"edited or damaged. Restore it from a backup, or Journal.repair('{self.path}', keep={n}) "
+                    "keeps the records before it."
+                ) from None
+            r = fast(line, rec, n, prev) or _check(rec, n, prev, where)
+            _visit_all(visit, r, where)
+            offsets.append(offset)
+            offset += len(line) + 1
+            prev = r.hash
+            n += 1
+        if self.writable:
+            self.f = open(self.path, "ab")
         return n, prev
 
-    def _release(self) -> None:
-        if self.lock:
-            self.lock.release()
-
     @staticmethod
-    def _fast_check(line: bytes, rec: dict[str, Any], n: int, prev: str) -> Record | None:
+    def _fast_check(line: bytes, rec: Any, n: int, prev: str) -> Record | None:
         """Check a line as this backend writes it: the hash covers the exact bytes after the hash field, so
         no re-serialisation is needed. None when the line has another layout (then the full check runs)."""
-        if not (line.startswith(b'{"hash":"') and line[73:75] == b'",') or not isinstance(rec, dict):
+        if not (line.startswith(b'{"hash":"') and line[73:75] == b'",') or type(rec) is not dict or len(rec) != 6:
             return None
         h = rec.get("hash")
-        if rec.get("position") != n or rec.get("prev") != prev or line[9:73].decode() != h:
+        kind, t = rec.get("kind"), rec.get("t")
+        if (
+            rec.get("position") != n
+            or rec.get("prev") != prev
+            or type(kind) is not str
+            or "payload" not in rec
+            or (t is not None and type(t) is not float and type(t) is not int)
+            or line[9:73].decode() != h
+        ):
             return None
         if hashlib.sha256(b"{" + line[75:]).hexdigest() != h:
             return None
-        return Record(n, rec["kind"], rec["payload"], prev, h, rec.get("t"))
+        return Record(n, kind, rec["payload"], prev, h, t)
 
     def write(self, rec: Record, line: str) -> None:
         data = (line + "\n").encode("utf-8")
         self.offsets.append(self.f.tell())
         self.f.write(data)
         self.f.flush()
-        if self.durable:
+        if self.durability == "fsync":
             os.fsync(self.f.fileno())
 
+    def _flush(self) -> None:
+        if self.f is not None:
+            self.f.flush()
+
     def _parse(self, line: bytes) -> Record:
-        d = json.loads(line)
+        d = _loads(line)
         return Record(d["position"], d["kind"], d["payload"], d["prev"], d["hash"], d.get("t"))
 
     def iter(self, start: int, stop: int | None) -> Iterator[Record]:
-        self.f.flush()
+        self._flush()
         if start >= len(self.offsets):
             return
+        stop = len(self.offsets) if stop is None else min(stop, len(self.offsets))
         with open(self.path, "rb") as f:
             f.seek(self.offsets[start])
             pos = start
             for line in f:
-                if stop is not None and pos >= stop:
+                if pos >= stop:
                     break
                 if not line.endswith(b"\n"):
                     break  # a write in progress from this very process: not yet a record
@@ -319,69 +521,152 @@ class _JsonlBackend:
                 pos += 1
 
     def get(self, position: int) -> Record:
-        self.f.flush()
+        self._flush()
         with open(self.path, "rb") as f:
             f.seek(self.offsets[position])
             return self._parse(f.readline())
 
     def raw_lines(self) -> Iterator[tuple[bytes, Any]]:
         """(line bytes, parsed JSON) of every whole line, for verification against the exact bytes."""
-        self.f.flush()
+        self._flush()
         with open(self.path, "rb") as f:
             for line in f:
                 if not line.endswith(b"\n"):
                     break
                 line = line[:-1]
-                yield line, json.loads(line)
+                yield line, _loads(line)
+
+    def read_checkpoint(self) -> Head | None:
+        try:
+            text = self.cp_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as e:
+            raise CorruptJournal(
+                f"{self.cp_path}: the journal's head checkpoint cannot be read ({e}); delete it if the journal "
+                "itself is trusted (the next close writes a new one)."
+            ) from None
+        try:
+            d = _loads(text)
+            return Head.parse((d["count"], d["hash"]))
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise CorruptJournal(
+                f"{self.cp_path}: the journal's head checkpoint is damaged; delete it if the journal itself is "
+                "trusted (the next close writes a new one)."
+            ) from None
+
+    def write_checkpoint(self, head: Head) -> None:
+        # The records the checkpoint counts must be on disk before the checkpoint is.
+        if self.f is not None:
+            self.f.flush()
+            os.fsync(self.f.fileno())
+        atomic_write_text(self.cp_path, canonical({"count": head.count, "hash": head.hash}) + "\n")
 
     def close(self) -> None:
         if self.f:
             self.f.close()
             self.f = None
-        self._release()
+        if self.lock:
+            self.lock.release()
+
+
+_SQLITE_MIN = 512  # a SQLite database file is at least one page; anything shorter is not one
+
+
+def _sqlite_text(data: bytes) -> str:
+    # A TEXT cell whose bytes were damaged is read, not raised on, so the record's check names its position.
+    return data.decode("utf-8", "surrogateescape")
 
 
 class _SqliteBackend:
-    def __init__(self, path: Path, lock: bool):
+    """Records in a `records` table, one transaction per record; the head checkpoint in a `head` table.
+    `durability` maps to PRAGMA synchronous (flush: NORMAL, fsync: FULL)."""
+
+    def __init__(self, path: Path, durability: str, writable: bool):
         self.path = Path(path)
-        self.lock = _FileLock(self.path) if lock else None
+        self.durability = durability
+        self.writable = writable
+        self.lock = _FileLock(self.path) if writable else None
         self.db: sqlite3.Connection | None = None
 
-    def load(self) -> tuple[int, str]:
+    def _damaged(self, e: BaseException) -> CorruptJournal:
+        return CorruptJournal(
+            f"{self.path}: the SQLite journal is damaged or is not a journal ({type(e).__name__}: {e}). Restore it "
+            f"from a backup, or keep its readable records with Journal.repair('{self.path}')."
+        )
+
+    def load(self, visit: Callable[[Record], None] | None) -> tuple[int, str]:
         if self.lock:
             self.lock.acquire()
-        self.db = sqlite3.connect(self.path)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS records (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
-            "payload TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL, t REAL)"
-        )
-        self.db.commit()
-        n, prev = 0, GENESIS
-        for position, kind, payload, rprev, rhash, t in self.db.execute(
-            "SELECT position, kind, payload, prev, hash, t FROM records ORDER BY position"
-        ):
-            try:
-                rec = {
-                    "position": position,
-                    "kind": kind,
-                    "payload": json.loads(payload),
-                    "prev": rprev,
-                    "hash": rhash,
-                    "t": t,
-                }
-                r = _check(rec, n, prev, str(self.path))
-            except (CorruptJournal, json.JSONDecodeError) as e:
-                self.close()
-                raise CorruptJournal(
-                    str(e)
-                    if isinstance(e, CorruptJournal)
-                    else f"{self.path}: record {n} has a payload that is not JSON; the database was edited."
-                ) from None
-            prev = r.hash
-            n += 1
-        return n, prev
+            fresh = self.lock.created
+        elif not self.path.is_file():
+            raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
+        else:
+            fresh = False
+        size = self.path.stat().st_size
+        if not fresh and size < _SQLITE_MIN:
+            raise CorruptJournal(
+                f"{self.path}: {size} bytes is not a SQLite journal (a database is at least {_SQLITE_MIN} "
+                "bytes; an interrupted creation or another program's file). Delete it to start a new journal, "
+                "or restore it from a backup."
+            )
+        try:
+            if self.writable:
+                self.db = sqlite3.connect(self.path, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=" + ("FULL" if self.durability == "fsync" else "NORMAL"))
+            else:
+                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            self.db.text_factory = _sqlite_text
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if "records" not in tables:
+                if not fresh and size > 0 and (tables or self._schema_version() > 0 or not self.writable):
+                    raise CorruptJournal(
+                        f"{self.path}: the database has no records table (it was dropped, or this is another "
+                        "program's database). Restore the journal from a backup."
+                    )
+                if self.writable:
+                    with self.db:
+                        self.db.execute(
+                            "CREATE TABLE records (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
+                            "payload TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL, t REAL)"
+                        )
+            if self.writable and "head" not in tables:
+                with self.db:
+                    self.db.execute(
+                        "CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)"
+                    )
+            n, prev = 0, GENESIS
+            where = str(self.path)
+            if not self.writable:
+                self.db.execute("BEGIN")  # one read snapshot: the checkpoint and the records agree
+            self.checkpoint_seen = self.read_checkpoint()
+            rows = (
+                self.db.execute("SELECT position, kind, payload, prev, hash, t FROM records ORDER BY position")
+                if "records" in tables
+                else ()
+            )
+            for position, kind, payload, rprev, rhash, t in rows:
+                try:
+                    p = _loads(payload)
+                except (ValueError, TypeError, AttributeError, RecursionError) as e:
+                    raise CorruptJournal(
+                        f"{where}: record {n}'s payload is not JSON text ({type(e).__name__}); the database was "
+                        f"edited. Restore it from a backup, or Journal.repair('{self.path}', keep={n})."
+                    ) from None
+                rec = {"position": position, "kind": kind, "payload": p, "prev": rprev, "hash": rhash, "t": t}
+                r = _check(rec, n, prev, where)
+                _visit_all(visit, r, where)
+                prev = r.hash
+                n += 1
+            if not self.writable:
+                self.db.execute("COMMIT")
+            return n, prev
+        except (sqlite3.Error, UnicodeDecodeError) as e:  # a TEXT cell whose bytes are not UTF-8 any more
+            raise self._damaged(e) from None
+
+    def _schema_version(self) -> int:
+        return self.db.execute("PRAGMA schema_version").fetchone()[0]
 
     def write(self, rec: Record, line: str) -> None:
         # One transaction per record: a crash never leaves half a record behind.
@@ -391,20 +676,53 @@ class _SqliteBackend:
                 (rec.position, rec.kind, canonical(rec.payload), rec.prev, rec.hash, rec.t),
             )
 
+    def _row(self, row: tuple) -> Record:
+        return Record(row[0], row[1], _loads(row[2]), row[3], row[4], row[5])
+
     def iter(self, start: int, stop: int | None) -> Iterator[Record]:
         q = "SELECT position, kind, payload, prev, hash, t FROM records WHERE position >= ?"
         args: list[Any] = [start]
         if stop is not None:
             q += " AND position < ?"
             args.append(stop)
-        for position, kind, payload, prev, h, t in self.db.execute(q + " ORDER BY position", args).fetchall():
-            yield Record(position, kind, json.loads(payload), prev, h, t)
+        try:
+            rows = self.db.execute(q + " ORDER BY position", args).fetchall()
+        except (sqlite3.Error, UnicodeDecodeError) as e:
+            raise self._damaged(e) from None
+        for row in rows:
+            yield self._row(row)
 
     def get(self, position: int) -> Record:
-        row = self.db.execute(
-            "SELECT position, kind, payload, prev, hash, t FROM records WHERE position = ?", (position,)
-        ).fetchone()
-        return Record(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
+        try:
+            row = self.db.execute(
+                "SELECT position, kind, payload, prev, hash, t FROM records WHERE position = ?", (position,)
+            ).fetchone()
+        except (sqlite3.Error, UnicodeDecodeError) as e:
+            raise self._damaged(e) from None
+        if row is None:
+            raise CorruptJournal(f"{self.path}: record {position} is gone from the database; it was edited.")
+        return self._row(row)
+
+    def read_checkpoint(self) -> Head | None:
+        try:
+            row = self.db.execute("SELECT count, hash FROM head WHERE id = 0").fetchone()
+        except sqlite3.OperationalError:
+            return None  # a journal written before checkpoints existed (no head table)
+        except sqlite3.Error as e:
+            raise self._damaged(e) from None
+        if row is None:
+            return None
+        try:
+            return Head.parse(tuple(row))
+        except BadInput:
+            raise CorruptJournal(
+                f"{self.path}: the head checkpoint row is damaged ({row!r}); the database was edited. Restore it "
+                "from a backup."
+            ) from None
+
+    def write_checkpoint(self, head: Head) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (head.count, head.hash))
 
     def close(self) -> None:
         if self.db is not None:
@@ -414,21 +732,28 @@ class _SqliteBackend:
             self.lock.release()
 
 
-def _backend_for(path: str | os.PathLike | None, backend: str | None, durable: bool, lock: bool):
+def _backend_name(path: Any, backend: str | None) -> str:
     if backend is None:
-        backend = (
+        return (
             "memory" if path is None else ("sqlite" if str(path).endswith((".sqlite", ".sqlite3", ".db")) else "jsonl")
         )
+    return backend
+
+
+def _backend_for(path: str | os.PathLike | None, backend: str | None, durability: str, writable: bool):
+    backend = _backend_name(path, backend)
     if backend == "memory":
         if path is not None:
             raise BadInput("backend='memory' takes no path; pass path=None or choose backend='jsonl' or 'sqlite'.")
         return _MemoryBackend()
     if path is None:
         raise BadInput(f"backend={backend!r} needs a file path; pass Journal('run.jsonl') or Journal() for memory.")
+    if not isinstance(path, (str, os.PathLike)):
+        raise BadInput(f"a journal path is a str or os.PathLike, got {type(path).__name__}.")
     if backend == "jsonl":
-        return _JsonlBackend(Path(path), durable, lock)
+        return _JsonlBackend(Path(path), durability, writable)
     if backend == "sqlite":
-        return _SqliteBackend(Path(path), lock)
+        return _SqliteBackend(Path(path), durability, writable)
     raise BadInput(f"unknown journal backend {backend!r}; use 'memory', 'jsonl' or 'sqlite'.")
 
 
@@ -439,12 +764,20 @@ class Journal:
     verified when the file exists). `clock` gives each record's time stamp (a callable returning a number, or
     None for no time stamps — deterministic journals for tests and studies).
 
+    mode="a" (the default) opens for appending and takes the writer lock; mode="r" opens read-only: no lock, no
+    write of any kind (`Journal.open(path, mode="r")`). durability="flush" (default: each record reaches the
+    operating system before append returns; survives the process being killed) or "fsync" (each record reaches
+    the disk; survives a power cut; slower — README lists both rates). The head checkpoint is written on close(),
+    every `checkpoint_every` appends and at the first append `checkpoint_seconds` after the last one.
+
     >>> j = Journal(clock=None)
     >>> _ = j.append("a", {"n": 1}); _ = j.append("b", [1, 2])
     >>> [r.kind for r in j]
     ['a', 'b']
     >>> j[1].prev == j[0].hash
     True
+    >>> j.head().count
+    2
     """
 
     def __init__(
@@ -453,44 +786,178 @@ class Journal:
         *,
         backend: str | None = None,
         clock: Callable[[], float] | None = time.time,
-        durable: bool = False,
+        mode: str = "a",
+        durability: str = "flush",
+        durable: bool | None = None,
         lock: bool = True,
+        checkpoint_every: int = 1000,
+        checkpoint_seconds: float = 5.0,
+        expect_head: Any = None,
         on_load: Callable[[Record], None] | None = None,
+        load_checks: bool = True,
     ):
+        if mode not in ("a", "r"):
+            raise BadInput(
+                f"mode={mode!r}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
+            )
+        if durable is not None:  # the older spelling
+            durability = "fsync" if durable else "flush"
+        if durability not in DURABILITY:
+            raise BadInput(f"durability={durability!r}: choose 'flush' (default) or 'fsync'.")
+        if not isinstance(checkpoint_every, int) or isinstance(checkpoint_every, bool) or checkpoint_every < 1:
+            raise BadInput(f"checkpoint_every must be a positive int (appends), got {checkpoint_every!r}.")
+        if not isinstance(checkpoint_seconds, (int, float)) or not 0 <= checkpoint_seconds < float("inf"):
+            raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {checkpoint_seconds!r}.")
+        expect = None if expect_head is None else Head.parse(expect_head)
         self.path = None if path is None else Path(path)
-        self._backend = _backend_for(path, backend, durable, lock)
+        self.mode = mode
+        self.durability = durability
+        self.checkpoint_every = checkpoint_every
+        self.checkpoint_seconds = float(checkpoint_seconds)
+        self._closed = True  # until the load succeeded: a failed open has nothing to close
+        self._backend = _backend_for(path, backend, durability, mode == "a" and lock)
+        self._writable = mode == "a"
         self._clock = clock
+        self._on_load = on_load
         # on_load sees every record as it is verified, so a reader folds a large journal in one pass.
-        self.loaded_with_callback = on_load is not None and isinstance(self._backend, _JsonlBackend)
-        if self.loaded_with_callback:
-            self._backend.on_record = on_load
-        self._n, self._last = self._backend.load()
+        self.loaded_with_callback = on_load is not None
+        # load_checks=False: the owner folding every record in on_load reads (and is wrapped for) what it folds, so
+        # the registered shape checks need not run twice on the load hot path (the knowledge store does this).
+        self._load_checks = load_checks
+        visit = self._visit if (on_load is not None or (_KIND_CHECKS and load_checks)) else None
+        try:
+            self._n, self._last = self._backend.load(visit)
+            self._check_checkpoint()
+            if expect is not None:
+                self.check_head(expect)
+        except BaseException:
+            # Release what the open took (lock, file handle, SQLite connection): the repaired file reopens.
+            self._backend.close()
+            raise
         self._closed = False
+        self._cp_count = self._n
+        self._cp_time = time.monotonic()
+        self._mutex = threading.Lock()  # threads sharing one Journal append one whole record at a time
+
+    def _visit(self, r: Record) -> None:
+        check = _KIND_CHECKS.get(r.kind) if self._load_checks else None
+        if check is not None:
+            check(r.payload)
+        if self._on_load is not None:
+            self._on_load(r)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, mode: str = "a", **kw: Any) -> Journal:
+        """Open a journal file: mode="a" to append (takes the writer lock), mode="r" read-only (no lock, no write).
+
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "j.jsonl"
+        >>> with Journal.open(p) as w:
+        ...     _ = w.append("note", {"n": 1})
+        ...     with Journal.open(p, mode="r") as r:
+        ...         len(r)
+        1
+        """
+        return cls(path, mode=mode, **kw)
+
+    # -- the head ----------------------------------------------------------------------------------------
+    def head(self) -> Head:
+        """(count, last_hash): how many records the journal holds and the hash of the last one. Print it, keep
+        it, and check the journal against it later with verify(head=...) or open(..., expect_head=...)."""
+        return Head(self._n, self._last)
+
+    @property
+    def last_hash(self) -> str:
+        """The hash of the last record (GENESIS for an empty journal)."""
+        return self._last
+
+    def check_head(self, head: Any) -> None:
+        """Raise CorruptJournal when this journal is shorter than `head` or its record at that count differs."""
+        h = Head.parse(head)
+        where = str(self.path or "journal")
+        if self._n < h.count:
+            raise CorruptJournal(
+                f"{where}: holds {self._n} records but the head you kept says {h.count}: records "
+                f"{self._n}..{h.count - 1} were cut off. Restore the file from a backup."
+            )
+        got = GENESIS if h.count == 0 else self._backend.get(h.count - 1).hash
+        if got != h.hash:
+            raise CorruptJournal(
+                f"{where}: record {h.count - 1} is not the one the head you kept names (hash {got[:12]}… ≠ "
+                f"{h.hash[:12]}…): the journal was rewritten at or before that position. Restore it from a backup."
+            )
+
+    def _check_checkpoint(self) -> None:
+        cp = getattr(self._backend, "checkpoint_seen", None)
+        if cp is None:
+            return
+        where = str(self.path)
+        if self._n < cp.count:
+            raise CorruptJournal(
+                f"{where}: holds {self._n} records but its head checkpoint says {cp.count} were written: records "
+                f"{self._n}..{cp.count - 1} were lost (the file was cut or replaced by an older copy). Restore it "
+                "from a backup; if the shorter journal is what you want, Journal.repair(path) accepts it (a "
+                "JSONL journal you deleted or replaced on purpose: delete its .head file too)."
+            )
+        got = GENESIS if cp.count == 0 else self._backend.get(cp.count - 1).hash
+        if got != cp.hash:
+            raise CorruptJournal(
+                f"{where}: record {cp.count - 1} differs from the one its head checkpoint names: the journal was "
+                "rewritten (or replaced by another journal). Restore it from a backup; if this journal is the one "
+                "you want, Journal.repair(path) accepts it."
+            )
+
+    def checkpoint(self) -> Head:
+        """Write the head checkpoint now (it is also written on close and every N appends / T seconds)."""
+        if self._closed or not self._writable:
+            raise BadInput("checkpoint() needs a journal open for appending.")
+        h = self.head()
+        self._backend.write_checkpoint(h)
+        self._cp_count, self._cp_time = self._n, time.monotonic()
+        return h
 
     # -- writing -----------------------------------------------------------------------------------------
     def append(self, kind: str, payload: Any) -> Record:
-        """Append one record and return it. The payload must be JSON (dict, list, str, number, bool, None)."""
+        """Append one record and return it. The payload must be JSON (dict, list, str, number, bool, None) of the
+        shape its kind's owner declared (register_kind); anything else raises BadInput and writes nothing."""
         if self._closed:
             raise BadInput("this journal is closed; open it again with Journal(path) to append.")
+        if not self._writable:
+            raise BadInput("this journal is open read-only (mode='r'); open it with mode='a' to append.")
         if not isinstance(kind, str) or not kind:
-            raise BadInput(f"record kind must be a non-empty string, got {kind!r}.")
+            raise BadInput(f"record kind must be a non-empty string, got {safe_repr(kind)}.")
         try:
             ptext = canonical(payload)
-        except (TypeError, ValueError) as e:
+            kind.encode("utf-8")
+            ptext.encode("utf-8")
+            # Round-trip the payload so the record holds exactly what a reload gives (tuples become lists).
+            value = _DECODE(ptext)
+        except (TypeError, ValueError, RecursionError) as e:
             raise BadInput(
-                f"payload of a {kind!r} record is not JSON ({e}); pass dicts, lists, strings, finite "
-                "numbers, booleans and None only."
+                f"payload of a {kind!r} record is not JSON that reads back ({type(e).__name__}: {e}); pass dicts "
+                "with string keys, lists, valid-UTF-8 strings, finite numbers, booleans and None, nested less "
+                "than ~900 deep."
             ) from None
+        check_payload(kind, value)
+        with self._mutex:
+            return self._append(kind, ptext, value)
+
+    def _append(self, kind: str, ptext: str, value: Any) -> Record:
         t = None if self._clock is None else round(float(self._clock()), 6)
+        if t is not None and not abs(t) < float("inf"):
+            raise BadInput(f"the journal's clock returned {t!r}; a time stamp is a finite number.")
         position = self._n
         htext = _header_text(position, kind, ptext, self._last, t)
         h = _hash_text(htext)
-        # Round-trip the payload so the record holds exactly what a reload gives (tuples become lists).
-        rec = Record(position, kind, json.loads(ptext), self._last, h, t)
+        rec = Record(position, kind, value, self._last, h, t)
         line = '{"hash":"' + h + '",' + htext[1:]
         self._backend.write(rec, line)
         self._n += 1
         self._last = h
+        if self._n - self._cp_count >= self.checkpoint_every or (
+            self.checkpoint_seconds and time.monotonic() - self._cp_time >= self.checkpoint_seconds
+        ):
+            self.checkpoint()
         return rec
 
     # -- reading -----------------------------------------------------------------------------------------
@@ -502,19 +969,14 @@ class Journal:
         """The position the next record will get (= the number of records)."""
         return self._n
 
-    @property
-    def head(self) -> str:
-        """The hash of the last record (GENESIS for an empty journal)."""
-        return self._last
-
     def __iter__(self) -> Iterator[Record]:
-        return self._backend.iter(0, None)
+        return self._backend.iter(0, self._n)
 
     def records(self, start: int = 0, stop: int | None = None, kind: str | None = None) -> Iterator[Record]:
         """Records from position `start` up to (not including) `stop`, optionally of one kind only."""
         if not isinstance(start, int) or start < 0:
             raise BadInput(f"start must be a non-negative position, got {start!r}.")
-        for r in self._backend.iter(start, stop):
+        for r in self._backend.iter(start, self._n if stop is None else min(stop, self._n)):
             if kind is None or r.kind == kind:
                 yield r
 
@@ -529,23 +991,46 @@ class Journal:
             )
         return self._backend.get(position)
 
-    def verify(self) -> VerifyReport:
-        """Walk the whole chain again and report the first problem, if any (O(records), constant memory)."""
+    def verify(self, head: Any = None, *, exact: bool = False) -> VerifyReport:
+        """Walk the whole chain again and report the first problem, if any (O(records), constant memory). With
+        `head` (a kept `head()`), also report a journal shorter than it or differing at its count; with
+        exact=True also one longer than it (records appended after the head was kept: a forged tail, say)."""
+        expect = None if head is None else Head.parse(head)
         prev, n = GENESIS, 0
         fast = getattr(self._backend, "raw_lines", None)
-        for item in fast() if fast else self._backend.iter(0, None):
-            try:
+        at_head = None
+        try:
+            for item in fast() if fast else self._backend.iter(0, None):
+                if n >= self._n and not self._writable:
+                    break  # a read-only view checks what it loaded; a writer beside it may have appended more
                 if fast:
                     line, rec = item
                     r = _JsonlBackend._fast_check(line, rec, n, prev) or _check(rec, n, prev, str(self.path))
                 else:
                     r = _check(item.as_dict(), n, prev, str(self.path or "journal"))
-            except (CorruptJournal, json.JSONDecodeError) as e:
-                return VerifyReport(False, n, str(e), n)
-            prev = r.hash
-            n += 1
+                prev = r.hash
+                n += 1
+                if expect is not None and n == expect.count:
+                    at_head = r.hash
+        except (CorruptJournal, ValueError, RecursionError) as e:
+            msg = str(e) if isinstance(e, CorruptJournal) else f"record {n} is not valid JSON ({e})"
+            return VerifyReport(False, n, msg, n)
         if n != self._n or prev != self._last:
             return VerifyReport(False, n, f"the journal holds {n} records but {self._n} were written", n)
+        if expect is not None:
+            if n < expect.count:
+                return VerifyReport(False, n, f"holds {n} records; the kept head says {expect.count}", n)
+            if (GENESIS if expect.count == 0 else at_head) != expect.hash:
+                return VerifyReport(
+                    False, n, f"record {expect.count - 1} differs from the kept head's", max(expect.count - 1, 0)
+                )
+            if exact and n != expect.count:
+                return VerifyReport(
+                    False,
+                    n,
+                    f"holds {n} records; the kept head ends at {expect.count} (records were appended)",
+                    expect.count,
+                )
         return VerifyReport(True, n)
 
     def frame(self):
@@ -565,10 +1050,18 @@ class Journal:
 
     # -- life cycle --------------------------------------------------------------------------------------
     def close(self) -> None:
-        """Release the file and its writer lock."""
+        """Write the head checkpoint (writers) and release the file, its connection and its writer lock."""
         if not self._closed:
-            self._backend.close()
-            self._closed = True
+            try:
+                if self._writable and self._n != self._cp_count:
+                    self.checkpoint()
+            finally:
+                self._backend.close()
+                self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def __enter__(self) -> Journal:
         return self
@@ -584,35 +1077,134 @@ class Journal:
 
     @staticmethod
     def read(path: str | os.PathLike, backend: str | None = None) -> Journal:
-        """Open a journal without taking the writer lock (for analysis beside a running writer)."""
-        return Journal(path, backend=backend, lock=False)
+        """Open a journal read-only: no writer lock, no write (for analysis beside a running writer)."""
+        return Journal(path, backend=backend, mode="r")
 
     @staticmethod
-    def repair(path: str | os.PathLike, keep: int | None = None) -> int:
-        """Keep the whole, valid records of a JSONL journal and move the rest to `<path>.torn`.
+    def repair(path: str | os.PathLike, keep: int | None = None, backend: str | None = None) -> int:
+        """Keep the whole, valid records of a journal and move the rest aside; return the number kept.
 
-        Explicit by design: loading never drops anything on its own. `keep` limits the kept records to the
-        first `keep` (to cut at a known-bad position). Returns the number of records kept.
+        Explicit by design: loading never drops anything on its own. `keep` limits the kept records to the first
+        `keep` (to cut at a known-bad position). JSONL: the rest goes to `<path>.torn`; SQLite: the removed rows
+        go to `<path>.torn.jsonl` as JSON lines. Takes the writer lock (refused while a writer is open) and writes
+        a new head checkpoint for what it kept.
         """
+        if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 0):
+            raise BadInput(f"keep must be a record count ≥ 0 or None, got {keep!r}.")
         path = Path(path)
-        data = path.read_bytes()
-        lines = data.split(b"\n")
-        good, prev, n = [], GENESIS, 0
-        for line in lines[:-1]:
-            if keep is not None and n >= keep:
-                break
-            try:
-                r = _check(json.loads(line), n, prev, str(path))
-            except (CorruptJournal, json.JSONDecodeError):
-                break
-            good.append(line)
-            prev, n = r.hash, n + 1
-        kept = b"".join(x + b"\n" for x in good)
-        torn = data[len(kept) :]
-        if torn:
-            with open(str(path) + ".torn", "ab") as f:
-                f.write(torn)
-        tmp = Path(str(path) + ".repair.tmp")
-        tmp.write_bytes(kept)
-        os.replace(tmp, path)
-        return n
+        if not path.is_file():
+            raise BadInput(f"no journal at {path}; Journal.repair needs an existing journal file.")
+        name = _backend_name(path, backend)
+        lock = _FileLock(path)
+        lock.acquire()
+        try:
+            if name == "sqlite":
+                return _repair_sqlite(path, keep)
+            if name != "jsonl":
+                raise BadInput(f"Journal.repair works on 'jsonl' and 'sqlite' files, not backend={name!r}.")
+            return _repair_jsonl(path, keep)
+        finally:
+            lock.release()
+
+
+class JournalOwner:
+    """close() and `with` for anything that keeps its records in a journal (`self.journal`): closing writes the
+    head checkpoint and releases the file and its writer lock.
+
+    >>> class Notes(JournalOwner):
+    ...     def __init__(self): self.journal = Journal(clock=None)
+    >>> with Notes() as n:
+    ...     _ = n.journal.append("note", {})
+    >>> n.journal.closed
+    True
+    """
+
+    journal: Journal | None
+
+    def close(self) -> None:
+        j = getattr(self, "journal", None)
+        if j is None:  # an owner that writes through a store (the action model, the agenda)
+            j = getattr(getattr(self, "store", None), "journal", None)
+        if j is not None:
+            j.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _repair_jsonl(path: Path, keep: int | None) -> int:
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    good, prev, n = [], GENESIS, 0
+    for line in lines[:-1]:
+        if keep is not None and n >= keep:
+            break
+        try:
+            r = _check(_loads(line), n, prev, str(path))
+            check_payload(r.kind, r.payload)
+        except (CorruptJournal, BadInput, ValueError, RecursionError):
+            break
+        good.append(line)
+        prev, n = r.hash, n + 1
+    kept = b"".join(x + b"\n" for x in good)
+    torn = data[len(kept) :]
+    if torn:
+        with open(str(path) + ".torn", "ab") as f:
+            f.write(torn)
+    # Rewrite in place (same inode, so the writer lock held on it stays meaningful) after saving the tail.
+    with open(path, "r+b") as f:
+        f.truncate(len(kept))
+        f.flush()
+        os.fsync(f.fileno())
+    atomic_write_text(Path(str(path) + ".head"), canonical({"count": n, "hash": prev}) + "\n")
+    return n
+
+
+def _repair_sqlite(path: Path, keep: int | None) -> int:
+    if path.stat().st_size < _SQLITE_MIN:
+        raise CorruptJournal(
+            f"{path}: {path.stat().st_size} bytes is not a SQLite journal; there is nothing to repair. Delete it "
+            "to start a new journal, or restore it from a backup."
+        )
+    try:
+        db = sqlite3.connect(path)
+        db.text_factory = _sqlite_text
+    except sqlite3.Error as e:
+        raise CorruptJournal(f"{path}: SQLite cannot open it ({e}); restore it from a backup.") from None
+    try:
+        try:
+            rows = db.execute("SELECT position, kind, payload, prev, hash, t FROM records ORDER BY position")
+            prev, n, torn = GENESIS, 0, []
+            for row in rows:
+                ok = keep is None or n < keep
+                if ok:
+                    try:
+                        rec = dict(zip(("position", "kind", "payload", "prev", "hash", "t"), row))
+                        rec["payload"] = _loads(rec["payload"])
+                        r = _check(rec, n, prev, str(path))
+                        check_payload(r.kind, r.payload)
+                    except (CorruptJournal, BadInput, ValueError, TypeError, AttributeError, RecursionError):
+                        ok = False
+                if ok:
+                    prev, n = r.hash, n + 1
+                else:
+                    keep = n  # everything from the first bad record on goes aside
+                    torn.append(json.dumps([str(x) if isinstance(x, bytes) else x for x in row], ensure_ascii=False))
+            if torn:
+                with open(str(path) + ".torn.jsonl", "a", encoding="utf-8", errors="surrogatepass") as f:
+                    f.write("".join(x + "\n" for x in torn))
+            with db:
+                db.execute("DELETE FROM records WHERE position >= ? OR position < 0", (n,))
+                db.execute("CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)")
+                db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (n, prev))
+            return n
+        except sqlite3.Error as e:
+            raise CorruptJournal(
+                f"{path}: SQLite cannot read its records ({type(e).__name__}: {e}); the database itself is damaged "
+                "beyond what Journal.repair keeps. Restore it from a backup."
+            ) from None
+    finally:
+        db.close()

@@ -1,9 +1,10 @@
 """A journal as a Parquet file, for analysis tools that read Parquet, and back — with its hash chain checked.
 
 `export_journal` writes one row per record: position, kind, op (the payload's "op" when it has one, for filtering),
-t, payload (canonical JSON text), prev and hash. `import_journal` reads it back and re-checks every record's hash
-and link before returning a single record, so an edited, reordered or truncated file is refused with
-CorruptJournal naming the first bad position; `KnowledgeStore.replay(records)` then rebuilds the same store.
+t, payload (canonical JSON text), prev and hash, and keeps the journal's head (record count and last hash) in the
+file's metadata. `import_journal` reads it back and re-checks every record's hash and link and the head before
+returning a single record, so an edited, reordered or truncated file (even one cut at a row boundary) is refused
+with CorruptJournal naming the first bad position; `KnowledgeStore.replay(records)` then rebuilds the same store.
 
 >>> import tempfile, pathlib
 >>> from solvi_lab.knowledge import KnowledgeStore
@@ -17,7 +18,6 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
@@ -30,9 +30,11 @@ import polars as pl
 from .errors import BadInput, CorruptJournal
 
 # The record hash is the journal's own definition (journal.py); importing it keeps the two from drifting apart.
-from .journal import GENESIS, Journal, Record, canonical, record_hash
+from .journal import GENESIS, Head, Journal, Record, _loads, canonical, record_hash
 
 __all__ = ["PARQUET_SCHEMA", "export_journal", "import_journal", "journal_from_records", "record_hash"]
+
+HEAD_COUNT, HEAD_HASH = b"solvi_lab.journal.count", b"solvi_lab.journal.head"  # Parquet key-value metadata
 
 PARQUET_SCHEMA: dict[str, Any] = {
     "position": pl.Int64,
@@ -84,12 +86,18 @@ def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
         cols["prev"].append(r.prev)
         cols["hash"].append(r.hash)
     frame = pl.DataFrame(cols, schema=PARQUET_SCHEMA)
+    head = Head(len(cols["hash"]), cols["hash"][-1] if cols["hash"] else GENESIS)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Write beside the target, then rename: a reader never sees half a file, and a failed write leaves the old one.
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
     try:
-        frame.write_parquet(tmp)
+        import pyarrow.parquet as pq
+
+        table = frame.to_arrow()
+        meta = dict(table.schema.metadata or {})
+        meta.update({HEAD_COUNT: str(head.count).encode(), HEAD_HASH: head.hash.encode()})
+        pq.write_table(table.replace_schema_metadata(meta), tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -123,6 +131,7 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
             f"{path} is not a readable Parquet file ({type(e).__name__}: {e}); re-export it with "
             "export_journal(journal, path)."
         ) from None
+    head = _export_head(path)  # checked after the rows, so a damaged row is named by its position first
     missing = [c for c in ("position", "kind", "payload", "prev", "hash", "t") if c not in frame.columns]
     if missing:
         raise CorruptJournal(
@@ -153,8 +162,8 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
                 f"{n} are intact; re-export the journal from its source."
             )
         try:
-            payload = json.loads(payload_text)
-        except json.JSONDecodeError:
+            payload = _loads(payload_text)  # strict: NaN, Infinity and too-long ints are not JSON here either
+        except (ValueError, RecursionError):
             raise CorruptJournal(
                 f"{where}: record {n}'s payload is not JSON; the file was edited. Re-export the "
                 "journal from its source."
@@ -167,7 +176,28 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
             )
         out.append(Record(n, kind, payload, rprev, rhash, t))
         prev = rhash
+    if head is None:
+        raise CorruptJournal(
+            f"{path} carries no journal head (record count and last hash) in its metadata, so a cut at a row "
+            "boundary could not be noticed; re-export it with export_journal(journal, path)."
+        )
+    if len(out) != head.count or prev != head.hash:
+        raise CorruptJournal(
+            f"{where}: holds {len(out)} records ending in {prev[:12]}…, but the export's head says {head.count} "
+            f"ending in {head.hash[:12]}…: the file was cut or its tail rewritten. Re-export the journal from "
+            "its source."
+        )
     return out
+
+
+def _export_head(path: Path) -> Head | None:
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(path).metadata or {}
+        return Head.parse((int(meta[HEAD_COUNT]), meta[HEAD_HASH].decode()))
+    except Exception:  # absent or unreadable: import_journal refuses the file once the rows are checked
+        return None
 
 
 def journal_from_records(
@@ -182,7 +212,7 @@ def journal_from_records(
     appended to), and records that mix stamped and unstamped ones (replay those with KnowledgeStore.replay).
 
     >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
-    >>> journal_from_records(list(j)).head == j.head
+    >>> journal_from_records(list(j)).head() == j.head()
     True
     """
     records = list(records)

@@ -35,7 +35,11 @@ class Prediction:
 
     def __post_init__(self) -> None:
         from .errors import BadInput
+        from .validation import need_number, need_str
 
+        need_str("Prediction verdict", self.verdict)  # types first: a bad one would pass float()/int() below
+        need_number("Prediction risk", self.risk)
+        need_number("Prediction support", self.support)
         if self.verdict not in VERDICTS:
             raise BadInput(f"Prediction verdict {self.verdict!r} is not one of {VERDICTS}; pass one of those.")
         if not 0.0 <= float(self.risk) <= 1.0:

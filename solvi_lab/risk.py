@@ -35,13 +35,28 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .errors import BadInput
+from .journal import JournalOwner, register_kind
 from .prediction import Prediction
+from .validation import ANY, Opt, op_shapes, shape, writing_call
 
 __all__ = ["RiskDecision", "Protect", "RiskBudget", "LearnedGate", "CHOICES", "DECISION_KIND", "GATE_KIND"]
 
 CHOICES = ("take", "avoid", "ask_s2")
 DECISION_KIND = "risk_decision"  # journal record kind of a policy's decisions
 GATE_KIND = "learned_gate"  # journal record kind of a gate's observations
+_LEVEL = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
+register_kind(DECISION_KIND, shape("a risk decision record", {"policy": str, "episode": Opt(int)}))
+register_kind(
+    GATE_KIND,
+    op_shapes(
+        GATE_KIND,
+        {
+            "failed": {"gate": str, "context": ANY, "level": _LEVEL, "failed": bool},
+            "arrived": {"gate": str, "context": ANY, "level": _LEVEL, "failed": bool},
+            "end_episode": {"gate": str},
+        },
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -104,7 +119,7 @@ def _check_decide_args(action: Any, prediction: Any, gain: Any) -> float:
     return float(gain)
 
 
-class _Policy:
+class _Policy(JournalOwner):
     """What both policies share: the optional decision journal and the episode counter."""
 
     name = "policy"
@@ -113,6 +128,7 @@ class _Policy:
         self.journal = _check_journal(journal, type(self).__name__)
         self.episode = 0
 
+    @writing_call
     def new_episode(self) -> None:
         """Start a new episode (RiskBudget also refills its budget)."""
         self.episode += 1
@@ -141,6 +157,7 @@ class Protect(_Policy):
 
     name = "protect"
 
+    @writing_call
     def decide(self, action: str, prediction: Prediction, gain: float = 0.0) -> RiskDecision:
         """Decide on `action` from `prediction`; `gain` is recorded but never overrides a refusal."""
         gain = _check_decide_args(action, prediction, gain)
@@ -227,12 +244,14 @@ class RiskBudget(_Policy):
         """The risk this episode can still take."""
         return max(0.0, self.max_risk_per_episode - self.spent)
 
+    @writing_call
     def new_episode(self) -> None:
         """Start a new episode: the budget is full again and nothing is charged."""
         super().new_episode()
         self.spent = 0.0
         self.charged = {}
 
+    @writing_call
     def decide(self, action: str, prediction: Prediction, gain: float = 0.0) -> RiskDecision:
         """Decide on `action` from `prediction` given its expected `gain` (same units as risk)."""
         gain = _check_decide_args(action, prediction, gain)
@@ -327,7 +346,7 @@ def _check_level(level: Any) -> int:
     return level
 
 
-class LearnedGate:
+class LearnedGate(JournalOwner):
     """A bound on a level learned from failures, per context, bounded by expiry, a floor and evidence.
 
     failed(context, level): a failure at `level` (counts as an arrival there that failed).
@@ -412,10 +431,12 @@ class LearnedGate:
         self._ended: deque[list[tuple[Hashable, int, bool]]] = deque()
 
     # -- observations ----------------------------------------------------------------------------------------------
+    @writing_call
     def failed(self, context: Any, level: int) -> None:
         """Record a failure at `level` in `context` (an arrival there that failed)."""
         self._observe(_check_context(context), _check_level(level), True, op="failed")
 
+    @writing_call
     def arrived(self, context: Any, level: int, failed: bool = False) -> None:
         """Record an arrival at `level` in `context`, and whether it failed there."""
         if not isinstance(failed, bool):
@@ -440,6 +461,7 @@ class LearnedGate:
             if not by_level:
                 del self._counts[context]
 
+    @writing_call
     def end_episode(self) -> None:
         """Close the episode in progress; the oldest ended episode beyond `expiry` stops being read."""
         if self.journal is not None:

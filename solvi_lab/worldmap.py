@@ -62,7 +62,8 @@ from typing import Any
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal
-from .journal import Journal, VerifyReport, canonical
+from .journal import Journal, JournalOwner, VerifyReport, canonical
+from .validation import writing_call
 
 __all__ = ["WorldMap", "Claim", "Arrival", "STATUSES", "SOURCES", "RECORD_KIND", "FORMAT", "encode", "decode"]
 
@@ -238,7 +239,7 @@ class Arrival:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-class WorldMap:
+class WorldMap(JournalOwner):
     """A map of claims "(state, action) leads to state", folded from its own hash-chained journal.
 
     path: the map file; loaded (chain checked, claims replayed) when it exists, written by :meth:`save`.
@@ -282,6 +283,7 @@ class WorldMap:
 
     # -- reporting ---------------------------------------------------------------------------------------------
 
+    @writing_call
     def see(self, state: Node, action: Node, to: Node | None = None) -> None:
         """The action is on offer in this state (``to``: where it leads, when the environment shows it).
 
@@ -292,6 +294,7 @@ class WorldMap:
             p["item"] = self._store_add(p, "seen")
         self._write(p)
 
+    @writing_call
     def arrive(self, state: Node, action: Node, to: Node) -> Arrival:
         """The action was taken in this state and led to ``to``: that claim is confirmed, the others refuted.
 
@@ -322,6 +325,7 @@ class WorldMap:
         shown = tuple(_with_dropped(c, prior[_key(encode(c.to))][1]) for c in refuted)
         return Arrival(claim._copy(), was, shown, was_list)
 
+    @writing_call
     def human(self, state: Node, action: Node, to: Node, note: str | None = None, document: bool = False) -> None:
         """A person's claim (or, with ``document=True``, a document's): a hypothesis until an arrival checks it.
 
@@ -343,6 +347,7 @@ class WorldMap:
             p["item"] = self._store_add(p, p["source"], note=note)
         self._write(p)
 
+    @writing_call
     def drop(self, why: str) -> int:
         """The world may have changed: every confirmed claim becomes a hypothesis until an arrival checks it.
 
@@ -493,7 +498,7 @@ class WorldMap:
             ],
             "counts": self.counts(),
             "position": len(self.journal),
-            "head": self.journal.head,
+            "head": self.journal.last_hash,
         }
 
     @property

@@ -69,10 +69,10 @@ def test_reload_keeps_chain(make):
     j = make()
     for i in range(3):
         j.append("k", {"i": i})
-    head = j.head
+    head = j.head()
     j.close()
     j2 = make()
-    assert len(j2) == 3 and j2.head == head
+    assert len(j2) == 3 and j2.head() == head
     j2.append("k", {"i": 3})
     assert j2.verify().ok
 
@@ -189,8 +189,8 @@ def test_lock_across_processes(tmp_path):
 
 def test_frame(make):
     j = make()
-    j.append("knowledge", {"op": "add", "x": 1})
-    j.append("decision", {"name": "n"})
+    j.append("note", {"op": "add", "x": 1})
+    j.append("other", {"name": "n"})
     f = j.frame()
     assert f.columns == ["position", "kind", "op", "t", "payload"]
     assert f["op"].to_list() == ["add", None]

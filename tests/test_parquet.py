@@ -52,7 +52,7 @@ def test_time_stamped_journal_round_trips(tmp_path: Path) -> None:
     assert [r.hash for r in records] == [r.hash for r in ks.journal]
     assert [r.t for r in records] == [r.t for r in ks.journal]
     j = journal_from_records(records)
-    assert j.head == ks.journal.head and len(j) == len(ks.journal)
+    assert j.head() == ks.journal.head() and len(j) == len(ks.journal)
     later = j.append("note", {"after": "import"})
     assert later.t is not None and bool(j.verify())
 
@@ -69,7 +69,7 @@ def test_journal_from_records_continues_the_chain(tmp_path: Path) -> None:
     ks = rich_store()
     records = import_journal(export_journal(ks.journal, tmp_path / "j.parquet"))
     j = journal_from_records(records, tmp_path / "copy.jsonl")
-    assert j.head == ks.journal.head
+    assert j.head() == ks.journal.head()
     copy = KnowledgeStore(journal=j)
     assert copy.fingerprint() == ks.fingerprint()
     copy.add("fact", {"s": "new", "r": "x", "o": 1}, source="spec")

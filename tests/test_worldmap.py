@@ -174,7 +174,7 @@ def test_save_and_load_replays_the_journal(tmp_path):
     doc = json.loads(path.read_text())
     assert doc["format"] == FORMAT and len(doc["records"]) == 3 and len(doc["edges"]) == 2
     again = WorldMap(path)
-    assert again.scope == "console" and again.edges() == m.edges() and again.journal.head == m.journal.head
+    assert again.scope == "console" and again.edges() == m.edges() and again.journal.head() == m.journal.head()
     assert bool(again.verify())
     again.arrive("/billing", "Refunds", "/billing/refunds")  # a loaded map keeps writing
     assert again.claims("/billing", "Refunds")[0].status == "confirmed"

@@ -28,7 +28,8 @@ from typing import Any
 
 from ..decisions import DecisionLog
 from ..errors import BadInput, UnknownId, WriteRefused
-from ..journal import Journal, canonical
+from ..journal import Journal, JournalOwner, _owner_refuses, canonical, register_kind
+from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
 from .snapshot import rolled_back_premises
@@ -38,6 +39,48 @@ from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
 RECORD_KIND = "knowledge"
 MASK = (1 << 256) - 1
 _DEFAULT = "default"
+
+
+# The payload shapes the fold reads: Journal.append refuses any other "knowledge" payload at write time.
+_KEY_OP = {"id": str, "key": str, "clock": Opt(int), "by": Opt(ANY), "why": Opt(ANY)}
+register_kind(
+    RECORD_KIND,
+    op_shapes(
+        RECORD_KIND,
+        {
+            "add": {
+                "kind": str,
+                "body": ANY,
+                "source": str,
+                "key": str,
+                "scope": Opt((dict, None)),
+                "derived_from": Opt([str]),
+                "supersedes": Opt((str, None)),
+                "valid": Opt((None, lambda v: isinstance(v, list) and len(v) == 2)),
+                "of": Opt((str, None)),
+                "reconfirm_after": Opt((int, None)),
+                "hypothesis": Opt(bool),
+                "refused": Opt(str),
+                "verdicts": Opt(list),
+            },
+            "retract": {"id": str},
+            "resolve": {"key": str, "value": ANY, "question": Opt(str), "clock": Opt(int)},
+            "promote": _KEY_OP,
+            "use": {**_KEY_OP, "wrong": Opt(bool)},
+            "confirm": {**_KEY_OP, "source": Opt(str), "rule": Opt(ANY)},
+            "rollback": {**_KEY_OP, "flags": Opt([str])},
+            "flag": {
+                "id": str,
+                "scope": Opt((dict, None)),
+                "ids": Opt(([str], None)),
+                "target_key": Opt((str, None)),
+                "why": Opt(str),
+            },
+            "end_flag": {"flag": str, "why": Opt(ANY)},
+            "tick": {"k": lambda k: isinstance(k, int) and not isinstance(k, bool) and k >= 1},
+        },
+    ),
+)
 
 
 def _h(obj: Any) -> int:
@@ -73,7 +116,7 @@ class Verification:
         return self.ok
 
 
-class KnowledgeStore:
+class KnowledgeStore(JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
     KnowledgeStore(path=None, *, journal=None, gates=(), clock=None) — path: a JSONL or SQLite journal file
@@ -88,6 +131,7 @@ class KnowledgeStore:
         journal: Journal | None = None,
         gates: Iterable[WriteGate] = (),
         clock: Callable[[], float] | None = None,
+        expect_head: Any = None,
         _replay: bool = False,
     ):
         if path is not None and journal is not None:
@@ -102,7 +146,15 @@ class KnowledgeStore:
             self.decisions = None
             return
         if journal is None:
-            journal = Journal(path, clock=clock, on_load=lambda r: self._fold_record(r.position, r.kind, r.payload))
+            journal = Journal(
+                path,
+                clock=clock,
+                expect_head=expect_head,
+                on_load=lambda r: self._fold_record(r.position, r.kind, r.payload),
+                load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
+            )
+        elif expect_head is not None:
+            journal.check_head(expect_head)
         self.journal = journal
         self._catch_up()  # a shared or SQLite journal: fold what it already holds
         self.decisions = DecisionLog(self.journal)
@@ -480,7 +532,10 @@ class KnowledgeStore:
         """Fold records other writers (the decision log, the action model, ...) appended to the shared journal."""
         if self.journal is not None and self.journal.position > self.position:
             for r in self.journal.records(self.position):
-                self._fold_record(r.position, r.kind, r.payload)
+                try:
+                    self._fold_record(r.position, r.kind, r.payload)
+                except Exception as e:  # a record another writer appended that the fold cannot read
+                    raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
 
     def _write(self, payload: dict[str, Any]) -> int:
         if self.journal is None:
@@ -506,6 +561,7 @@ class KnowledgeStore:
                 return Verdict(False, f"would refute its own premise {pid}")
         return Verdict(True, "premises sound")
 
+    @writing_call
     def add(
         self,
         kind: str,
@@ -539,6 +595,14 @@ class KnowledgeStore:
             raise BadInput(f"derived_from must be item ids (strings like 'k3'), got {derived_from!r}.")
         if scope is not None and not isinstance(scope, dict):
             raise BadInput(f"scope must be a dict such as {{'map': 'A'}} or None, got {scope!r}.")
+        # Everything is checked before anything is written: a refused call leaves the journal as it was.
+        need_str("kind", kind, empty=False)
+        need_str("source", source)
+        need_str_list("derived_from", derived_from)
+        need_str("supersedes", supersedes, none=True)
+        need_str("of", of, none=True)
+        need_bool("hypothesis", hypothesis)
+        need_json_all({"body": body, "by": by, "scope": scope, "evidence": evidence, "valid": valid})
         if supersedes is not None and supersedes not in self.items:
             raise UnknownId(
                 f"supersedes={supersedes!r} names no item of this store; pass the id of the version this one replaces."
@@ -625,37 +689,48 @@ class KnowledgeStore:
             raise BadInput(f"{iid} is already retracted ({it.why}); nothing to do.")
         return it
 
+    @writing_call
     def retract(self, iid: str, *, by: Any, why: str) -> None:
         """Take an item back with everything derived from it. Exact: the store then has the fingerprint of
         rebuild(skip={iid}). Nothing is deleted from the journal. Cost: the keys the retraction changes."""
+        need_str("why", why)
+        need_json("by", by)
         self._live_item(iid, "retracted")
         if not why:
             raise BadInput("retract() needs why=...: a retraction without a reason cannot be reviewed.")
         self._write({"op": "retract", "id": iid, "by": by, "why": why})
 
     def _key_op(self, op: str, iid: str, **fields: Any) -> None:
+        for name, v in fields.items():
+            need_json(name, v)
         it = self._live_item(iid, f"given to {op}()")
         self._write({"op": op, "id": iid, "key": it.key, "clock": self.clock, **fields})
 
+    @writing_call
     def promote(self, iid: str, *, by: Any, why: str) -> None:
         """Promote a hypothesis (a held rule, skill or action; a fact written as a hypothesis); who and why recorded."""
+        need_str("why", why)
         it = self._live_item(iid, "promoted")
         if it.state != "hypothesis":
             raise BadInput(f"{iid} is {self.status(iid)}, not a hypothesis; only a hypothesis is promoted.")
         self._key_op("promote", iid, by=by, why=why)
 
+    @writing_call
     def use(self, iid: str, *, wrong: bool = False) -> None:
         """Count a use of an item by a decision, and whether that use turned out wrong."""
         self._key_op("use", iid, wrong=bool(wrong))
 
+    @writing_call
     def confirm(self, iid: str, *, by: Any, source: str = "person") -> None:
         """A person (or an observation) confirms an item as it stands: it is no longer stale under older flags."""
-        if source not in ("person", "outcome"):
+        if not isinstance(source, str) or source not in ("person", "outcome"):
             raise BadInput(f"confirm(source={source!r}): only a person or an outcome re-confirms an item.")
         self._key_op("confirm", iid, by=by, source=source, rule=None)
 
+    @writing_call
     def rollback(self, update: str, *, by: Any, why: str) -> str:
         """Undo a new version: the one it superseded comes back — only as a hint while a flag covers the update."""
+        need_str("why", why)
         it = self._live_item(update, "rolled back")
         if not it.supersedes:
             raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
@@ -714,8 +789,13 @@ class KnowledgeStore:
             (dict(q) for k in self._question_keys for q in self.keys[k].questions), key=lambda q: q["opened_at"]
         )
 
+    @writing_call
     def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
         """A person's answer to an open dispute: the side holding `value` stays, the others are refuted."""
+        need_json("key", key)
+        need_json("value", value)
+        need_json("by", by)
+        need_str("why", why)
         ks = self._key_of(key)
         if ks.open_q is None:
             raise BadInput(f"there is no open dispute on {ks.key}; ks.disputes() lists the open ones.")
@@ -742,11 +822,18 @@ class KnowledgeStore:
         )
 
     # ------------------------------------------------------------------------------------------ staleness
+    @writing_call
     def flag(
         self, scope: dict[str, Any] | None = None, *, ids: Any = None, key: Any = None, why: str, by: Any = None
     ) -> str:
         """Raise a drift flag: the items it covers that were learned before it become hints until re-confirmed
         by a newer observation or a person, or until the flag ends. Returns the flag id."""
+        need_str("why", why)
+        need_json("by", by)
+        for what, v in (("scope", scope), ("key", key)):
+            need_json(what, v)
+        if ids is not None and not isinstance(ids, str):
+            need_str_list("ids", ids)
         if not why:
             raise BadInput("flag() needs why=...: say what drift or open-set signal raised it.")
         scope, ids, target_key = validate_flag_target(scope, ids, key)
@@ -758,11 +845,16 @@ class KnowledgeStore:
         )
         return fid
 
+    @writing_call
     def reconfirm(self, iid: str, *, why: str = "reconfirm requested", by: Any = None) -> str:
         """Flag one item: it is a hint until an observation or a person confirms it again."""
         return self.flag(ids=[iid], why=why, by=by)
 
+    @writing_call
     def end_flag(self, flag: str, *, by: Any, why: str) -> None:
+        need_str("flag", flag)
+        need_str("why", why)
+        need_json("by", by)
         f = self.flags.flags.get(flag)
         if f is None:
             raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
@@ -770,9 +862,10 @@ class KnowledgeStore:
             raise BadInput(f"flag {flag} already ended at position {f.ended_at}.")
         self._write({"op": "end_flag", "flag": flag, "by": by, "why": why})
 
+    @writing_call
     def tick(self, k: int = 1) -> None:
         """Move the store's clock by k decisions (what reconfirm_after counts)."""
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k.bit_length() > 62:
             raise BadInput(f"tick(k) moves the clock forward by k ≥ 1 decisions, got {k!r}.")
         self._write({"op": "tick", "k": k})
 
@@ -898,6 +991,7 @@ class KnowledgeStore:
     def __len__(self) -> int:
         return self._present
 
+    @writing_call
     def query(
         self,
         kind: str | None = None,
@@ -909,8 +1003,17 @@ class KnowledgeStore:
     ) -> list[dict[str, Any]]:
         """Items matching every given field. With s= it reads the subject index (cost: that subject's items);
         without it, it scans the store."""
-        if kind is not None and kind not in KINDS:
+        if kind is not None and (not isinstance(kind, str) or kind not in KINDS):
             raise BadInput(f"kind {kind!r} is not one of {KINDS}.")
+        for what, v in (("s", s), ("o", o)):
+            if v is not ...:
+                need_json(what, v)
+        need_str("r", r, none=True)
+        if scope is not None and not isinstance(scope, dict):
+            raise BadInput(f"scope must be a dict or None, got {scope!r}.")
+        need_json("scope", scope)
+        if status is not None and not isinstance(status, str):
+            need_str_list("status", status)
         statuses = {status} if isinstance(status, str) else (set(status) if status is not None else None)
         cands = (
             (self.items.get(i) for i in self.by_subject.get(value_key(s), ())) if s is not ... else self.items.values()
@@ -933,6 +1036,7 @@ class KnowledgeStore:
             out.append(self.item(it.id))
         return out
 
+    @writing_call
     def snapshot(
         self, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None, valid_at: Any = None
     ) -> dict[str, Any]:
@@ -1020,6 +1124,7 @@ class KnowledgeStore:
             wi += 1
         return st
 
+    @writing_call
     def rebuild(self, upto: int | None = None, skip: Iterable[str] = ()) -> KnowledgeStore:
         """The store rebuilt from its journal: up to (not including) position `upto`, as if the items in `skip`
         had never been written. A read-only view."""
@@ -1027,7 +1132,7 @@ class KnowledgeStore:
             raise BadInput("rebuild() needs the store's journal; call it on the live store.")
         if upto is not None and (not isinstance(upto, int) or upto < 0 or upto > self.journal.position):
             raise BadInput(f"upto={upto!r} is not a journal position 0..{self.journal.position}.")
-        skip = set(skip)
+        skip = set(need_str_list("skip", skip))
         for s in skip:
             self._get(s)
         return KnowledgeStore.replay(self.journal, upto=upto, skip=skip)
@@ -1036,7 +1141,7 @@ class KnowledgeStore:
         """The store as it was just before journal position `position` (time travel; a read-only view)."""
         return self.rebuild(upto=position)
 
-    def verify(self) -> Verification:
+    def verify(self, head: Any = None) -> Verification:
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
         The replay is done in place, so verifying a store of a million items needs the memory of one store, not
@@ -1048,7 +1153,7 @@ class KnowledgeStore:
         if self.journal is None:
             raise BadInput("verify() needs the store's journal; call it on the live store.")
         self._catch_up()
-        chain = self.journal.verify()
+        chain = self.journal.verify(head=head)  # with a kept head: also refuse a cut or rewritten tail
         if not chain:
             return Verification(False, False, False, chain.records, chain.problem)
         live = self.fingerprint()
