@@ -175,15 +175,16 @@ def exactness_on_client(client: Any, journal: Any, checks: list[tuple[int, str, 
     retracted item, fingerprint just after it), whether the journal replayed up to that position without the item
     has that fingerprint. Independent of each other, so they split across workers; the journal is sent once."""
     workers = max(1, len(client.scheduler_info()["workers"]))
-    shared = client.scatter(journal, broadcast=True)
+    # The records, not the Journal: a journal holds its file lock and handles, which never leave this process.
+    [shared] = client.scatter([list(journal)], broadcast=True)
     size = max(1, -(-len(checks) // (4 * workers)))  # a few chunks per worker: balanced, little overhead
     chunks = [checks[i : i + size] for i in range(0, len(checks), size)]
     futures = [client.submit(_exact_chunk, shared, chunk, pure=False) for chunk in chunks]
     return [ok for part in client.gather(futures) for ok in part]
 
 
-def _exact_chunk(journal: Any, checks: list[tuple[int, str, str]]) -> list[bool]:
-    return [KnowledgeStore.replay(journal, upto=pos, skip={x}).fingerprint() == fp for pos, x, fp in checks]
+def _exact_chunk(records: list[Any], checks: list[tuple[int, str, str]]) -> list[bool]:
+    return [KnowledgeStore.replay(records, upto=pos, skip={x}).fingerprint() == fp for pos, x, fp in checks]
 
 
 def run(
