@@ -63,11 +63,15 @@ def run_point(point: Point) -> dict[str, Any]:
         for k, holds in result.claims().items():
             row[f"c.{k}"] = bool(holds)
         published = {}
+        # Only a study compared with published figures has them; a study compared with something else (learner
+        # evidence: a naive reference model) records its figures without a "published" value to be inside of.
+        with_published = getattr(result, "reference", "published") == "published"
         for c in result.comparison:
             if _number(c.ours) and _number(c.published):
                 key = c.key or c.measure
                 row[f"f.{key}"] = float(c.ours)
-                published[key] = float(c.published)
+                if with_published:
+                    published[key] = float(c.published)
         row["published"] = json.dumps(published, sort_keys=True)
         _close(result.figures)
     except Exception as err:  # one failing point is recorded; the sweep goes on
