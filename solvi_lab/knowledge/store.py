@@ -539,10 +539,11 @@ class KnowledgeStore:
             dict(ks.open_q) if ks.open_q is not None else None,
         )
 
-    def _refold(self, ks: _Key, from_pos: int = 0, reach: int = -1) -> list[Item]:
-        """Fold key `ks` again from journal position `from_pos` (everything before it is unchanged), at least up
-        to position `reach` (an item there rests on a premise that changed); return the items whose status
-        history moved."""
+    def _refold(self, ks: _Key, from_pos: int = 0, needs: Iterable[int] = ()) -> tuple[list[Item], list[int]]:
+        """Fold key `ks` again from journal position `from_pos` (everything before it is unchanged). Returns the
+        items whose status history moved, and the later positions on this key that still need a re-fold: those
+        of `needs` (items resting on a premise that changed) beyond the point where this re-fold met the old
+        run, and the same-key items that read an item whose state moved."""
         every = self.CHECKPOINT_EVERY
         events = ks.events
         cps = ks.checkpoints
@@ -572,7 +573,7 @@ class KnowledgeStore:
         self._keys_sum = (self._keys_sum - ks.contribution + total) & MASK
         ks.contribution = total
         self._touched = set()
-        stop, wait_until = None, reach
+        stop = None
         for idx in range(start, len(events)):
             ev = events[idx]
             if type(ev) is int:
@@ -583,33 +584,34 @@ class KnowledgeStore:
             if (idx + 1) % every == 0:
                 old_cp, new_cp = cps[idx // every], self._checkpoint(ks, _event_pos(ev))
                 cps[idx // every] = new_cp
-                if new_cp[1:] == old_cp[1:] and new_cp[0] > wait_until:
-                    wait_until = self._late_readers(ks, saved, new_cp)
-                    if wait_until <= new_cp[0]:
-                        stop = (idx + 1, new_cp, old_cp)
-                        break
+                if new_cp[1:] == old_cp[1:]:
+                    stop = (idx + 1, new_cp, old_cp)
+                    break
         self.last_propagation["events"] += (stop[0] if stop else len(events)) - start
+        later: list[int] = []
         if stop is not None:
+            last = stop[1][0]
+            later = sorted({p for p in needs if p > last} | self._late_readers(ks, saved, stop[1]))
             self._join_old_run(ks, saved, stop[1], stop[2], old_live, old_open, old_q, old_qd)
         self._touched.update(saved)
         self._settle_digests(ks)
-        return [it for it, (st, hist) in saved.items() if it.state != st[0] or it.hist != hist]
+        return [it for it, (st, hist) in saved.items() if it.state != st[0] or it.hist != hist], later
 
-    def _late_readers(self, ks: _Key, saved: dict[Item, tuple[tuple, list]], cp: tuple) -> int:
-        """The last position after checkpoint `cp` at which an event on this key reads an item whose state moved
-        (a same-key item derived from it, or a new version of it); -1 when there is none."""
+    def _late_readers(self, ks: _Key, saved: dict[Item, tuple[tuple, list]], cp: tuple) -> set[int]:
+        """Positions after checkpoint `cp` where an event on this key reads an item whose state moved: an item
+        derived from it, or a new version of it when its version moved."""
         last, dynamic = cp[0], {it for it, _ in cp[2]}
-        latest = -1
+        out: set[int] = set()
         for it, (st, hist) in saved.items():
             if it in dynamic or (it.fold_state() == st and it.hist == hist):
                 continue
             for d in self.dependents.get(it.id, ()):
                 dep = self.items[d]
                 if dep.key == ks.key and dep.pos > last:
-                    latest = max(latest, dep.pos)
-            for s in self.successors.get(it.id, ()):
-                latest = max(latest, self.items[s].pos)
-        return latest
+                    out.add(dep.pos)
+            if it.version != st[10]:
+                out.update(self.items[s].pos for s in self.successors.get(it.id, ()) if self.items[s].pos > last)
+        return out
 
     def _join_old_run(self, ks, saved, new_cp, old_cp, old_live, old_open, old_q, old_qd) -> None:
         """The re-fold reached a checkpoint where its state equals the old run's: keep the old run from there on.
@@ -633,39 +635,41 @@ class KnowledgeStore:
         self._keys_sum = (self._keys_sum - ks.contribution + total) & MASK
         ks.contribution = total
 
-    def _propagate(self, keys: Iterable[str]) -> None:
-        """Re-fold the given keys, then the keys of items whose premises changed, until nothing changes. A key is
-        re-folded from the earliest position where something it reads changed (a worklist in journal order)."""
+    def _propagate(self, keys: Iterable[tuple[str, int]]) -> None:
+        """Re-fold the given keys from the given positions, then wherever an item rests on one whose status
+        history moved, until nothing changes: a worklist in journal order, each key with the positions it must
+        re-fold from (a re-fold that meets the old run early leaves the later ones queued)."""
         heap: list[tuple[int, str]] = []
-        queued: dict[str, list[int]] = {}  # key -> [first, last] position to re-fold
+        queued: dict[str, list[int]] = {}  # key -> positions on it that need a re-fold (the smallest is in heap)
+
+        def need(k: str, positions: Iterable[int]) -> None:
+            have = queued.setdefault(k, [])
+            first = have[0] if have else None
+            have.extend(positions)
+            have.sort()
+            if have and have[0] != first:
+                heapq.heappush(heap, (have[0], k))
+
         touched = {"keys": 0, "items": 0, "events": 0}
         self.last_propagation = touched  # what the last retraction re-folded: the cost measure of the study
         for k, pos in keys:
-            heapq.heappush(heap, (pos, k))
-            queued[k] = [pos, pos]
+            need(k, (pos,))
         while heap:
             pos, k = heapq.heappop(heap)
-            span = queued.get(k)
-            if span is None or span[0] != pos:
+            positions = queued.get(k)
+            if not positions or positions[0] != pos:
                 continue  # superseded by an earlier start for the same key
             del queued[k]
             touched["keys"] += 1
             touched["items"] += len(self.keys[k].item_ids)
-            for it in self._refold(self.keys[k], pos, span[1]):
+            changed, later = self._refold(self.keys[k], pos, positions)
+            if later:
+                need(k, later)
+            for it in changed:
                 for d in self.dependents.get(it.id, ()):
                     dep = self.items[d]
-                    dk = dep.key
-                    if dk == k:
-                        continue
-                    span = queued.get(dk)
-                    if span is None:
-                        heapq.heappush(heap, (dep.pos, dk))
-                        queued[dk] = [dep.pos, dep.pos]
-                    elif dep.pos < span[0]:
-                        heapq.heappush(heap, (dep.pos, dk))
-                        span[0] = dep.pos
-                    else:
-                        span[1] = max(span[1], dep.pos)
+                    if dep.key != k:
+                        need(dep.key, (dep.pos,))
 
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
