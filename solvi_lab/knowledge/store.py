@@ -162,7 +162,7 @@ class KnowledgeStore:
         self._keys_sum = 0
         self._flags_sum = 0
         self._skip: set[str] = set()
-        self._touched: set[Item] | None = None
+        self._touched: set[Item] = set()  # items whose digest is stale: hashed once when the fingerprint is read
         self.last_propagation: dict[str, int] = {"keys": 0, "items": 0, "events": 0}
 
     # ------------------------------------------------------------------------------------------ the fold
@@ -184,16 +184,13 @@ class KnowledgeStore:
                 it.uses += 1
                 it.wrong_uses += 1 if p.get("wrong") else 0
                 if it.present:
-                    new = it.digest()
-                    self._items_sum = (self._items_sum - it.contribution + new) & MASK
-                    it.contribution = new
+                    self._touch(it)
         elif op in ("resolve", "promote", "rollback", "confirm"):
             ks = self.keys.get(p["key"])
             if ks is None:
                 return
             ev = (pos, op, p)
             ks.events.append(ev)
-            self._touched = set()
             self._apply(ks, ev)
             self._settle_digests(ks)
             if len(ks.events) % self.CHECKPOINT_EVERY == 0:
@@ -247,22 +244,28 @@ class KnowledgeStore:
         if it.subject is not None:
             self.by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
-        self._touched = set()
         self._apply(ks, pos)
         self._settle_digests(ks)
         if len(ks.events) % self.CHECKPOINT_EVERY == 0:
             self._add_checkpoint(ks)
 
-    def _settle_digests(self, ks: _Key) -> None:
-        """After a fold step on one key: the fingerprint sums, the present count and the dispute indexes, each
-        updated by what changed (so reading any of them never scans the store)."""
-        for it in self._touched or ():
+    def _flush_digests(self) -> None:
+        """Hash the items changed since the fingerprint was last read, once each (an item on a busy key changes
+        at many fold steps: confirmed, disputed, resolved), and move the item sum and present count by the
+        difference — so reading either never scans the store, and a rebuild hashes each item once."""
+        for it in self._touched:
             new = it.digest()
             if new != it.contribution:
                 self._items_sum = (self._items_sum - it.contribution + new) & MASK
                 self._present += (new != 0) - (it.contribution != 0)  # a digest is 0 exactly when absent
                 it.contribution = new
-        self._touched = None
+        self._touched = set()
+
+    def _settle_digests(self, ks: _Key) -> None:
+        """After a fold step on one key: its question digests and the dispute indexes (item digests are settled
+        lazily, see _flush_digests)."""
+        if len(self._touched) > 65536:  # bound the pending set (memory of a million-item rebuild)
+            self._flush_digests()
         if ks.questions and ks.q_settled < len(ks.questions):
             self._settle_questions(ks)
         if ks.open_q is not None:
@@ -305,8 +308,7 @@ class KnowledgeStore:
         self._touch(it)
 
     def _touch(self, it: Item) -> None:
-        if self._touched is not None:
-            self._touched.add(it)
+        self._touched.add(it)
 
     def _refute(self, ks: _Key, it: Item, by: str, pos: int, why: str) -> None:
         it.before_refute = it.state
@@ -572,7 +574,6 @@ class KnowledgeStore:
         total = sum(digests) & MASK  # the key's question share, kept equal to the sum of its digests
         self._keys_sum = (self._keys_sum - ks.contribution + total) & MASK
         ks.contribution = total
-        self._touched = set()
         stop = None
         for idx in range(start, len(events)):
             ev = events[idx]
@@ -1084,6 +1085,7 @@ class KnowledgeStore:
         return it is not None and it.present
 
     def __len__(self) -> int:
+        self._flush_digests()
         return self._present
 
     def query(
@@ -1180,7 +1182,9 @@ class KnowledgeStore:
         }
 
     def fingerprint(self) -> str:
-        """A 256-bit digest of the whole observable state, maintained incrementally (O(1) to read)."""
+        """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
+        last read) to read)."""
+        self._flush_digests()
         return hashlib.sha256(
             f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.clock}".encode()
         ).hexdigest()
