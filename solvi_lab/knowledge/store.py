@@ -554,11 +554,14 @@ class KnowledgeStore:
         old_live, old_open = ks.live, ks.open_q
         old_q, old_qd = ks.questions or [], ks.q_digests or []
         saved: dict[Item, tuple[tuple, list]] = {}  # the old run's final state of every item folded again
+        clean: set[Item] = set()  # of those, the ones whose digest was up to date before this re-fold
         if c >= 0:
             last, live, dynamic, open_q = cps[c]
             nq = _opened_by(old_q, last)
             for it, st in dynamic:
                 saved[it] = (it.fold_state(), it.hist)
+                if it not in self._touched:
+                    clean.add(it)
                 it.set_fold_state(st)
                 it.hist = _hist_upto(it.hist, last)
             ks.live = {it.id: it for it in live}
@@ -579,7 +582,9 @@ class KnowledgeStore:
             ev = events[idx]
             if type(ev) is int:
                 it = self.items[item_id(ev)]
-                saved.setdefault(it, (it.fold_state(), it.hist))
+                saved[it] = (it.fold_state(), it.hist)
+                if it not in self._touched:
+                    clean.add(it)
                 it.reset()
             self._apply(ks, ev)
             if (idx + 1) % every == 0:
@@ -594,7 +599,11 @@ class KnowledgeStore:
             last = stop[1][0]
             later = sorted({p for p in needs if p > last} | self._late_readers(ks, saved, stop[1]))
             self._join_old_run(ks, saved, stop[1], stop[2], old_live, old_open, old_q, old_qd)
-        self._touched.update(saved)
+        for it, (st, _) in saved.items():  # hash again only the items whose fold state moved
+            if it in clean and it.fold_state() == st:
+                self._touched.discard(it)
+            else:
+                self._touched.add(it)
         self._settle_digests(ks)
         return [it for it, (st, hist) in saved.items() if it.state != st[0] or it.hist != hist], later
 
