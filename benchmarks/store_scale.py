@@ -220,8 +220,8 @@ def table(rows: list[dict]) -> str:
     by = {(r["impl"], r["n"]): r for r in rows}
     others = [i for i in ("solvi_lab@baseline", "solvi") if any(r["impl"] == i for r in rows)]
     labels = {"solvi_lab@baseline": "baseline (57dcf55)", "solvi": "solvi 1.3.0"}
-    head = "| items | measure | solvi_lab | " + " | ".join(f"{labels[o]} | {labels[o]} / solvi_lab" for o in others)
-    lines = [head + " |", "|---:|---|---:|" + "---:|---:|" * len(others)]
+    head = "| items | measure | solvi_lab |" + "".join(f" {labels[o]} | {labels[o]} / solvi_lab |" for o in others)
+    lines = [head, "|---:|---|---:|" + "---:|---:|" * len(others)]
     for n in sorted({r["n"] for r in rows}):
         ours = by.get(("solvi_lab", n), {})
         for k, label in MEASURES:
