@@ -116,6 +116,10 @@ class Item:
         self.guarantee = None
         self.refusal = None  # write-time static refusal reason (bad kind/source, ...), never changes
         self.contribution = 0
+        # Uses are counted as use records arrive, never re-folded: whether an item is present is decided by its own
+        # add and never changes after it, so the count is reported while the item is present and 0 otherwise.
+        self.uses = 0
+        self.wrong_uses = 0
         self.reset()
 
     def reset(self) -> None:
@@ -125,8 +129,6 @@ class Item:
         self.invalidated_at = None
         self.confirmations = 0
         self.refutations = 0
-        self.uses = 0
-        self.wrong_uses = 0
         self.confirmed_pos = self.pos
         self.confirmed_clock = self.clock
         self.clock_rule = self.default_rule()
@@ -140,6 +142,41 @@ class Item:
         if self.reconfirm_rule != "default":
             return self.reconfirm_rule
         return RECONFIRM_DEFAULTS.get((self.kind, self.source))
+
+    def fold_state(self) -> tuple:
+        """The fields a fold step can change (besides `hist` and the use counts): what a checkpoint keeps."""
+        return (
+            self.state,
+            self.why,
+            self.refuted_by,
+            self.invalidated_at,
+            self.confirmations,
+            self.refutations,
+            self.confirmed_pos,
+            self.confirmed_clock,
+            self.clock_rule,
+            self.restored_under,
+            self.version,
+            self.promoted,
+            self.before_refute,
+        )
+
+    def set_fold_state(self, s: tuple) -> None:
+        (
+            self.state,
+            self.why,
+            self.refuted_by,
+            self.invalidated_at,
+            self.confirmations,
+            self.refutations,
+            self.confirmed_pos,
+            self.confirmed_clock,
+            self.clock_rule,
+            self.restored_under,
+            self.version,
+            self.promoted,
+            self.before_refute,
+        ) = s
 
     @property
     def present(self) -> bool:

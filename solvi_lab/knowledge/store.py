@@ -19,6 +19,9 @@ True
 
 from __future__ import annotations
 
+import bisect
+import functools
+import gc
 import hashlib
 import heapq
 import sys
@@ -87,10 +90,59 @@ def _h(obj: Any) -> int:
     return int.from_bytes(hashlib.sha256(canonical(obj).encode()).digest(), "big")
 
 
-class _Key:
-    """One competition key: its events in journal order, its items, its live contenders and its questions."""
+def _gc_paused(fold: Callable) -> Callable:
+    """Run a bulk fold with the cyclic garbage collector paused: a fold allocates an object graph that lives as long
+    as the store, and the collector would scan it again and again while it grows, freeing nothing (measured: a
+    rebuild ~15-20% faster). It runs again, as before, when the fold returns or raises."""
 
-    __slots__ = ("key", "events", "item_ids", "live", "questions", "open_q", "contribution")
+    @functools.wraps(fold)
+    def paused(*args: Any, **kw: Any) -> Any:
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return fold(*args, **kw)
+        finally:
+            if was:
+                gc.enable()
+
+    return paused
+
+
+def _opened_by(questions: list, last: int) -> int:
+    """How many of a key's questions (in opening order) were opened at or before journal position `last`."""
+    return bisect.bisect_right(questions, last, key=lambda q: q["opened_at"])
+
+
+def _hist_upto(hist: list, last: int) -> list:
+    """A flat [position, state, ...] status history cut after journal position `last`."""
+    n = len(hist)
+    while n and hist[n - 2] > last:
+        n -= 2
+    return hist[:n]
+
+
+def _event_pos(ev: Any) -> int:
+    return ev if type(ev) is int else ev[0]
+
+
+class _Key:
+    """One competition key: its events in journal order, its items, its live contenders, its questions (each with
+    its own digest, so a question is hashed when it opens or closes, never the whole list again) and checkpoints
+    of its fold state every CHECKPOINT_EVERY events (so a re-fold starts near the change, not at the key's start).
+    """
+
+    __slots__ = (
+        "key",
+        "events",
+        "item_ids",
+        "live",
+        "questions",
+        "open_q",
+        "contribution",
+        "q_digests",
+        "q_settled",
+        "checkpoints",
+    )
 
     def __init__(self, key: str):
         self.key = key
@@ -99,7 +151,10 @@ class _Key:
         self.live: dict[str, Item] = {}
         self.questions: Any = ()  # a list once a dispute opens here; most keys never have one
         self.open_q: dict[str, Any] | None = None
-        self.contribution = 0
+        self.contribution = 0  # the sum of q_digests: this key's share of the fingerprint's question sum
+        self.q_digests: Any = ()  # digest of each question, parallel to `questions`
+        self.q_settled = 0  # q_digests[:q_settled] are up to date (closing a question moves it back)
+        self.checkpoints: list[tuple] | None = None  # see KnowledgeStore._checkpoint
 
 
 @dataclass
@@ -124,6 +179,9 @@ class KnowledgeStore(JournalOwner):
     gates: WriteGates run after the source and consistency checks.
     """
 
+    CHECKPOINT_EVERY = 32  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
+
+    @_gc_paused
     def __init__(
         self,
         path: Any = None,
@@ -164,6 +222,7 @@ class KnowledgeStore(JournalOwner):
         self.items: dict[str, Item] = {}
         self.keys: dict[str, _Key] = {}
         self.dependents: dict[str, list[str]] = {}
+        self.successors: dict[str, list[str]] = {}  # item id -> the items written with supersedes= it
         self.by_subject: dict[str, list[str]] = {}
         self.flags = FlagIndex()
         self.decision_info: dict[str, tuple] = {}
@@ -178,8 +237,8 @@ class KnowledgeStore(JournalOwner):
         self._keys_sum = 0
         self._flags_sum = 0
         self._skip: set[str] = set()
-        self._touched: set[Item] | None = None
-        self.last_propagation: dict[str, int] = {"keys": 0, "items": 0}
+        self._touched: set[Item] = set()  # items whose digest is stale: hashed once when the fingerprint is read
+        self.last_propagation: dict[str, int] = {"keys": 0, "items": 0, "events": 0}
 
     # ------------------------------------------------------------------------------------------ the fold
     def _fold_record(self, pos: int, kind: str, p: Any) -> None:
@@ -192,22 +251,32 @@ class KnowledgeStore(JournalOwner):
         op = p.get("op")
         if op == "add":
             self._fold_new_item(pos, p)
-        elif op in ("resolve", "promote", "rollback", "use", "confirm"):
+        elif op == "use":
+            # Not a key event: a use changes no status, and an item is present or not from its own add on, so the
+            # count is kept as records arrive and a re-fold never replays it (item() reports it while present).
+            it = self.items.get(p.get("id"))
+            if it is not None:
+                it.uses += 1
+                it.wrong_uses += 1 if p.get("wrong") else 0
+                if it.present:
+                    self._touch(it)
+        elif op in ("resolve", "promote", "rollback", "confirm"):
             ks = self.keys.get(p["key"])
             if ks is None:
                 return
             ev = (pos, op, p)
             ks.events.append(ev)
-            self._touched = set()
             self._apply(ks, ev)
             self._settle_digests(ks)
+            if len(ks.events) % self.CHECKPOINT_EVERY == 0:
+                self._add_checkpoint(ks)
         elif op == "retract":
             self.retracted[p["id"]] = {"position": pos, "by": p.get("by"), "why": p.get("why")}
             if p["id"] not in self._skip:
                 self._skip.add(p["id"])
                 it = self.items.get(p["id"])
                 if it is not None:
-                    self._propagate([it.key])
+                    self._propagate([(it.key, it.pos)])
         elif op == "flag":
             f = Flag(
                 p["id"],
@@ -245,27 +314,35 @@ class KnowledgeStore(JournalOwner):
         ks.item_ids.append(it.id)
         for pid in it.derived_from:
             self.dependents.setdefault(pid, []).append(it.id)
+        if it.supersedes:
+            self.successors.setdefault(it.supersedes, []).append(it.id)
         if it.subject is not None:
             self.by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
-        self._touched = set()
         self._apply(ks, pos)
         self._settle_digests(ks)
+        if len(ks.events) % self.CHECKPOINT_EVERY == 0:
+            self._add_checkpoint(ks)
 
-    def _settle_digests(self, ks: _Key) -> None:
-        """After a fold step on one key: the fingerprint sums, the present count and the dispute indexes, each
-        updated by what changed (so reading any of them never scans the store)."""
-        for it in self._touched or ():
+    def _flush_digests(self) -> None:
+        """Hash the items changed since the fingerprint was last read, once each (an item on a busy key changes
+        at many fold steps: confirmed, disputed, resolved), and move the item sum and present count by the
+        difference — so reading either never scans the store, and a rebuild hashes each item once."""
+        for it in self._touched:
             new = it.digest()
             if new != it.contribution:
                 self._items_sum = (self._items_sum - it.contribution + new) & MASK
                 self._present += (new != 0) - (it.contribution != 0)  # a digest is 0 exactly when absent
                 it.contribution = new
-        self._touched = None
-        new = _h([ks.key, ks.questions]) if ks.questions else 0
-        if new != ks.contribution:
-            self._keys_sum = (self._keys_sum - ks.contribution + new) & MASK
-            ks.contribution = new
+        self._touched = set()
+
+    def _settle_digests(self, ks: _Key) -> None:
+        """After a fold step on one key: its question digests and the dispute indexes (item digests are settled
+        lazily, see _flush_digests)."""
+        if len(self._touched) > 65536:  # bound the pending set (memory of a million-item rebuild)
+            self._flush_digests()
+        if ks.questions and ks.q_settled < len(ks.questions):
+            self._settle_questions(ks)
         if ks.open_q is not None:
             self._open_set[ks.key] = None
         else:
@@ -274,6 +351,27 @@ class KnowledgeStore(JournalOwner):
             self._question_keys[ks.key] = None
         else:
             self._question_keys.pop(ks.key, None)
+
+    def _settle_questions(self, ks: _Key) -> None:
+        """Digest the questions opened or closed since the last step; the key's share of the fingerprint moves by
+        the difference. A question is hashed when it opens and when it closes, never again."""
+        qs = ks.questions
+        if type(ks.q_digests) is not list:
+            ks.q_digests = []
+        qd = ks.q_digests
+        delta = 0
+        for i in range(ks.q_settled, len(qs)):
+            new = _h([ks.key, qs[i]])
+            if i < len(qd):
+                delta += new - qd[i]
+                qd[i] = new
+            else:
+                delta += new
+                qd.append(new)
+        ks.q_settled = len(qs)
+        if delta:
+            ks.contribution = (ks.contribution + delta) & MASK
+            self._keys_sum = (self._keys_sum + delta) & MASK
 
     def _set(self, ks: _Key, it: Item, state: str, pos: int, why: str = "") -> None:
         was_live = it.state in LIVE
@@ -285,8 +383,7 @@ class KnowledgeStore(JournalOwner):
         self._touch(it)
 
     def _touch(self, it: Item) -> None:
-        if self._touched is not None:
-            self._touched.add(it)
+        self._touched.add(it)
 
     def _refute(self, ks: _Key, it: Item, by: str, pos: int, why: str) -> None:
         it.before_refute = it.state
@@ -317,6 +414,7 @@ class KnowledgeStore(JournalOwner):
                     self._refute(ks, c, q["id"], pos, f"resolution of {q['id']} by {p.get('by')}")
             q.update(closed_at=pos, closed_by=p.get("by"), resolution=p["value"], how="resolved")
             ks.open_q = None
+            ks.q_settled = min(ks.q_settled, len(ks.questions) - 1)
         elif op == "promote":
             if it is None or it.state != "hypothesis":
                 return
@@ -325,12 +423,6 @@ class KnowledgeStore(JournalOwner):
             if it.kind == "fact":
                 self._contend(ks, it, pos, clock)
             self._settle(ks, pos)
-        elif op == "use":
-            if it is None or not it.present:
-                return
-            it.uses += 1
-            it.wrong_uses += 1 if p.get("wrong") else 0
-            self._touch(it)
         elif op == "confirm":
             if it is None or it.state not in LIVE:
                 return
@@ -488,44 +580,181 @@ class KnowledgeStore(JournalOwner):
             if ks.open_q is not None:
                 ks.open_q.update(closed_at=pos, closed_by=None, how="settled by a stronger source")
                 ks.open_q = None
+                ks.q_settled = min(ks.q_settled, len(ks.questions) - 1)
 
     # ------------------------------------------------------------------------------------------ re-fold
-    def _refold(self, ks: _Key) -> list[Item]:
-        items = [self.items[i] for i in ks.item_ids]
-        before = {it.id: (it.state, list(it.hist)) for it in items}
-        for it in items:
-            it.reset()
-        ks.live = {}
-        ks.questions = ()
-        ks.open_q = None
-        self._touched = set(items)
-        for ev in ks.events:
-            self._apply(ks, ev)
-        self._settle_digests(ks)
-        return [it for it in items if (it.state, it.hist) != before[it.id]]
+    # The cost model is in docs/ARCHITECTURE.md ("Store: retraction cost model"). In short: a key's items that are
+    # neither live nor restorable by a rollback never change again, so a checkpoint keeps only the live ones (in
+    # contention order), the refuted versions a live item's rollback could bring back, and the open question. A
+    # re-fold starts at the last checkpoint before the change and stops at the first later checkpoint where that
+    # state equals the old run's and no later event on the key reads an item whose state moved: from there on the
+    # old run's events act identically, so everything after is the old run's.
 
-    def _propagate(self, keys: Iterable[str]) -> None:
-        """Re-fold the given keys, then the keys of items whose premises changed, until nothing changes."""
+    def _add_checkpoint(self, ks: _Key) -> None:
+        if ks.checkpoints is None:
+            ks.checkpoints = []
+        ks.checkpoints.append(self._checkpoint(ks, _event_pos(ks.events[-1])))
+
+    def _checkpoint(self, ks: _Key, last: int) -> tuple:
+        """(position of the last event folded, live items in order, (item, fold state) of every item that can
+        still change, the open question as it is). The questions opened by then are found by their positions."""
+        live = tuple(ks.live.values())
+        dynamic = list(live)
+        seen = set(ks.live)
+        for z in live:  # a rollback of z brings back the version z superseded, and so on down the chain
+            while z.supersedes:
+                y = self.items.get(z.supersedes)
+                if y is None or y.id in seen or y.state != "refuted" or y.refuted_by != z.id:
+                    break
+                seen.add(y.id)
+                dynamic.append(y)
+                z = y
+        return (
+            last,
+            live,
+            tuple((it, it.fold_state()) for it in dynamic),
+            dict(ks.open_q) if ks.open_q is not None else None,
+        )
+
+    def _refold(self, ks: _Key, from_pos: int = 0, needs: Iterable[int] = ()) -> tuple[list[Item], list[int]]:
+        """Fold key `ks` again from journal position `from_pos` (everything before it is unchanged). Returns the
+        items whose status history moved, and the later positions on this key that still need a re-fold: those
+        of `needs` (items resting on a premise that changed) beyond the point where this re-fold met the old
+        run, and the same-key items that read an item whose state moved."""
+        every = self.CHECKPOINT_EVERY
+        events = ks.events
+        cps = ks.checkpoints
+        first = bisect.bisect_left(events, from_pos, key=_event_pos)
+        c = first // every - 1  # checkpoint c holds the state after events[: (c + 1) * every]
+        old_live, old_open = ks.live, ks.open_q
+        old_q, old_qd = ks.questions or [], ks.q_digests or []
+        saved: dict[Item, tuple[tuple, list]] = {}  # the old run's final state of every item folded again
+        clean: set[Item] = set()  # of those, the ones whose digest was up to date before this re-fold
+        if c >= 0:
+            last, live, dynamic, open_q = cps[c]
+            nq = _opened_by(old_q, last)
+            for it, st in dynamic:
+                saved[it] = (it.fold_state(), it.hist)
+                if it not in self._touched:
+                    clean.add(it)
+                it.set_fold_state(st)
+                it.hist = _hist_upto(it.hist, last)
+            ks.live = {it.id: it for it in live}
+            questions, digests = list(old_q[:nq]), list(old_qd[:nq])
+            if open_q is not None:
+                questions[-1] = dict(open_q)  # the question open then, as it was then (it closed later)
+            ks.open_q = questions[-1] if open_q is not None else None
+            ks.q_settled = nq - (open_q is not None)
+            start = (c + 1) * every
+        else:
+            ks.live, questions, digests, ks.open_q, ks.q_settled, start = {}, [], [], None, 0, 0
+        ks.questions, ks.q_digests = questions, digests
+        total = sum(digests) & MASK  # the key's question share, kept equal to the sum of its digests
+        self._keys_sum = (self._keys_sum - ks.contribution + total) & MASK
+        ks.contribution = total
+        stop = None
+        for idx in range(start, len(events)):
+            ev = events[idx]
+            if type(ev) is int:
+                it = self.items[item_id(ev)]
+                saved[it] = (it.fold_state(), it.hist)
+                if it not in self._touched:
+                    clean.add(it)
+                it.reset()
+            self._apply(ks, ev)
+            if (idx + 1) % every == 0:
+                old_cp, new_cp = cps[idx // every], self._checkpoint(ks, _event_pos(ev))
+                cps[idx // every] = new_cp
+                if new_cp[1:] == old_cp[1:]:
+                    stop = (idx + 1, new_cp, old_cp)
+                    break
+        self.last_propagation["events"] += (stop[0] if stop else len(events)) - start
+        later: list[int] = []
+        if stop is not None:
+            last = stop[1][0]
+            later = sorted({p for p in needs if p > last} | self._late_readers(ks, saved, stop[1]))
+            self._join_old_run(ks, saved, stop[1], stop[2], old_live, old_open, old_q, old_qd)
+        for it, (st, _) in saved.items():  # hash again only the items whose fold state moved
+            if it in clean and it.fold_state() == st:
+                self._touched.discard(it)
+            else:
+                self._touched.add(it)
+        self._settle_digests(ks)
+        return [it for it, (st, hist) in saved.items() if it.state != st[0] or it.hist != hist], later
+
+    def _late_readers(self, ks: _Key, saved: dict[Item, tuple[tuple, list]], cp: tuple) -> set[int]:
+        """Positions after checkpoint `cp` where an event on this key reads an item whose state moved: an item
+        derived from it, or a new version of it when its version moved."""
+        last, dynamic = cp[0], {it for it, _ in cp[2]}
+        out: set[int] = set()
+        for it, (st, hist) in saved.items():
+            if it in dynamic or (it.fold_state() == st and it.hist == hist):
+                continue
+            for d in self.dependents.get(it.id, ()):
+                dep = self.items[d]
+                if dep.key == ks.key and dep.pos > last:
+                    out.add(dep.pos)
+            if it.version != st[10]:
+                out.update(self.items[s].pos for s in self.successors.get(it.id, ()) if self.items[s].pos > last)
+        return out
+
+    def _join_old_run(self, ks, saved, new_cp, old_cp, old_live, old_open, old_q, old_qd) -> None:
+        """The re-fold reached a checkpoint where its state equals the old run's: keep the old run from there on.
+        Items that can still change take their old final state (their status history: the new one up to the
+        checkpoint, the old one after it); live order, the open question and later questions are the old run's."""
+        last = new_cp[0]
+        for it, _ in new_cp[2]:
+            if it in saved:
+                st, hist = saved[it]
+                it.set_fold_state(st)
+                it.hist = it.hist + [h for k in range(0, len(hist), 2) if hist[k] > last for h in hist[k : k + 2]]
+        ks.live = old_live
+        self._settle_questions(ks)  # digests of the questions the re-fold opened or closed
+        keep = len(ks.questions) - (new_cp[3] is not None)
+        since = _opened_by(old_q, last) - (old_cp[3] is not None)  # the old run's questions from the checkpoint on
+        ks.questions = ks.questions[:keep] + old_q[since:]
+        ks.q_digests = ks.q_digests[:keep] + old_qd[since:]
+        ks.open_q = old_open
+        ks.q_settled = len(ks.questions)
+        total = sum(ks.q_digests) & MASK
+        self._keys_sum = (self._keys_sum - ks.contribution + total) & MASK
+        ks.contribution = total
+
+    def _propagate(self, keys: Iterable[tuple[str, int]]) -> None:
+        """Re-fold the given keys from the given positions, then wherever an item rests on one whose status
+        history moved, until nothing changes: a worklist in journal order, each key with the positions it must
+        re-fold from (a re-fold that meets the old run early leaves the later ones queued)."""
         heap: list[tuple[int, str]] = []
-        queued: set[str] = set()
-        touched = {"keys": 0, "items": 0}
+        queued: dict[str, list[int]] = {}  # key -> positions on it that need a re-fold (the smallest is in heap)
+
+        def need(k: str, positions: Iterable[int]) -> None:
+            have = queued.setdefault(k, [])
+            first = have[0] if have else None
+            have.extend(positions)
+            have.sort()
+            if have and have[0] != first:
+                heapq.heappush(heap, (have[0], k))
+
+        touched = {"keys": 0, "items": 0, "events": 0}
         self.last_propagation = touched  # what the last retraction re-folded: the cost measure of the study
-        for k in keys:
-            ks = self.keys[k]
-            first = ks.events[0]
-            heapq.heappush(heap, (first if type(first) is int else first[0], k))
-            queued.add(k)
+        for k, pos in keys:
+            need(k, (pos,))
         while heap:
-            _, k = heapq.heappop(heap)
-            queued.discard(k)
+            pos, k = heapq.heappop(heap)
+            positions = queued.get(k)
+            if not positions or positions[0] != pos:
+                continue  # superseded by an earlier start for the same key
+            del queued[k]
             touched["keys"] += 1
             touched["items"] += len(self.keys[k].item_ids)
-            for it in self._refold(self.keys[k]):
+            changed, later = self._refold(self.keys[k], pos, positions)
+            if later:
+                need(k, later)
+            for it in changed:
                 for d in self.dependents.get(it.id, ()):
-                    dk = self.items[d].key
-                    if dk != k and dk not in queued:
-                        heapq.heappush(heap, (self.items[d].pos, dk))
-                        queued.add(dk)
+                    dep = self.items[d]
+                    if dep.key != k:
+                        need(dep.key, (dep.pos,))
 
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
@@ -951,8 +1180,8 @@ class KnowledgeStore(JournalOwner):
             "counts": {
                 "confirmations": it.confirmations,
                 "refutations": it.refutations,
-                "uses": it.uses,
-                "wrong_uses": it.wrong_uses,
+                "uses": it.uses if it.present else 0,
+                "wrong_uses": it.wrong_uses if it.present else 0,
                 "guarantee": it.guarantee,
             },
             "status": self.status(iid),
@@ -989,6 +1218,7 @@ class KnowledgeStore(JournalOwner):
         return it is not None and it.present
 
     def __len__(self) -> int:
+        self._flush_digests()
         return self._present
 
     @writing_call
@@ -1055,7 +1285,9 @@ class KnowledgeStore(JournalOwner):
         return _snapshot(self, about, scope=scope, r=r, valid_at=valid_at)
 
     def fingerprint(self) -> str:
-        """A 256-bit digest of the whole observable state, maintained incrementally (O(1) to read)."""
+        """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
+        last read) to read)."""
+        self._flush_digests()
         return hashlib.sha256(
             f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.clock}".encode()
         ).hexdigest()
@@ -1091,6 +1323,7 @@ class KnowledgeStore(JournalOwner):
 
     # ------------------------------------------------------------------------------------------ replay
     @classmethod
+    @_gc_paused
     def replay(
         cls,
         records: Iterable[Any],
@@ -1141,6 +1374,7 @@ class KnowledgeStore(JournalOwner):
         """The store as it was just before journal position `position` (time travel; a read-only view)."""
         return self.rebuild(upto=position)
 
+    @_gc_paused
     def verify(self, head: Any = None) -> Verification:
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
