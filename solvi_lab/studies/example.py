@@ -93,6 +93,7 @@ def run(n_samples: int = FULL_PARAMS["n_samples"], seed: int = 0) -> StudyResult
                 "expected",
                 "holds in about 99.7% of seeds",
                 holds=bool(within),
+                kind="finding",
             ),
         ],
         figures={"running_estimate": fig},

@@ -62,6 +62,10 @@ def run_point(point: Point) -> dict[str, Any]:
                 row[f"m.{k}"] = v
         for k, holds in result.claims().items():
             row[f"c.{k}"] = bool(holds)
+        # which part of the table each checked row is (claim of the specification, finding, mechanism check)
+        row["parts"] = json.dumps(
+            {(c.key or c.measure): c.kind for c in result.comparison if c.holds is not None}, sort_keys=True
+        )
         published = {}
         # Only a study compared with published figures has them; a study compared with something else (learner
         # evidence: a naive reference model) records its figures without a "published" value to be inside of.

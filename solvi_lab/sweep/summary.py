@@ -54,15 +54,19 @@ def swept_names(frame: pl.DataFrame) -> list[str]:
 
 def summarize(frame: pl.DataFrame) -> pl.DataFrame:
     """One row per (parameter combination, quantity): kind ("metric" | "claim" | "figure"), name, n, mean, sd,
-    lo, hi (95%: bootstrap for metrics and figures, Wilson for claims), published, inside (published in [lo, hi])."""
+    lo, hi (95%: bootstrap for metrics and figures, Wilson for claims), published, inside (published in [lo, hi]),
+    part (for a checked row: "claim" of the specification, "finding" or "mechanism"; None for an old sweep)."""
     rows: list[dict[str, Any]] = []
     if frame.is_empty():
         return pl.DataFrame()
     ok = frame.filter(pl.col("error").is_null())
     for (params,), group in ok.group_by(["params"], maintain_order=True):
-        published = {}
+        published: dict[str, float] = {}
         for text in group["published"].drop_nulls().to_list() if "published" in group.columns else []:
             published.update(json.loads(text))
+        parts: dict[str, str] = {}
+        for text in group["parts"].drop_nulls().to_list() if "parts" in group.columns else []:
+            parts.update(json.loads(text))
         for col in group.columns:
             kind = {"m.": "metric", "c.": "claim", "f.": "figure"}.get(col[:2])
             values = group[col].drop_nulls()
@@ -80,8 +84,9 @@ def summarize(frame: pl.DataFrame) -> pl.DataFrame:
             pub = published.get(name) if kind == "figure" else None
             row["published"] = pub
             row["inside"] = None if pub is None else bool(row["lo"] <= pub <= row["hi"])
+            row["part"] = parts.get(name) if kind == "claim" else None
             rows.append(row)
-    return pl.DataFrame(rows, schema_overrides={"published": pl.Float64, "inside": pl.Boolean})
+    return pl.DataFrame(rows, schema_overrides={"published": pl.Float64, "inside": pl.Boolean, "part": pl.String})
 
 
 def _fmt(v: Any) -> str:
@@ -112,7 +117,7 @@ def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
     for (params,), part in summary.group_by(["params"], maintain_order=True):
         lines += [f"Parameters: `{params}`", ""]
         for kind, header in (
-            ("claim", "| claim | passes | rate | 95% interval |\n|---|---|---|---|"),
+            ("claim", "| checked row | part | passes | rate | 95% interval |\n|---|---|---|---|---|"),
             ("figure", "| figure | mean | sd | 95% interval | published | inside |\n|---|---|---|---|---|---|"),
             ("metric", "| metric | mean | sd | 95% interval |\n|---|---|---|---|"),
         ):
@@ -124,7 +129,8 @@ def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
                 interval = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]"
                 if kind == "claim":
                     lines.append(
-                        f"| {r['name']} | {round(r['mean'] * r['n'])}/{r['n']} | {_fmt(r['mean'])} | {interval} |"
+                        f"| {r['name']} | {_fmt(r.get('part'))} | {round(r['mean'] * r['n'])}/{r['n']} "
+                        f"| {_fmt(r['mean'])} | {interval} |"
                     )
                 elif kind == "figure":
                     lines.append(

@@ -83,11 +83,12 @@ def test_serial_sweep_rows_summary_and_figure(tmp_path: Path) -> None:
     table = summarize(frame)
     claim = table.filter((pl.col("kind") == "claim") & (pl.col("params") == '{"n_samples": 900}')).row(0, named=True)
     assert claim["n"] == 3 and claim["mean"] == 1.0 and (claim["lo"], claim["hi"]) == wilson_interval(3, 3)
+    assert claim["part"] == "finding"  # the row's part of the study's table travels with the sweep
     fig = table.filter((pl.col("kind") == "figure") & (pl.col("params") == '{"n_samples": 900}')).row(0, named=True)
     assert fig["published"] == pytest.approx(math.pi) and fig["inside"] == (fig["lo"] <= math.pi <= fig["hi"])
     assert (tmp_path / "example" / "sweep_n_samples.png").stat().st_size > 1000
     md = (tmp_path / "example" / "SUMMARY.md").read_text()
-    assert "6 points (3 seeds), 0 raised" in md and "| estimate within 3 standard errors of π | 3/3 |" in md
+    assert "6 points (3 seeds), 0 raised" in md and "| estimate within 3 standard errors of π | finding | 3/3 |" in md
 
 
 def test_resume_runs_only_what_is_missing_and_counts_nothing_twice(tmp_path: Path) -> None:
@@ -172,7 +173,19 @@ def test_reproduce_with_seeds_puts_the_sweep_beside_the_seed_0_table(tmp_path: P
     md = (tmp_path / "REPORT.md").read_text()
     seed0 = md.index("### Ours beside the published figures")
     over = md.index("### Over seeds (sweep)")
-    assert seed0 < over and "| estimate within 3 standard errors of π | 3/3 |" in md[over:]
+    assert seed0 < over and "| estimate within 3 standard errors of π | finding | 3/3 |" in md[over:]
     assert "Over seeds (sweep)" in (tmp_path / "report.html").read_text()
     assert cli.main([*argv, "--no-progress"]) == 0  # a second reproduce resumes the finished sweep
     assert cli.main(["reproduce", "--seeds", "-1"]) == 2
+
+
+def test_a_study_compared_with_a_reference_has_no_published_figure_to_be_inside_of(tmp_path: Path) -> None:
+    """learner_evidence compares solvi_lab with a naive reference model, not with published figures."""
+    ps = points("learner_evidence", quick=True, grid={}, seeds=[0])
+    sweep(ps, tmp_path / "le", workers=0, progress=False)
+    table = summarize(pl.read_parquet(tmp_path / "le" / "sweep.parquet"))
+    figures = table.filter(pl.col("kind") == "figure")
+    assert figures.height > 0
+    assert figures["published"].null_count() == figures.height and figures["inside"].null_count() == figures.height
+    claims = table.filter(pl.col("kind") == "claim")
+    assert set(claims["part"]) == {"finding", "mechanism"}
