@@ -25,9 +25,10 @@ import random
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from solvi_lab.studies.synthetic import sample_premises
+
 SOURCES = ("outcome", "person", "spec")
 SOURCE_WEIGHTS = (0.125, 0.5, 0.375)  # the default benchmark's shares (no "verified": the peer has no decisions)
-MAX_DEPTH = 5
 RELATIONS = ("tier", "owner")
 SCOPES = ({"domain": "d0"}, {"domain": "d1"})
 MEAN_KEY_EVENTS = 330  # mean of a log-uniform share between 5 and 2,000 adds per key
@@ -52,15 +53,7 @@ def iter_hot_key_operations(n_items: int, seed: int = 0) -> Iterator[tuple]:
         s, r, c = keys[k]
         o = rng.choice(("a", "b", "c")) if rng.random() < 0.4 else "a"  # mostly agreeing: live sets grow
         source = rng.choices(SOURCES, SOURCE_WEIGHTS)[0]
-        premises: list[int] = []
-        if i and rng.random() < 0.5:
-            want = rng.choice((1, 1, 2))
-            for _ in range(4 * want):
-                j = rng.randrange(i)
-                if depth[j] < MAX_DEPTH and j not in premises:
-                    premises.append(j)
-                    if len(premises) == want:
-                        break
+        premises = sample_premises(rng, i, depth, 4) if i and rng.random() < 0.5 else []
         depth.append(1 + max((depth[j] for j in premises), default=-1) if premises else 0)
         sup = last_on_key.get(k) if rng.random() < 0.1 else None
         if sup is not None:
@@ -96,8 +89,8 @@ def iter_hot_key_operations(n_items: int, seed: int = 0) -> Iterator[tuple]:
 def apply_hot_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> tuple[list[str | None], list[str]]:
     """Apply a hot-key stream to a solvi_lab KnowledgeStore; return (item id of each add or None where refused,
     the competition key of each add)."""
-    from solvi_lab.errors import WriteRefused
     from solvi_lab.knowledge.staleness import fact_key
+    from solvi_lab.studies.synthetic import add_fact, apply_shared_op
 
     ids: list[str | None] = []
     keys: list[str] = []
@@ -106,35 +99,16 @@ def apply_hot_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> tup
     for op in ops:
         kind = op[0]
         if kind == "add":
-            _, s, r, o, source, scope, premises, hyp, sup = op
-            derived = [ids[j] for j in premises if ids[j] is not None]
+            _, s, r, _o, _source, scope, _premises, _hyp, sup = op
             keys.append(fact_key(scope, s, r))
-            try:
-                ids.append(
-                    ks.add(
-                        "fact",
-                        {"s": s, "r": r, "o": o},
-                        source=source,
-                        scope=scope,
-                        derived_from=derived,
-                        hypothesis=hyp,
-                        supersedes=ids[sup] if sup is not None else None,
-                    )
-                )
-            except WriteRefused:
-                ids.append(None)
+            add_fact(ks, ids, op, supersedes=ids[sup] if sup is not None else None)
             if progress is not None:
                 progress.update(1)
             continue
-        iid = ids[op[1]] if kind in ("resolve", "promote", "rollback", "use", "flag_key") else None
-        if kind == "resolve":
-            if iid is not None and ks.status(iid) == "disputed":
-                it = ks.items[iid]
-                ks.resolve(it.key, it.body["o"], by="synthetic-person")
-        elif kind == "promote":
-            if iid is not None and ks.status(iid) == "hypothesis":
-                ks.promote(iid, by="synthetic-lead", why="measured")
-        elif kind == "rollback":
+        if apply_shared_op(ks, op, ids, flag_ids):
+            continue
+        iid = ids[op[1]] if kind in ("rollback", "use", "flag_key") else None
+        if kind == "rollback":
             it = ks.items.get(iid) if iid is not None else None
             if it is not None and it.state in live and it.supersedes:
                 prev = ks.items[it.supersedes]
@@ -143,15 +117,7 @@ def apply_hot_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> tup
         elif kind == "use":
             if iid is not None and iid in ks:
                 ks.use(iid, wrong=op[1] % 3 == 0)
-        elif kind == "tick":
-            ks.tick(op[1])
-        elif kind == "flag":
-            flag_ids.append(ks.flag(op[1], why="synthetic drift"))
         elif kind == "flag_key":
             scope, s, r = json.loads(keys[op[1]])
             flag_ids.append(ks.flag(key=(scope, s, r), why="synthetic drift on one key"))
-        elif kind == "end_flag":
-            f = flag_ids[op[1]]
-            if ks.flags.flags[f].pending:
-                ks.end_flag(f, by="synthetic-person", why="re-confirmed")
     return ids, keys

@@ -65,17 +65,7 @@ def iter_operations(
         o = rng.choice(("a", "b", "c")) if rng.random() < 0.5 else "a"
         source = rng.choices(SOURCES, source_weights)[0]
         scope = scope_dicts[rng.randrange(scopes)]
-        premises: list[int] = []
-        if i and rng.random() < derive_share:
-            # premises from anywhere earlier (a well-connected store, as in the specification's benchmark),
-            # never deeper than MAX_DEPTH: a few tries to find a shallow enough one
-            want = rng.choice((1, 1, 2))
-            for _ in range(tries * want):
-                j = rng.randrange(i)
-                if depth[j] < MAX_DEPTH and j not in premises:
-                    premises.append(j)
-                    if len(premises) == want:
-                        break
+        premises = sample_premises(rng, i, depth, tries) if i and rng.random() < derive_share else []
         depth.append(1 + max((depth[j] for j in premises), default=-1) if premises else 0)
         hyp = source != "outcome" and rng.random() < 0.05
         if source == "verified":
@@ -96,6 +86,84 @@ def iter_operations(
             yield ("end_flag", rng.randrange(flags))
 
 
+def sample_premises(rng: random.Random, i: int, depth: list[int], tries: int) -> list[int]:
+    """One or two premises for add number ``i``, from anywhere earlier (a well-connected store, as in the
+    specification's benchmark), never deeper than MAX_DEPTH: ``tries`` draws per wanted premise to find shallow
+    enough ones (so it may return fewer). ``depth``: the derivation depth of each earlier add.
+
+    >>> sample_premises(random.Random(0), 3, [0, 0, MAX_DEPTH], 4)
+    [1]
+    """
+    want = rng.choice((1, 1, 2))
+    premises: list[int] = []
+    for _ in range(tries * want):
+        j = rng.randrange(i)
+        if depth[j] < MAX_DEPTH and j not in premises:
+            premises.append(j)
+            if len(premises) == want:
+                break
+    return premises
+
+
+def add_fact(ks: Any, ids: list[str | None], op: tuple, **extra: Any) -> None:
+    """Apply one ``add`` op (its first eight fields) to a solvi_lab KnowledgeStore; append the new item's id to
+    ``ids``, or None where the store refuses the write. ``extra``: further keyword arguments of ``ks.add``.
+
+    >>> from solvi_lab.knowledge import KnowledgeStore
+    >>> ids = []; add_fact(KnowledgeStore(clock=None), ids, ("add", "s", "r", "o", "spec", {}, [], False))
+    >>> len(ids), ids[0] is not None
+    (1, True)
+    """
+    _, s, r, o, source, scope, premises, hyp = op[:8]
+    derived = [ids[j] for j in premises if ids[j] is not None]
+    try:
+        ids.append(
+            ks.add(
+                "fact",
+                {"s": s, "r": r, "o": o},
+                source=source,
+                scope=scope,
+                derived_from=derived,
+                hypothesis=hyp,
+                **extra,
+            )
+        )
+    except WriteRefused:
+        ids.append(None)
+
+
+def apply_shared_op(ks: Any, op: tuple, ids: list[str | None], flag_ids: list[str]) -> bool:
+    """Apply a ``resolve``, ``promote``, ``tick``, ``flag`` or ``end_flag`` op (the kinds every stream shares) to a
+    solvi_lab KnowledgeStore; False for any other kind (left to the caller). Raised flags are appended to
+    ``flag_ids``, which ``end_flag`` indexes.
+
+    >>> from solvi_lab.knowledge import KnowledgeStore
+    >>> apply_shared_op(KnowledgeStore(clock=None), ("tick", 1), [], []), apply_shared_op(None, ("use", 0), [], [])
+    (True, False)
+    """
+    kind = op[0]
+    if kind == "resolve":
+        iid = ids[op[1]]
+        if iid is not None and ks.status(iid) == "disputed":
+            it = ks.items[iid]
+            ks.resolve(it.key, it.body["o"], by="synthetic-person")
+    elif kind == "promote":
+        iid = ids[op[1]]
+        if iid is not None and ks.status(iid) == "hypothesis":
+            ks.promote(iid, by="synthetic-lead", why="measured")
+    elif kind == "tick":
+        ks.tick(op[1])
+    elif kind == "flag":
+        flag_ids.append(ks.flag(op[1], why="synthetic drift"))
+    elif kind == "end_flag":
+        f = flag_ids[op[1]]
+        if ks.flags.flags[f].pending:
+            ks.end_flag(f, by="synthetic-person", why="re-confirmed")
+    else:
+        return False
+    return True
+
+
 def apply_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> list[str | None]:
     """Apply a stream to a solvi_lab KnowledgeStore; return the item id of each add (None where refused)."""
     ids: list[str | None] = []
@@ -106,39 +174,9 @@ def apply_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> list[st
         if kind == "decision":
             last_decision = ks.decisions.record("synthetic", {}, op[1], answered_by="system2", guarantee="synthetic").id
         elif kind == "add":
-            _, s, r, o, source, scope, premises, hyp = op
-            derived = [ids[j] for j in premises if ids[j] is not None]
-            try:
-                ids.append(
-                    ks.add(
-                        "fact",
-                        {"s": s, "r": r, "o": o},
-                        source=source,
-                        scope=scope,
-                        derived_from=derived,
-                        hypothesis=hyp,
-                        of=last_decision if source == "verified" else None,
-                    )
-                )
-            except WriteRefused:
-                ids.append(None)
+            add_fact(ks, ids, op, of=last_decision if op[4] == "verified" else None)
             if progress is not None:
                 progress.update(1)
-        elif kind == "resolve":
-            iid = ids[op[1]]
-            if iid is not None and ks.status(iid) == "disputed":
-                it = ks.items[iid]
-                ks.resolve(it.key, it.body["o"], by="synthetic-person")
-        elif kind == "promote":
-            iid = ids[op[1]]
-            if iid is not None and ks.status(iid) == "hypothesis":
-                ks.promote(iid, by="synthetic-lead", why="measured")
-        elif kind == "tick":
-            ks.tick(op[1])
-        elif kind == "flag":
-            flag_ids.append(ks.flag(op[1], why="synthetic drift"))
-        elif kind == "end_flag":
-            f = flag_ids[op[1]]
-            if ks.flags.flags[f].pending:
-                ks.end_flag(f, by="synthetic-person", why="re-confirmed")
+        else:
+            apply_shared_op(ks, op, ids, flag_ids)
     return ids

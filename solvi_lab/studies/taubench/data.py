@@ -21,14 +21,12 @@ files and tool schemas are parsed, never executed (see :mod:`.upstream_tasks`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solvi_lab.errors import BadInput, DataMissing
 from solvi_lab.studies.taubench import upstream_tasks
-from solvi_lab.studies.taubench.domain import find_domain_dir
+from solvi_lab.studies.taubench.domain import find_domain_dir, read_json, search_roots
 
 __all__ = ["ENV_VAR", "RetailData", "find_data_dir", "load_retail"]
 
@@ -83,9 +81,8 @@ def _missing_files(directory: Path) -> list[str]:
     return [name for name in _EXPORT_FILES if not (directory / name).is_file()]
 
 
-def _search_roots() -> list[Path]:
-    """Starting points of the upward search: the current directory and this package's folder."""
-    return [Path.cwd(), Path(__file__).resolve().parent]
+# A module-level name, so that tests can point the upward search elsewhere.
+_search_roots = search_roots
 
 
 def find_data_dir(path: str | Path | None = None) -> Path:
@@ -115,16 +112,7 @@ def find_data_dir(path: str | Path | None = None) -> Path:
 
 
 def _read_json(path: Path, expect: type) -> Any:
-    try:
-        with path.open(encoding="utf-8") as f:
-            value = json.load(f)
-    except FileNotFoundError:
-        raise DataMissing(f"{path} is missing. {_HOW_TO_GET}") from None
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{path} is not valid JSON ({e}); re-copy it from the τ-bench export or checkout.") from None
-    if not isinstance(value, expect):
-        raise BadInput(f"{path} holds a {type(value).__name__}, expected a {expect.__name__}; is it the right file?")
-    return value
+    return read_json(path, expect, _HOW_TO_GET, "the τ-bench export or checkout")
 
 
 def load_retail(path: str | Path | None = None) -> RetailData:

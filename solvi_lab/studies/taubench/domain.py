@@ -37,8 +37,10 @@ __all__ = [
     "TableEnv",
     "find_domain_dir",
     "plain_copy",
+    "read_json",
     "record_hash",
     "replay_gold",
+    "search_roots",
     "state_hash",
 ]
 
@@ -371,9 +373,31 @@ def replay_gold(base: TableEnv, task: Mapping[str, Any]) -> tuple[TableEnv, list
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _search_roots() -> list[Path]:
+def search_roots() -> list[Path]:
     """Starting points of the upward search: the current directory and this package's folder."""
     return [Path.cwd(), Path(__file__).resolve().parent]
+
+
+def read_json(path: Path, expect: type, how_to_get: str, source: str) -> Any:
+    """The JSON value in ``path``, which must be an ``expect``; DataMissing (with ``how_to_get``) if absent.
+
+    source: where a broken file should be copied from again (named in the error for invalid JSON).
+
+    >>> read_json(Path("/nonexistent.json"), dict, "Get it.", "the export")
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.DataMissing: /nonexistent.json is missing. Get it.
+    """
+    try:
+        with path.open(encoding="utf-8") as f:
+            value = json.load(f)
+    except FileNotFoundError:
+        raise DataMissing(f"{path} is missing. {how_to_get}") from None
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path} is not valid JSON ({e}); re-copy it from {source}.") from None
+    if not isinstance(value, expect):
+        raise BadInput(f"{path} holds a {type(value).__name__}, expected a {expect.__name__}; is it the right file?")
+    return value
 
 
 def find_domain_dir(
@@ -397,7 +421,7 @@ def find_domain_dir(
     ...
     solvi_lab.errors.DataMissing: path=/nonexistent does not exist. Get it.
     """
-    roots = list(roots) if roots is not None else _search_roots()
+    roots = list(roots) if roots is not None else search_roots()
     for origin, given in (("path=", path), (f"{env_var}=", os.environ.get(env_var) if path is None else None)):
         if given is None or given == "":
             continue

@@ -24,14 +24,13 @@ always stay), spread evenly over the task's gold steps. Same seed, same probes.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...errors import BadParameter
 from .env import RetailEnv
-from .probing import Transition, _seed_for, gold_step_probes
+from .probing import Transition, _seed_for, gold_step_probes, payment_swaps, tool_properties, with_changes
 
 __all__ = ["Transition", "task_probes", "split_probes", "DEFAULT_BUDGET"]
 
@@ -189,12 +188,6 @@ def _write_calls(world: _World, oid: str) -> Iterator[tuple[str, str, dict[str, 
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _with(args: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
-    out = json.loads(json.dumps(args))  # a private deep copy: probes never share lists
-    out.update(changes)
-    return out
-
-
 def _variations(
     world: _World, tool: str, args: dict[str, Any], task_user: str, schemas: Mapping[str, Any], first: bool = True
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
@@ -209,20 +202,14 @@ def _variations(
     # id arguments swapped for ids of the same type
     if "order_id" in args:
         for status, oid in sorted(world.orders_by_status(uid).items()):
-            yield f"swap order_id own {status}", tool, _with(args, order_id=oid)
+            yield f"swap order_id own {status}", tool, with_changes(args, order_id=oid)
         for status, oid in sorted(world.any_orders_by_status(uid).items()):
-            yield f"swap order_id other {status}", tool, _with(args, order_id=oid)
-        yield "swap order_id missing", tool, _with(args, order_id=_NO_ORDER)
-        yield "swap order_id no #", tool, _with(args, order_id=str(args["order_id"]).lstrip("#"))
+            yield f"swap order_id other {status}", tool, with_changes(args, order_id=oid)
+        yield "swap order_id missing", tool, with_changes(args, order_id=_NO_ORDER)
+        yield "swap order_id no #", tool, with_changes(args, order_id=str(args["order_id"]).lstrip("#"))
     if "payment_method_id" in args:
         amount = _amount(world, tool, args)
-        for pmid, pm in sorted(world.methods(uid).items()):
-            yield f"swap payment own {pm.get('source')}", tool, _with(args, payment_method_id=pmid)
-        seen_kinds: set[str] = set()
-        for pmid, pm in sorted(world.methods(other).items()):
-            if pm.get("source") not in seen_kinds:
-                seen_kinds.add(pm.get("source"))
-                yield f"swap payment other {pm.get('source')}", tool, _with(args, payment_method_id=pmid)
+        yield from payment_swaps(tool, args, "payment_method_id", world.methods(uid), world.methods(other))
         cards = world.gift_cards()
         if amount is not None and cards:
             covering = [c for c in cards if c[2] >= amount and c[0] != uid]
@@ -232,19 +219,19 @@ def _variations(
                     yield (
                         f"swap payment other gift card {label}",
                         tool,
-                        _with(args, payment_method_id=rng.choice(pool)[1]),
+                        with_changes(args, payment_method_id=rng.choice(pool)[1]),
                     )
-        yield "swap payment missing", tool, _with(args, payment_method_id="gift_card_0000000")
+        yield "swap payment missing", tool, with_changes(args, payment_method_id="gift_card_0000000")
     if "user_id" in args:
-        yield "swap user other", tool, _with(args, user_id=other)
-        yield "swap user missing", tool, _with(args, user_id="nobody_0000")
+        yield "swap user other", tool, with_changes(args, user_id=other)
+        yield "swap user missing", tool, with_changes(args, user_id="nobody_0000")
     if "product_id" in args:
         pids = sorted(world.s["products"])
-        yield "swap product other", tool, _with(args, product_id=rng.choice(pids))
-        yield "swap product missing", tool, _with(args, product_id="0000000000")
+        yield "swap product other", tool, with_changes(args, product_id=rng.choice(pids))
+        yield "swap product missing", tool, with_changes(args, product_id="0000000000")
         pv = world.variants(args["product_id"])
         if pv:
-            yield "swap product item id", tool, _with(args, product_id=sorted(pv)[0])
+            yield "swap product item id", tool, with_changes(args, product_id=sorted(pv)[0])
     for arg in ("item_ids", "new_item_ids"):
         items = args.get(arg)
         if not isinstance(items, list):
@@ -272,20 +259,20 @@ def _variations(
             for label, new in cands:
                 changed = list(items)
                 changed[pos] = new
-                yield f"swap {arg} {label}", tool, _with(args, **{arg: changed})
-        yield f"list {arg} shortened", tool, _with(args, **{arg: items[:-1]})
+                yield f"swap {arg} {label}", tool, with_changes(args, **{arg: changed})
+        yield f"list {arg} shortened", tool, with_changes(args, **{arg: items[:-1]})
         if items:
-            yield f"list {arg} duplicated", tool, _with(args, **{arg: items + items[:1]})
-        yield f"list {arg} emptied", tool, _with(args, **{arg: []})
+            yield f"list {arg} duplicated", tool, with_changes(args, **{arg: items + items[:1]})
+        yield f"list {arg} emptied", tool, with_changes(args, **{arg: []})
         if arg == "item_ids" and order is not None:
             whole = [line["item_id"] for line in order["items"]]
-            yield "list item_ids whole order", tool, _with(args, item_ids=whole)
+            yield "list item_ids whole order", tool, with_changes(args, item_ids=whole)
     # enum arguments over their values plus an invalid one
     for arg, schema in sorted(props.items()):
         if "enum" in schema and arg in args:
             for value in schema["enum"]:
-                yield f"enum {arg} {value}", tool, _with(args, **{arg: value})
-            yield f"enum {arg} invalid", tool, _with(args, **{arg: "because"})
+                yield f"enum {arg} {value}", tool, with_changes(args, **{arg: value})
+            yield f"enum {arg} invalid", tool, with_changes(args, **{arg: "because"})
     # the other write tools on the same order, then on the customer's orders in each other status
     if order is not None:
         targets = [("same order", args["order_id"])]
@@ -396,10 +383,7 @@ def split_probes(
     if not 0 <= n_tasks <= len(tasks):
         raise BadParameter(f"{split}: n_tasks={n_tasks} is outside 0..{len(tasks)} (the split has {len(tasks)} tasks).")
     base = base or RetailEnv(data)
-    schemas = {
-        t.get("function", t)["name"]: t.get("function", t).get("parameters", {}).get("properties", {})
-        for t in data.tools
-    }
+    schemas = tool_properties(data.tools)
     out: list[Transition] = []
     for task in tasks[:n_tasks]:
         out.extend(task_probes(base, task, seed=seed, split=split, budget=budget, schemas=schemas))

@@ -22,14 +22,14 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import BadParameter
 from .domain import StepCrashed, TableEnv
 
-__all__ = ["Transition", "gold_step_probes"]
+__all__ = ["Transition", "gold_step_probes", "payment_swaps", "tool_properties", "with_changes"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,51 @@ class Transition:
 def _seed_for(seed: int, split: str, index: int) -> int:
     digest = hashlib.sha256(f"{seed}/{split}/{index}".encode()).hexdigest()
     return int(digest[:16], 16)
+
+
+def with_changes(args: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
+    """A private deep copy of a call's arguments with ``changes`` applied (probes never share lists).
+
+    >>> a = {"ids": [1]}; b = with_changes(a, n=2); b["ids"].append(3); a, b
+    ({'ids': [1]}, {'ids': [1, 3], 'n': 2})
+    """
+    out = json.loads(json.dumps(args))
+    out.update(changes)
+    return out
+
+
+def tool_properties(tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Tool name → the JSON-schema properties of its parameters, from a domain's ``tools.json`` schemas.
+
+    >>> tool_properties([{"function": {"name": "t", "parameters": {"properties": {"x": {"type": "string"}}}}}])
+    {'t': {'x': {'type': 'string'}}}
+    """
+    return {
+        t.get("function", t)["name"]: t.get("function", t).get("parameters", {}).get("properties", {}) for t in tools
+    }
+
+
+def payment_swaps(
+    tool: str,
+    args: Mapping[str, Any],
+    arg: str,
+    own: Mapping[str, Mapping[str, Any]],
+    other: Mapping[str, Mapping[str, Any]],
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """The payment argument ``arg`` swapped for each of the user's own methods, then for another user's methods
+    (one per kind of source). ``own`` / ``other``: payment id → method record.
+
+    >>> [o for o, _, _ in payment_swaps("t", {"p": "a"}, "p", {"a": {"source": "card"}},
+    ...                                  {"b": {"source": "card"}, "c": {"source": "card"}})]
+    ['swap payment own card', 'swap payment other card']
+    """
+    for pid, pm in sorted(own.items()):
+        yield f"swap payment own {pm.get('source')}", tool, with_changes(args, **{arg: pid})
+    seen: set[Any] = set()
+    for pid, pm in sorted(other.items()):
+        if pm.get("source") not in seen:
+            seen.add(pm.get("source"))
+            yield f"swap payment other {pm.get('source')}", tool, with_changes(args, **{arg: pid})
 
 
 Candidates = Callable[[Mapping[str, Any], int, str, dict[str, Any]], Iterator[tuple[str, str, dict[str, Any]]]]

@@ -30,6 +30,8 @@ import operator
 import warnings
 from typing import Any, ClassVar, Protocol
 
+from .domain import plain_copy
+
 __all__ = ["ALL_TOOLS", "TOOLS_BY_NAME", "TOOL_NAMES", "TERMINATE_TOOLS", "WRITING_TOOLS", "Database", "RetailTool"]
 
 
@@ -41,22 +43,6 @@ class Database(Protocol):
     products: dict[str, Any]
 
     def writable(self, table: str, key: Any) -> dict[str, Any]: ...
-
-
-def plain_copy(value: Any) -> Any:
-    """Structural copy of JSON-like data (dicts and lists copied, everything else shared).
-
-    Faster than :func:`copy.deepcopy` for the small records copied on every write.
-
-    >>> a = {"x": [1, {"y": 2}]}; b = plain_copy(a); b["x"][1]["y"] = 3; a
-    {'x': [1, {'y': 2}]}
-    """
-    kind = type(value)
-    if kind is dict:
-        return {k: plain_copy(v) for k, v in value.items()}
-    if kind is list:
-        return [plain_copy(v) for v in value]
-    return value
 
 
 def _details(table: Any, key: str, what: str) -> str:

@@ -12,13 +12,11 @@ ancestor of the current directory or of this package (the shared research machin
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ....errors import BadInput, DataMissing
-from ..domain import find_domain_dir
+from ..domain import find_domain_dir, read_json
 
 __all__ = ["ENV_VAR", "AirlineData", "find_airline_dir", "find_data_dir", "load_airline", "load_trajectories"]
 
@@ -73,16 +71,7 @@ def find_airline_dir(path: str | Path | None = None) -> Path:
 
 
 def _read_json(path: Path, expect: type) -> Any:
-    try:
-        with path.open(encoding="utf-8") as f:
-            value = json.load(f)
-    except FileNotFoundError:
-        raise DataMissing(f"{path} is missing. {_HOW_TO_GET}") from None
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{path} is not valid JSON ({e}); re-copy it from the τ-bench export.") from None
-    if not isinstance(value, expect):
-        raise BadInput(f"{path} holds a {type(value).__name__}, expected a {expect.__name__}; is it the right file?")
-    return value
+    return read_json(path, expect, _HOW_TO_GET, "the τ-bench export")
 
 
 def load_airline(path: str | Path | None = None) -> AirlineData:

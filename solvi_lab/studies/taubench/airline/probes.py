@@ -27,26 +27,19 @@ not an observation of the environment and is left out.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ....errors import BadParameter
 from ..probes import DEFAULT_BUDGET
-from ..probing import Transition, _seed_for, gold_step_probes
+from ..probing import Transition, _seed_for, gold_step_probes, payment_swaps, tool_properties, with_changes
 from .env import AirlineEnv
 
 __all__ = ["DEFAULT_BUDGET", "Transition", "task_probes", "tasks_probes", "effect_of"]
 
 _NO_RESERVATION = "ZZZZZZ"
 _CABINS = ("basic_economy", "economy", "business")
-
-
-def _with(args: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
-    out = json.loads(json.dumps(args))  # a private deep copy: probes never share lists
-    out.update(changes)
-    return out
 
 
 def _shift(day: Any, days: int) -> Any:
@@ -120,19 +113,19 @@ def _segment_variations(world: _World, tool: str, args: dict[str, Any]) -> Itera
         ):
             changed = list(segs)
             changed[pos] = new
-            yield f"segment {label}", tool, _with(args, flights=changed)
+            yield f"segment {label}", tool, with_changes(args, flights=changed)
         other = world.same_route(seg.get("flight_number"))
         if other is not None:
             changed = list(segs)
             changed[pos] = dict(seg, flight_number=other)
-            yield "segment same route", tool, _with(args, flights=changed)
+            yield "segment same route", tool, with_changes(args, flights=changed)
     if segs:
-        yield "segments shortened", tool, _with(args, flights=segs[:-1])
-    yield "segments emptied", tool, _with(args, flights=[])
+        yield "segments shortened", tool, with_changes(args, flights=segs[:-1])
+    yield "segments emptied", tool, with_changes(args, flights=[])
     res = world.reservation(args.get("reservation_id"))
     if res is not None:
         current = [{"flight_number": f["flight_number"], "date": f["date"]} for f in res["flights"]]
-        yield "segments current", tool, _with(args, flights=current)
+        yield "segments current", tool, with_changes(args, flights=current)
 
 
 def _variations(
@@ -146,55 +139,53 @@ def _variations(
 
     if "reservation_id" in args:
         for label, rid in sorted(world.own_reservations(uid).items()):
-            yield f"swap reservation own {label}", tool, _with(args, reservation_id=rid)
+            yield f"swap reservation own {label}", tool, with_changes(args, reservation_id=rid)
         for label, rid in sorted(world.own_reservations(other).items())[:2]:
-            yield f"swap reservation other {label}", tool, _with(args, reservation_id=rid)
-        yield "swap reservation missing", tool, _with(args, reservation_id=_NO_RESERVATION)
+            yield f"swap reservation other {label}", tool, with_changes(args, reservation_id=rid)
+        yield "swap reservation missing", tool, with_changes(args, reservation_id=_NO_RESERVATION)
     if "payment_id" in args:
-        for pid, pm in sorted(world.methods(uid).items()):
-            yield f"swap payment own {pm.get('source')}", tool, _with(args, payment_id=pid)
-        seen: set[Any] = set()
-        for pid, pm in sorted(world.methods(other).items()):
-            if pm.get("source") not in seen:
-                seen.add(pm.get("source"))
-                yield f"swap payment other {pm.get('source')}", tool, _with(args, payment_id=pid)
-        yield "swap payment missing", tool, _with(args, payment_id="gift_card_0000000")
+        yield from payment_swaps(tool, args, "payment_id", world.methods(uid), world.methods(other))
+        yield "swap payment missing", tool, with_changes(args, payment_id="gift_card_0000000")
     if "user_id" in args:
-        yield "swap user other", tool, _with(args, user_id=other)
-        yield "swap user missing", tool, _with(args, user_id="nobody_0000")
+        yield "swap user other", tool, with_changes(args, user_id=other)
+        yield "swap user missing", tool, with_changes(args, user_id="nobody_0000")
     for arg, schema in sorted(props.items()):
         if "enum" in schema and arg in args:
             for value in schema["enum"]:
-                yield f"enum {arg} {value}", tool, _with(args, **{arg: value})
-            yield f"enum {arg} invalid", tool, _with(args, **{arg: "first"})
+                yield f"enum {arg} {value}", tool, with_changes(args, **{arg: value})
+            yield f"enum {arg} invalid", tool, with_changes(args, **{arg: "first"})
     yield from _segment_variations(world, tool, args)
     for arg in ("nonfree_baggages", "total_baggages"):
         if isinstance(args.get(arg), int):
             for d in (-1, 1, 3):
-                yield f"number {arg} {d:+d}", tool, _with(args, **{arg: args[arg] + d})
+                yield f"number {arg} {d:+d}", tool, with_changes(args, **{arg: args[arg] + d})
     if isinstance(args.get("amount"), (int, float)):
-        yield "number amount half", tool, _with(args, amount=args["amount"] / 2)
+        yield "number amount half", tool, with_changes(args, amount=args["amount"] / 2)
     pax = args.get("passengers")
     if isinstance(pax, list):
-        yield "passengers shortened", tool, _with(args, passengers=pax[:-1])
+        yield "passengers shortened", tool, with_changes(args, passengers=pax[:-1])
         if pax:
-            yield "passengers extended", tool, _with(args, passengers=pax + pax[:1])
+            yield "passengers extended", tool, with_changes(args, passengers=pax + pax[:1])
     pays = args.get("payment_methods")
     if isinstance(pays, list) and pays and all(isinstance(p, dict) for p in pays):
         total = sum(p.get("amount", 0) for p in pays)
         for d in (-1, 1):
             changed = [dict(p) for p in pays]
             changed[-1]["amount"] = changed[-1].get("amount", 0) + d
-            yield f"payments amount {d:+d}", tool, _with(args, payment_methods=changed)
-        yield "payments entry repeated", tool, _with(args, payment_methods=pays + pays[:1])
+            yield f"payments amount {d:+d}", tool, with_changes(args, payment_methods=changed)
+        yield "payments entry repeated", tool, with_changes(args, payment_methods=pays + pays[:1])
         for pid, pm in sorted(world.methods(uid).items()):
             yield (
                 f"payments all on own {pm.get('source')}",
                 tool,
-                _with(args, payment_methods=[{"payment_id": pid, "amount": total}]),
+                with_changes(args, payment_methods=[{"payment_id": pid, "amount": total}]),
             )
         for pid, _pm in sorted(world.methods(other).items())[:1]:
-            yield "payments all on other", tool, _with(args, payment_methods=[{"payment_id": pid, "amount": total}])
+            yield (
+                "payments all on other",
+                tool,
+                with_changes(args, payment_methods=[{"payment_id": pid, "amount": total}]),
+            )
     # the other write tools on the same reservation
     if res is not None:
         rid = args["reservation_id"]
@@ -224,7 +215,7 @@ def _variations(
                 )
         for other_tool, kw in calls:
             if other_tool != tool:
-                yield f"other tool {other_tool}", other_tool, _with(kw)
+                yield f"other tool {other_tool}", other_tool, with_changes(kw)
         yield "read reservation", "get_reservation_details", {"reservation_id": rid}
         for f in res["flights"][:2]:
             for search in ("search_direct_flight", "search_onestop_flight"):
@@ -302,10 +293,7 @@ def tasks_probes(
     if unknown:
         raise BadParameter(f"no airline task with index {unknown[0]!r}; the tasks are numbered 0..{len(by_index) - 1}.")
     base = base or AirlineEnv(data)
-    schemas = {
-        t.get("function", t)["name"]: t.get("function", t).get("parameters", {}).get("properties", {})
-        for t in data.tools
-    }
+    schemas = tool_properties(data.tools)
     out: list[Transition] = []
     for i in indices:
         out.extend(task_probes(base, by_index[i], seed=seed, budget=budget, schemas=schemas))
