@@ -32,11 +32,9 @@ Exactness rules that the tests pin down:
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
-import types
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +42,7 @@ from typing import Any
 
 import polars as pl
 
+from .codehash import digest_callable
 from .errors import BadInput
 from .journal import JournalOwner, register_kind
 from .prediction import Prediction
@@ -167,94 +166,7 @@ def _show(value: Any) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _stable_repr(obj: Any) -> str:
-    """repr that does not depend on hash randomisation or memory addresses."""
-    if isinstance(obj, (frozenset, set)):
-        return "{" + ",".join(sorted(_stable_repr(o) for o in obj)) + "}"
-    if isinstance(obj, (tuple, list)):
-        return "(" + ",".join(_stable_repr(o) for o in obj) + ")"
-    if isinstance(obj, dict):
-        return (
-            "{"
-            + ",".join(
-                f"{_stable_repr(k)}:{_stable_repr(v)}" for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0]))
-            )
-            + "}"
-        )
-    if obj is None or isinstance(obj, (bool, int, float, str, bytes, complex)) or obj is Ellipsis:
-        return repr(obj)
-    if isinstance(obj, types.CodeType):
-        return f"<code {obj.co_name}>"
-    return f"<{type(obj).__module__}.{type(obj).__qualname__}>"
-
-
-def _digest_code(code: types.CodeType, h: Any) -> None:
-    h.update(code.co_code)
-    h.update(repr(code.co_names).encode())
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):  # nested lambdas, comprehensions, inner functions
-            _digest_code(const, h)
-        else:
-            h.update(_stable_repr(const).encode())
-
-
-def _digest_value(obj: Any, h: Any, seen: set[int]) -> None:
-    if isinstance(obj, (types.FunctionType, functools.partial, types.MethodType)):
-        _digest_callable(obj, h, seen)
-    elif isinstance(obj, (tuple, list)):
-        h.update(b"(")
-        for o in obj:
-            _digest_value(o, h, seen)
-        h.update(b")")
-    elif isinstance(obj, dict):
-        h.update(b"{")
-        for k, v in sorted(obj.items(), key=lambda kv: repr(kv[0])):
-            h.update(_stable_repr(k).encode())
-            _digest_value(v, h, seen)
-        h.update(b"}")
-    else:
-        h.update(_stable_repr(obj).encode())
-
-
-def _digest_callable(fn: Any, h: Any, seen: set[int]) -> None:
-    """Hash what a predicate computes: its code, constants, names, defaults, closure cells, helper functions."""
-    if id(fn) in seen:  # recursion through closures or globals
-        h.update(b"<seen>")
-        return
-    seen.add(id(fn))
-    if isinstance(fn, functools.partial):
-        h.update(b"partial")
-        _digest_callable(fn.func, h, seen)
-        _digest_value(list(fn.args), h, seen)
-        _digest_value(dict(fn.keywords), h, seen)
-    elif isinstance(fn, types.MethodType):
-        h.update(b"method")
-        _digest_callable(fn.__func__, h, seen)
-        h.update(_stable_repr(fn.__self__).encode())
-    elif isinstance(fn, types.FunctionType):
-        _digest_code(fn.__code__, h)
-        _digest_value(fn.__defaults__ or (), h, seen)
-        _digest_value(fn.__kwdefaults__ or {}, h, seen)
-        for cell in fn.__closure__ or ():
-            try:
-                contents = cell.cell_contents
-            except ValueError:  # an empty cell
-                h.update(b"<empty>")
-                continue
-            _digest_value(contents, h, seen)
-        # module-level helpers a predicate calls by name change what it computes: hash their code too
-        for name in fn.__code__.co_names:
-            target = fn.__globals__.get(name)
-            if isinstance(target, types.FunctionType):
-                _digest_callable(target, h, seen)
-    elif isinstance(fn, types.BuiltinFunctionType):
-        h.update(f"builtin {fn.__module__}.{fn.__qualname__}".encode())
-    else:  # a callable object: its class's __call__ and its attributes
-        h.update(f"object {type(fn).__module__}.{type(fn).__qualname__}".encode())
-        call = type(fn).__dict__.get("__call__")  # the class body only: inherited object.__call__ is not code
-        if isinstance(call, types.FunctionType):
-            _digest_callable(call, h, seen)
-        _digest_value(dict(getattr(fn, "__dict__", {})), h, seen)
+# the rule lives in solvi_lab/codehash.py (shared with the agenda)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -396,7 +308,7 @@ class Vocabulary:
             if isinstance(fn, Pair):
                 h.update(f"\x00pair\x00{fn.first}\x00{fn.second}".encode())
             else:
-                _digest_callable(fn, h, set())
+                digest_callable(fn, h, set())
         h.update(b"\x00hard\x00" + json.dumps(sorted(self.hard)).encode())
         # only changes which conditions a vector holds, so observations under another `only` are not comparable
         h.update(b"\x00only\x00" + json.dumps(self._only, sort_keys=True).encode())

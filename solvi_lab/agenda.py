@@ -29,15 +29,12 @@ overrides are "person" facts `{"s": ["gate", name], "r": "overridden", "o": True
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import re
-import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
+from . import codehash
 from .errors import BadInput, UnknownId
 from .journal import JournalOwner, canonical
 from .validation import writing_call
@@ -47,39 +44,9 @@ __all__ = ["Agenda", "code_fingerprint"]
 State = Any
 Check = Callable[[State], bool]
 
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def _cell(cell: Any) -> Any:
-    try:
-        return cell.cell_contents
-    except ValueError:  # an empty cell (a name bound later)
-        return "<empty cell>"
-
-
-def _code_text(obj: Any, depth: int = 0) -> str:
-    """A stable text of what a check computes: bytecode, constants, names, defaults and closure values."""
-    if depth > 4:  # deep chains of closures: the outer code already tells the versions apart
-        return "..."
-    if isinstance(obj, types.CodeType):
-        consts = [_code_text(c, depth + 1) for c in obj.co_consts]
-        return repr((obj.co_code.hex(), consts, obj.co_names, obj.co_varnames))
-    if isinstance(obj, types.FunctionType):
-        cells = [_code_text(_cell(c), depth + 1) for c in (obj.__closure__ or ())]
-        return repr((_code_text(obj.__code__, depth + 1), _code_text(obj.__defaults__, depth + 1), cells))
-    if isinstance(obj, types.MethodType):
-        return _code_text(obj.__func__, depth + 1)
-    if isinstance(obj, functools.partial):
-        return repr((_code_text(obj.func, depth + 1), _code_text(obj.args, depth + 1), _code_text(obj.keywords)))
-    # an instance of a class with a Python __call__: we want that function, not whether obj is callable
-    call = getattr(type(obj), "__call__", None)  # noqa: B004
-    if isinstance(call, types.FunctionType) and not isinstance(obj, type):
-        return repr((_code_text(call, depth + 1), _code_text(getattr(obj, "__dict__", None), depth + 1)))
-    return _ADDRESS.sub("", repr(obj))  # a value or a builtin; memory addresses differ between runs
-
 
 def code_fingerprint(fn: Callable[..., Any]) -> str:
-    """SHA-256 (16 hex digits) of a check's code: the same code on the same Python gives the same fingerprint.
+    """The fingerprint of a check's code by the project's one rule (solvi_lab/codehash.py): SHA-256, 64 hex digits.
 
     >>> code_fingerprint(lambda s: s["x"] > 1) == code_fingerprint(lambda s: s["x"] > 1)
     True
@@ -88,7 +55,7 @@ def code_fingerprint(fn: Callable[..., Any]) -> str:
     """
     if not callable(fn):
         raise BadInput(f"a check must be a callable check(state) -> bool, got {type(fn).__name__}.")
-    return hashlib.sha256(_code_text(fn).encode("utf-8")).hexdigest()[:16]
+    return codehash.code_fingerprint(fn)
 
 
 @dataclass

@@ -23,4 +23,4 @@ def test_readme_examples_run(capsys):
 
 def test_readme_gives_the_ci_test_command():
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
-    assert ci in README.read_text(encoding="utf-8").replace(".venv/bin/python -m pytest", ".venv/bin/python -m pytest")
+    assert ci in README.read_text(encoding="utf-8")
