@@ -127,17 +127,19 @@ def apply_hot_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> tup
                 progress.update(1)
             continue
         iid = ids[op[1]] if kind in ("resolve", "promote", "rollback", "use", "flag_key") else None
+        # The fold state is private since issue 14; a --baseline checkout may be older and keep it public.
+        items = ks._items if hasattr(ks, "_items") else ks.items
         if kind == "resolve":
             if iid is not None and ks.status(iid) == "disputed":
-                it = ks.items[iid]
+                it = items[iid]
                 ks.resolve(it.key, it.body["o"], by="synthetic-person")
         elif kind == "promote":
             if iid is not None and ks.status(iid) == "hypothesis":
                 ks.promote(iid, by="synthetic-lead", why="measured")
         elif kind == "rollback":
-            it = ks.items.get(iid) if iid is not None else None
+            it = items.get(iid) if iid is not None else None
             if it is not None and it.state in live and it.supersedes:
-                prev = ks.items[it.supersedes]
+                prev = items[it.supersedes]
                 if prev.state == "refuted" and prev.refuted_by == iid:
                     ks.rollback(iid, by="synthetic-person", why="bad update")
         elif kind == "use":
@@ -152,6 +154,6 @@ def apply_hot_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> tup
             flag_ids.append(ks.flag(key=(scope, s, r), why="synthetic drift on one key"))
         elif kind == "end_flag":
             f = flag_ids[op[1]]
-            if ks.flags.flags[f].pending:
+            if (ks._flags if hasattr(ks, "_flags") else ks.flags).flags[f].pending:
                 ks.end_flag(f, by="synthetic-person", why="re-confirmed")
     return ids, keys

@@ -122,7 +122,7 @@ def test_bad_input_is_refused_clearly(kwargs: dict, error: type, message: str) -
 def test_node_label_is_short() -> None:
     ks = KnowledgeStore()
     iid = ks.add("fact", {"s": ["room", 3], "r": "description", "o": "a long text " * 5}, source="spec")
-    label = node_label(ks.items[iid])
+    label = node_label(ks._items[iid])
     assert label.startswith('k0\n["room",3] description=a') and label.endswith("…")
     assert len(label.split("\n")[1]) == 28
 

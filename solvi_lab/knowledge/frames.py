@@ -23,6 +23,7 @@ import polars as pl
 
 from ..journal import canonical
 from .items import LIVE, RANK
+from .view import item_status
 
 if TYPE_CHECKING:
     from .store import KnowledgeStore
@@ -109,7 +110,7 @@ def store_frame(ks: KnowledgeStore) -> pl.DataFrame:
     """
     # One pass to pick the rows; then one list comprehension per column over the picked items, with no Python
     # function call per cell where it can be avoided: at 10⁶ rows every call costs about 0.1 s.
-    items = [it for it in ks.items.values() if it.state != "refused" and it.state != "new"]
+    items = [it for it in ks._items.values() if it.state != "refused" and it.state != "new"]
     clock = ks.clock
     live = LIVE
     states = [it.state for it in items]
@@ -124,11 +125,8 @@ def store_frame(ks: KnowledgeStore) -> pl.DataFrame:
     scope_cache: dict[str, str] = {}
     scope_col = [None if it.scope is None else _scope_text(it.scope, scope_cache) for it in items]
     by_col = [b if b is None or b.__class__ is str else canonical(b) for b in (it.by for it in items)]
-    # Exactly ks.status(id) without its id lookup and method call; the equality is pinned by tests/test_frames.py.
-    status_col = [
-        st if st not in live or it.clock_rule is None or not it.expired(clock) else "expired"
-        for st, it in zip(states, items)
-    ]
+    # The store's own status function, without its id lookup (pinned equal to ks.status by tests/test_frames.py).
+    status_col = [item_status(it, clock) for it in items]
 
     invalidated = [it.invalidated_at for it in items]
     for i, st in enumerate(states):
@@ -138,7 +136,7 @@ def store_frame(ks: KnowledgeStore) -> pl.DataFrame:
             invalidated[i] = ks.item(items[i].id)["invalidated_at"]
 
     # Staleness needs the flag index; when no flag is pending (the common case) nothing is stale.
-    if any(f.pending for f in ks.flags.flags.values()):
+    if any(f.pending for f in ks._flags.flags.values()):
         stale = [st in live and ks.stale(it.id) for st, it in zip(states, items)]
     else:
         stale = [False] * len(items)

@@ -11,7 +11,7 @@ Nodes carry ``status`` (`ks.status`), ``kind``, ``source``, ``learned_at`` and a
 not in the store and never appear.
 
 networkx is for analysis and pictures, not the hot path: the graph is built from the store's indexes
-(`ks.dependents`, `ks.keys`) for the neighbourhood asked for only.
+(`ks._dependents`, `ks._keys`) for the neighbourhood asked for only.
 
 >>> from solvi_lab.knowledge import KnowledgeStore
 >>> ks = KnowledgeStore()
@@ -57,7 +57,7 @@ def node_label(it: Item, width: int = 28) -> str:
 
     >>> from solvi_lab.knowledge import KnowledgeStore
     >>> ks = KnowledgeStore()
-    >>> node_label(ks.items[ks.add("fact", {"s": "c1", "r": "tier", "o": "vip"}, source="person")])
+    >>> node_label(ks._items[ks.add("fact", {"s": "c1", "r": "tier", "o": "vip"}, source="person")])
     'k0\\nc1 tier=vip'
     """
     body = it.body if isinstance(it.body, dict) else {}
@@ -82,10 +82,10 @@ def _neighbours(ks: KnowledgeStore, it: Item, keys_done: set[str]) -> Iterable[s
     depth) lists them for all; later members skip the key, which keeps a key of k items O(k), not O(k²).
     """
     yield from it.derived_from
-    yield from ks.dependents.get(it.id, ())
+    yield from ks._dependents.get(it.id, ())
     if it.key not in keys_done:
         keys_done.add(it.key)
-        key = ks.keys.get(it.key)
+        key = ks._keys.get(it.key)
         if key is not None:
             yield from key.item_ids
 
@@ -121,15 +121,15 @@ def graph(
     if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1):
         raise BadInput(f"max_nodes={max_nodes!r}: pass a positive int, or None for no limit.")
     if around is None:
-        chosen = [iid for iid, it in ks.items.items() if _in_store(it)]
+        chosen = [iid for iid, it in ks._items.items() if _in_store(it)]
         what = "the whole store"
     else:
         if not isinstance(around, str):
             raise BadInput(f"around={around!r}: pass an item id such as 'k3' (a string), or None for the whole store.")
-        start = ks.items.get(around)
+        start = ks._items.get(around)
         if start is None:
             raise UnknownId(
-                f"no item {around!r} in this store ({len(ks.items)} written); use an id add() returned "
+                f"no item {around!r} in this store ({len(ks._items)} written); use an id add() returned "
                 "or one from store_frame(ks)['id']."
             )
         if not _in_store(start):
@@ -148,8 +148,8 @@ def graph(
                 break
             if d == depth:
                 continue
-            for nid in _neighbours(ks, ks.items[iid], keys_done):
-                if nid not in seen and _in_store(ks.items.get(nid)):
+            for nid in _neighbours(ks, ks._items[iid], keys_done):
+                if nid not in seen and _in_store(ks._items.get(nid)):
                     seen.add(nid)
                     todo.append((nid, d + 1))
     if max_nodes is not None and len(chosen) > max_nodes:
@@ -163,18 +163,18 @@ def graph(
 def _build(ks: KnowledgeStore, ids: list[str]) -> nx.DiGraph:
     g = nx.DiGraph()
     # Nodes in write order, so that layouts and edge lists are deterministic.
-    order = sorted(ids, key=lambda i: ks.items[i].pos)
+    order = sorted(ids, key=lambda i: ks._items[i].pos)
     inside = set(order)
     for iid in order:
-        it = ks.items[iid]
+        it = ks._items[iid]
         g.add_node(iid, status=ks.status(iid), kind=it.kind, source=it.source, learned_at=it.pos, label=node_label(it))
     for iid in order:
-        for pid in ks.items[iid].derived_from:
+        for pid in ks._items[iid].derived_from:
             if pid in inside:
                 g.add_edge(pid, iid, kind="premise")
     by_key: dict[str, list[str]] = {}
     for iid in order:
-        by_key.setdefault(ks.items[iid].key, []).append(iid)
+        by_key.setdefault(ks._items[iid].key, []).append(iid)
     for members in by_key.values():
         for i, x in enumerate(members):
             for y in members[i + 1 :]:

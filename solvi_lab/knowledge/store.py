@@ -38,6 +38,7 @@ from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_r
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
+from .view import StoreView, item_status
 
 RECORD_KIND = "knowledge"
 MASK = (1 << 256) - 1
@@ -219,14 +220,14 @@ class KnowledgeStore(JournalOwner):
 
     # ------------------------------------------------------------------------------------------ state
     def _reset_state(self) -> None:
-        self.items: dict[str, Item] = {}
-        self.keys: dict[str, _Key] = {}
-        self.dependents: dict[str, list[str]] = {}
-        self.successors: dict[str, list[str]] = {}  # item id -> the items written with supersedes= it
-        self.by_subject: dict[str, list[str]] = {}
-        self.flags = FlagIndex()
-        self.decision_info: dict[str, tuple] = {}
-        self.retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
+        self._items: dict[str, Item] = {}
+        self._keys: dict[str, _Key] = {}
+        self._dependents: dict[str, list[str]] = {}
+        self._successors: dict[str, list[str]] = {}  # item id -> the items written with supersedes= it
+        self._by_subject: dict[str, list[str]] = {}
+        self._flags = FlagIndex()
+        self._decision_info: dict[str, tuple] = {}
+        self._retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
         self._scopes: dict[str, dict[str, Any]] = {}
         self._present = 0  # items in the store (admitted, not retracted)
         self._open_set: dict[str, None] = {}  # keys with an open dispute (an ordered set)
@@ -244,7 +245,7 @@ class KnowledgeStore(JournalOwner):
     def _fold_record(self, pos: int, kind: str, p: Any) -> None:
         self.position = pos + 1
         if kind == "decision":
-            self.decision_info[f"d{pos}"] = (p.get("answered_by"), p.get("guarantee"), p.get("answer"))
+            self._decision_info[f"d{pos}"] = (p.get("answered_by"), p.get("guarantee"), p.get("answer"))
             return
         if kind != RECORD_KIND:
             return  # other modules' records share the chain; the store ignores them
@@ -254,14 +255,14 @@ class KnowledgeStore(JournalOwner):
         elif op == "use":
             # Not a key event: a use changes no status, and an item is present or not from its own add on, so the
             # count is kept as records arrive and a re-fold never replays it (item() reports it while present).
-            it = self.items.get(p.get("id"))
+            it = self._items.get(p.get("id"))
             if it is not None:
                 it.uses += 1
                 it.wrong_uses += 1 if p.get("wrong") else 0
                 if it.present:
                     self._touch(it)
         elif op in ("resolve", "promote", "rollback", "confirm"):
-            ks = self.keys.get(p["key"])
+            ks = self._keys.get(p["key"])
             if ks is None:
                 return
             ev = (pos, op, p)
@@ -271,10 +272,10 @@ class KnowledgeStore(JournalOwner):
             if len(ks.events) % self.CHECKPOINT_EVERY == 0:
                 self._add_checkpoint(ks)
         elif op == "retract":
-            self.retracted[p["id"]] = {"position": pos, "by": p.get("by"), "why": p.get("why")}
+            self._retracted[p["id"]] = {"position": pos, "by": p.get("by"), "why": p.get("why")}
             if p["id"] not in self._skip:
                 self._skip.add(p["id"])
-                it = self.items.get(p["id"])
+                it = self._items.get(p["id"])
                 if it is not None:
                     self._propagate([(it.key, it.pos)])
         elif op == "flag":
@@ -287,10 +288,10 @@ class KnowledgeStore(JournalOwner):
                 tuple(p.get("ids") or ()),
                 p.get("target_key"),
             )
-            self.flags.add(f)
+            self._flags.add(f)
             self._flags_sum = (self._flags_sum + _h(f.observable())) & MASK
         elif op == "end_flag":
-            f = self.flags.flags.get(p["flag"])
+            f = self._flags.flags.get(p["flag"])
             if f is not None and f.pending:
                 self._flags_sum = (self._flags_sum - _h(f.observable())) & MASK
                 f.ended_at, f.ended_by, f.ended_why = pos, p.get("by"), p.get("why")
@@ -302,22 +303,22 @@ class KnowledgeStore(JournalOwner):
         it = Item(pos, p, sys.intern(p["key"]), self.clock)
         if it.scope is not None:  # identical scopes share one dict (they are never mutated): memory at 10^6
             it.scope = self._scopes.setdefault(repr(it.scope), it.scope)
-        v = source_check(it.kind, it.body, it.source, it.of, self.decision_info)
+        v = source_check(it.kind, it.body, it.source, it.of, self._decision_info)
         if not v.admit:
             it.refusal = v.reason
         elif it.source == "verified":
-            it.guarantee = self.decision_info[it.of][1]
-        self.items[it.id] = it
-        ks = self.keys.get(it.key)
+            it.guarantee = self._decision_info[it.of][1]
+        self._items[it.id] = it
+        ks = self._keys.get(it.key)
         if ks is None:
-            ks = self.keys[it.key] = _Key(it.key)
+            ks = self._keys[it.key] = _Key(it.key)
         ks.item_ids.append(it.id)
         for pid in it.derived_from:
-            self.dependents.setdefault(pid, []).append(it.id)
+            self._dependents.setdefault(pid, []).append(it.id)
         if it.supersedes:
-            self.successors.setdefault(it.supersedes, []).append(it.id)
+            self._successors.setdefault(it.supersedes, []).append(it.id)
         if it.subject is not None:
-            self.by_subject.setdefault(it.subject, []).append(it.id)
+            self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
         self._apply(ks, pos)
         self._settle_digests(ks)
@@ -394,11 +395,11 @@ class KnowledgeStore(JournalOwner):
 
     def _apply(self, ks: _Key, ev: Any) -> None:
         if type(ev) is int:  # an add, stored as its position
-            self._apply_add(ks, self.items[item_id(ev)], ev)
+            self._apply_add(ks, self._items[item_id(ev)], ev)
             return
         pos, op, data = ev
         p = data
-        it = self.items.get(p.get("id")) if p.get("id") else None
+        it = self._items.get(p.get("id")) if p.get("id") else None
         clock = p.get("clock", 0)
         if op == "resolve":
             q = ks.open_q
@@ -438,7 +439,7 @@ class KnowledgeStore(JournalOwner):
         elif op == "rollback":
             if it is None or it.state not in LIVE or not it.supersedes:
                 return
-            prev = self.items.get(it.supersedes)
+            prev = self._items.get(it.supersedes)
             if prev is None or prev.state != "refuted" or prev.refuted_by != it.id:
                 return
             self._refute(ks, it, "rollback", pos, f"rolled back by {p.get('by')}: {p.get('why')}")
@@ -457,7 +458,7 @@ class KnowledgeStore(JournalOwner):
 
     def _premise_state(self, pid: str, pos: int) -> tuple[str, str]:
         """(problem, why) of one premise as of journal position `pos`; problem '' when the premise is sound."""
-        p = self.items.get(pid)
+        p = self._items.get(pid)
         if p is None or p.pos >= pos:
             return "missing", f"premise {pid} is missing"
         if pid in self._skip:
@@ -476,7 +477,7 @@ class KnowledgeStore(JournalOwner):
             self._set(ks, it, "refused", pos, it.refusal)
             return
         if it.id in self._skip:
-            info = self.retracted.get(it.id)
+            info = self._retracted.get(it.id)
             why = f"retracted by {info['by']}: {info['why']}" if info else "skipped in this rebuild"
             self._set(ks, it, "retracted", pos, why)
             return
@@ -488,7 +489,7 @@ class KnowledgeStore(JournalOwner):
             if problem:
                 self._set(ks, it, "refused", pos, why)
                 return
-            prem = self.items[pid]
+            prem = self._items[pid]
             if it.kind == "fact" and prem.key == it.key and prem.value != it.value:
                 self._set(ks, it, "refused", pos, f"would refute its own premise {pid}")
                 return
@@ -503,7 +504,7 @@ class KnowledgeStore(JournalOwner):
         else:
             self._set(ks, it, "active", pos, "admitted")
         if it.supersedes:
-            old = self.items.get(it.supersedes)
+            old = self._items.get(it.supersedes)
             if old is not None:
                 it.version = old.version + 1
                 if old.state in LIVE:
@@ -603,7 +604,7 @@ class KnowledgeStore(JournalOwner):
         seen = set(ks.live)
         for z in live:  # a rollback of z brings back the version z superseded, and so on down the chain
             while z.supersedes:
-                y = self.items.get(z.supersedes)
+                y = self._items.get(z.supersedes)
                 if y is None or y.id in seen or y.state != "refuted" or y.refuted_by != z.id:
                     break
                 seen.add(y.id)
@@ -656,7 +657,7 @@ class KnowledgeStore(JournalOwner):
         for idx in range(start, len(events)):
             ev = events[idx]
             if type(ev) is int:
-                it = self.items[item_id(ev)]
+                it = self._items[item_id(ev)]
                 saved[it] = (it.fold_state(), it.hist)
                 if it not in self._touched:
                     clean.add(it)
@@ -690,12 +691,12 @@ class KnowledgeStore(JournalOwner):
         for it, (st, hist) in saved.items():
             if it in dynamic or (it.fold_state() == st and it.hist == hist):
                 continue
-            for d in self.dependents.get(it.id, ()):
-                dep = self.items[d]
+            for d in self._dependents.get(it.id, ()):
+                dep = self._items[d]
                 if dep.key == ks.key and dep.pos > last:
                     out.add(dep.pos)
             if it.version != st[10]:
-                out.update(self.items[s].pos for s in self.successors.get(it.id, ()) if self.items[s].pos > last)
+                out.update(self._items[s].pos for s in self._successors.get(it.id, ()) if self._items[s].pos > last)
         return out
 
     def _join_old_run(self, ks, saved, new_cp, old_cp, old_live, old_open, old_q, old_qd) -> None:
@@ -746,13 +747,13 @@ class KnowledgeStore(JournalOwner):
                 continue  # superseded by an earlier start for the same key
             del queued[k]
             touched["keys"] += 1
-            touched["items"] += len(self.keys[k].item_ids)
-            changed, later = self._refold(self.keys[k], pos, positions)
+            touched["items"] += len(self._keys[k].item_ids)
+            changed, later = self._refold(self._keys[k], pos, positions)
             if later:
                 need(k, later)
             for it in changed:
-                for d in self.dependents.get(it.id, ()):
-                    dep = self.items[d]
+                for d in self._dependents.get(it.id, ()):
+                    dep = self._items[d]
                     if dep.key != k:
                         need(dep.key, (dep.pos,))
 
@@ -779,7 +780,7 @@ class KnowledgeStore(JournalOwner):
             problem, why = self._premise_state(pid, pos)
             if problem:
                 return Verdict(False, why)
-            prem = self.items[pid]
+            prem = self._items[pid]
             if (
                 kind == "fact"
                 and isinstance(body, dict)
@@ -832,7 +833,7 @@ class KnowledgeStore(JournalOwner):
         need_str("of", of, none=True)
         need_bool("hypothesis", hypothesis)
         need_json_all({"body": body, "by": by, "scope": scope, "evidence": evidence, "valid": valid})
-        if supersedes is not None and supersedes not in self.items:
+        if supersedes is not None and supersedes not in self._items:
             raise UnknownId(
                 f"supersedes={supersedes!r} names no item of this store; pass the id of the version this one replaces."
             )
@@ -850,13 +851,13 @@ class KnowledgeStore(JournalOwner):
         if kind == "fact" and isinstance(body, dict) and "s" in body and "r" in body:
             key = fact_key(scope, body["s"], body["r"])
         elif supersedes is not None:
-            key = self.items[supersedes].key
+            key = self._items[supersedes].key
         elif isinstance(body, dict) and isinstance(body.get("name"), (str, int)):
             key = canonical([kind, scope, body["name"]])
         else:
             key = canonical(["item", self.journal.position if self.journal else self.position])
         if supersedes is not None:
-            old = self.items[supersedes]
+            old = self._items[supersedes]
             if old.kind != kind or old.key != key:
                 raise BadInput(
                     f"{supersedes} is a {old.kind} on another key; a new version supersedes a version of "
@@ -895,7 +896,7 @@ class KnowledgeStore(JournalOwner):
         if reconfirm_after is not _DEFAULT:
             payload["reconfirm_after"] = reconfirm_after
         pos = self._write(payload)
-        it = self.items[item_id(pos)]
+        it = self._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
             raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
         return it.id
@@ -903,9 +904,9 @@ class KnowledgeStore(JournalOwner):
     def _get(self, iid: Any) -> Item:
         if not isinstance(iid, str):
             raise BadInput(f"an item id is a string like 'k3', got {iid!r}.")
-        it = self.items.get(iid)
+        it = self._items.get(iid)
         if it is None:
-            raise UnknownId(f"no item {iid!r} in this store ({len(self.items)} written); use an id add() returned.")
+            raise UnknownId(f"no item {iid!r} in this store ({len(self._items)} written); use an id add() returned.")
         return it
 
     def _live_item(self, iid: str, what: str) -> Item:
@@ -963,14 +964,14 @@ class KnowledgeStore(JournalOwner):
         it = self._live_item(update, "rolled back")
         if not it.supersedes:
             raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
-        prev = self.items[it.supersedes]
+        prev = self._items[it.supersedes]
         if prev.state != "refuted" or prev.refuted_by != update:
             raise BadInput(
                 f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
                 "replaced; nothing to roll back to."
             )
-        flags = [f.id for f in self.flags.pending_covering(it.id, it.key, it.scope)]
-        flags += [f.id for f in self.flags.pending_covering(prev.id, prev.key, prev.scope) if f.id not in flags]
+        flags = [f.id for f in self._flags.pending_covering(it.id, it.key, it.scope)]
+        flags += [f.id for f in self._flags.pending_covering(prev.id, prev.key, prev.scope) if f.id not in flags]
         self._key_op("rollback", update, by=by, why=why, flags=flags)
         return prev.id
 
@@ -983,16 +984,16 @@ class KnowledgeStore(JournalOwner):
             raise BadInput(f"question {key} is not open; ks.disputes() lists the open ones.")
         if isinstance(key, (tuple, list)) and len(key) == 3:
             key = fact_key(*key)
-        if not isinstance(key, str) or key not in self.keys:
+        if not isinstance(key, str) or key not in self._keys:
             raise BadInput(f"{key!r} is not a key of this store; pass a key from ks.disputes() or (scope, s, r).")
-        return self.keys[key]
+        return self._keys[key]
 
     def _open_keys(self) -> list[_Key]:
-        return [self.keys[k] for k in self._open]
+        return [self._keys[k] for k in self._open]
 
     @property
     def _open(self) -> list[str]:
-        return sorted(self._open_set, key=lambda k: self.keys[k].open_q["opened_at"])
+        return sorted(self._open_set, key=lambda k: self._keys[k].open_q["opened_at"])
 
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
@@ -1015,7 +1016,7 @@ class KnowledgeStore(JournalOwner):
     def questions(self) -> list[dict[str, Any]]:
         """Every person question ever opened (one per dispute event), open or closed."""
         return sorted(
-            (dict(q) for k in self._question_keys for q in self.keys[k].questions), key=lambda q: q["opened_at"]
+            (dict(q) for k in self._question_keys for q in self._keys[k].questions), key=lambda q: q["opened_at"]
         )
 
     @writing_call
@@ -1084,7 +1085,7 @@ class KnowledgeStore(JournalOwner):
         need_str("flag", flag)
         need_str("why", why)
         need_json("by", by)
-        f = self.flags.flags.get(flag)
+        f = self._flags.flags.get(flag)
         if f is None:
             raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
         if not f.pending:
@@ -1106,10 +1107,10 @@ class KnowledgeStore(JournalOwner):
     def _stale_flags(self, it: Item) -> list[str]:
         if it.state not in LIVE:
             return []
-        out = [f.id for f in self.flags.pending_covering(it.id, it.key, it.scope) if f.pos > it.confirmed_pos]
+        out = [f.id for f in self._flags.pending_covering(it.id, it.key, it.scope) if f.pos > it.confirmed_pos]
         ru = it.restored_under
         if ru and it.confirmed_pos < ru["position"]:
-            out += [fid for fid in ru["flags"] if self.flags.flags[fid].pending and fid not in out]
+            out += [fid for fid in ru["flags"] if self._flags.flags[fid].pending and fid not in out]
         return out
 
     def usable(self, iid: str, valid_at: Any = None) -> bool:
@@ -1141,10 +1142,11 @@ class KnowledgeStore(JournalOwner):
 
     # ------------------------------------------------------------------------------------------ reading
     def status(self, iid: str) -> str:
-        it = self._get(iid)
-        if it.state in LIVE and it.expired(self.clock):
-            return "expired"
-        return it.state
+        return item_status(self._get(iid), self.clock)
+
+    def view(self) -> StoreView:
+        """A read-only view of what the store holds: frozen item records and their relations (knowledge/view.py)."""
+        return StoreView(self)
 
     def item(self, iid: str) -> dict[str, Any]:
         """The full record of an item (see README: the specification's field names)."""
@@ -1157,12 +1159,12 @@ class KnowledgeStore(JournalOwner):
         retracted = None
         invalidated = it.invalidated_at
         if it.state == "retracted":
-            root = it.id if it.id in self.retracted else None
+            root = it.id if it.id in self._retracted else None
             if root is None:
                 for pid in self._retracted_roots_of(it):
                     root = pid
                     break
-            info = self.retracted.get(root, {})
+            info = self._retracted.get(root, {})
             retracted = {"root": root, "position": info.get("position"), "by": info.get("by"), "why": info.get("why")}
             invalidated = info.get("position")
         valid = it.valid or [None, None]
@@ -1207,14 +1209,14 @@ class KnowledgeStore(JournalOwner):
             if pid in seen:
                 continue
             seen.add(pid)
-            if pid in self.retracted:
+            if pid in self._retracted:
                 yield pid
-            p = self.items.get(pid)
+            p = self._items.get(pid)
             if p is not None:
                 todo.extend(p.derived_from)
 
     def __contains__(self, iid: object) -> bool:
-        it = self.items.get(iid) if isinstance(iid, str) else None
+        it = self._items.get(iid) if isinstance(iid, str) else None
         return it is not None and it.present
 
     def __len__(self) -> int:
@@ -1246,7 +1248,9 @@ class KnowledgeStore(JournalOwner):
             need_str_list("status", status)
         statuses = {status} if isinstance(status, str) else (set(status) if status is not None else None)
         cands = (
-            (self.items.get(i) for i in self.by_subject.get(value_key(s), ())) if s is not ... else self.items.values()
+            (self._items.get(i) for i in self._by_subject.get(value_key(s), ()))
+            if s is not ...
+            else self._items.values()
         )
         out = []
         oc = value_key(o) if o is not ... else None
@@ -1298,7 +1302,7 @@ class KnowledgeStore(JournalOwner):
         by_kind: dict[str, int] = {}
         by_source: dict[str, int] = {}
         refused = 0
-        for it in self.items.values():
+        for it in self._items.values():
             if it.state == "refused":
                 refused += 1
                 continue
@@ -1308,14 +1312,14 @@ class KnowledgeStore(JournalOwner):
                 by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
                 by_source[it.source] = by_source.get(it.source, 0) + 1
         return {
-            "items": len(self.items) - refused,
+            "items": len(self._items) - refused,
             "refused_writes": refused,
             "by_status": by_status,
             "by_kind": by_kind,
             "by_source": by_source,
             "open_disputes": len(self._open),
-            "questions": sum(len(self.keys[k].questions) for k in self._question_keys),
-            "flags": [f.as_dict() for f in self.flags.flags.values()],
+            "questions": sum(len(self._keys[k].questions) for k in self._question_keys),
+            "flags": [f.as_dict() for f in self._flags.flags.values()],
             "clock": self.clock,
             "position": self.position,
             "fingerprint": self.fingerprint(),
@@ -1391,7 +1395,7 @@ class KnowledgeStore(JournalOwner):
         if not chain:
             return Verification(False, False, False, chain.records, chain.problem)
         live = self.fingerprint()
-        skip = set(self.retracted)
+        skip = set(self._retracted)
         self._reset_state()
         self._skip = skip
         for r in self.journal:

@@ -81,7 +81,7 @@ def status_at(view: KnowledgeStore, iid: str) -> str | None:
     >>> status_at(ks.at(0), a), status_at(ks.at(1), a)
     (None, 'active')
     """
-    it = view.items.get(iid)
+    it = view._items.get(iid)
     if it is None or it.state in _ABSENT:
         return None
     return view.status(iid)
@@ -118,7 +118,7 @@ def diff(ks: KnowledgeStore, a: int, b: int | None = None) -> pl.DataFrame:
         return pl.DataFrame(rows, schema=DIFF_SCHEMA)
     then, now = ks.rebuild(upto=a), ks.rebuild(upto=b)
     # Items are keyed by write position, so `now` holds every item `then` holds; its dict order is write order.
-    for iid, it in now.items.items():
+    for iid, it in now._items.items():
         before, after = status_at(then, iid), status_at(now, iid)
         if before == after:
             continue
@@ -144,12 +144,12 @@ def _why(view: KnowledgeStore, iid: str, status: str | None) -> str | None:
     """The item's why in a rebuilt store; None when it is not in that store."""
     if status is None:
         return None
-    if status == "retracted" and iid in view.retracted:
+    if status == "retracted" and iid in view._retracted:
         # A replay folds an item retracted later in the same history as "skipped" before it reaches the retraction
         # record; name the retraction as the live store does.
-        info = view.retracted[iid]
+        info = view._retracted[iid]
         return f"retracted by {info['by']}: {info['why']}"
-    return view.items[iid].why
+    return view._items[iid].why
 
 
 def _cell(body: dict[str, Any] | None, field: str) -> str | None:

@@ -127,7 +127,7 @@ def apply_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> list[st
         elif kind == "resolve":
             iid = ids[op[1]]
             if iid is not None and ks.status(iid) == "disputed":
-                it = ks.items[iid]
+                it = ks.view().record(iid)
                 ks.resolve(it.key, it.body["o"], by="synthetic-person")
         elif kind == "promote":
             iid = ids[op[1]]
@@ -139,6 +139,6 @@ def apply_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> list[st
             flag_ids.append(ks.flag(op[1], why="synthetic drift"))
         elif kind == "end_flag":
             f = flag_ids[op[1]]
-            if ks.flags.flags[f].pending:
+            if ks.view().flag_pending(f):
                 ks.end_flag(f, by="synthetic-person", why="re-confirmed")
     return ids
