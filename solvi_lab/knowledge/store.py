@@ -864,18 +864,8 @@ class KnowledgeStore(JournalOwner):
                     "the same item (same kind, and for a fact the same scope, s and r)."
                 )
         self._catch_up()
-        cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
-        verdicts: list[dict[str, Any]] = []
-        base = SourceGate().admit(self, cand)
-        if base.admit:
-            base = ConsistencyGate().admit(self, cand)
-        if base.admit:
-            for g in self.gates:
-                v = g.admit(self, cand, _Shadow(self, cand))
-                if not isinstance(v, Verdict):
-                    raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
-                verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
-        # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing).
+        # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing). The
+        # gates' shadow folds this same payload, so it sees the item exactly as the store will.
         payload: dict[str, Any] = {"op": "add", "kind": kind, "body": body, "source": source, "key": key}
         for name, value in (
             ("by", by),
@@ -885,16 +875,28 @@ class KnowledgeStore(JournalOwner):
             ("supersedes", supersedes),
             ("valid", valid),
             ("of", of),
-            ("verdicts", verdicts),
         ):
             if value is not None and value != []:
                 payload[name] = value
         if hypothesis:
             payload["hypothesis"] = True
-        if not base.admit:
-            payload["refused"] = base.reason  # informational: the fold decides again, deterministically
         if reconfirm_after is not _DEFAULT:
             payload["reconfirm_after"] = reconfirm_after
+        cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
+        verdicts: list[dict[str, Any]] = []
+        base = SourceGate().admit(self, cand)
+        if base.admit:
+            base = ConsistencyGate().admit(self, cand)
+        if base.admit:
+            for g in self.gates:
+                v = g.admit(self, cand, _Shadow(self, dict(payload)))
+                if not isinstance(v, Verdict):
+                    raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
+                verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
+        if verdicts:
+            payload["verdicts"] = verdicts
+        if not base.admit:
+            payload["refused"] = base.reason  # informational: the fold decides again, deterministically
         pos = self._write(payload)
         it = self._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
@@ -1382,11 +1384,10 @@ class KnowledgeStore(JournalOwner):
     def verify(self, head: Any = None) -> Verification:
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
-        The replay is done in place, so verifying a store of a million items needs the memory of one store, not
-        two: the chain is checked first (streaming), then the state is folded again from the journal — every
-        retracted item treated as never written, the definition retraction must meet — and its fingerprint is
-        compared with the one the live store had. After verify() the store *is* that replay; if they differed,
-        the report says so and the store now holds what its journal says.
+        The chain is checked first (streaming), then a second store is folded from the journal beside the live
+        one — every retracted item treated as never written, the definition retraction must meet — and the two
+        fingerprints are compared. verify() only reports: the live store is never replaced (peak memory is that
+        of two stores while it runs).
         """
         if self.journal is None:
             raise BadInput("verify() needs the store's journal; call it on the live store.")
@@ -1395,18 +1396,14 @@ class KnowledgeStore(JournalOwner):
         if not chain:
             return Verification(False, False, False, chain.records, chain.problem)
         live = self.fingerprint()
-        skip = set(self._retracted)
-        self._reset_state()
-        self._skip = skip
-        for r in self.journal:
-            self._fold_record(r.position, r.kind, r.payload)
-        same = self.fingerprint() == live
+        replayed = KnowledgeStore.replay(self.journal, skip=set(self._retracted))
+        same = replayed.fingerprint() == live
         return Verification(
             same,
             True,
             same,
             chain.records,
-            "" if same else "the live store differed from the replay of its journal; it now holds the replay",
+            "" if same else "the live store differs from the replay of its journal; the live store is unchanged",
         )
 
     # ---------------------------------------------------------------------------------------- exploration
@@ -1440,35 +1437,17 @@ class KnowledgeStore(JournalOwner):
 
 
 class _Shadow:
-    """A lazily built copy of the store in which a candidate is already admitted (for gates that measure)."""
+    """A lazily built copy of the store in which a candidate is already admitted (for gates that measure).
 
-    def __init__(self, store: KnowledgeStore, cand: Candidate):
-        self._store, self._cand, self._built = store, cand, None
+    The candidate is folded from the very payload add() is about to write (same key, hypothesis, valid,
+    reconfirm_after, evidence), so the shadow is the store as it will be if the gates admit it."""
+
+    def __init__(self, store: KnowledgeStore, payload: dict[str, Any]):
+        self._store, self._payload, self._built = store, payload, None
 
     def store(self) -> KnowledgeStore:
         if self._built is None:
             shadow = KnowledgeStore.replay(self._store.journal)
-            c = self._cand
-            key = (
-                fact_key(c.scope, c.body.get("s"), c.body.get("r"))
-                if c.kind == "fact" and isinstance(c.body, dict)
-                else canonical(["shadow", c.kind])
-            )
-            shadow._fold_record(
-                self._store.journal.position,
-                RECORD_KIND,
-                {
-                    "op": "add",
-                    "kind": c.kind,
-                    "body": c.body,
-                    "source": c.source,
-                    "by": c.by,
-                    "scope": c.scope,
-                    "derived_from": list(c.derived_from),
-                    "supersedes": c.supersedes,
-                    "of": c.of,
-                    "key": key,
-                },
-            )
+            shadow._fold_record(self._store.journal.position, RECORD_KIND, self._payload)
             self._built = shadow
         return self._built
