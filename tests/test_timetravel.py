@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from solvi_lab.errors import BadInput, WriteRefused
+from solvi_lab.explore.timetravel import DIFF_SCHEMA, diff, status_at
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore
-from solvi_lab.knowledge.timetravel import DIFF_SCHEMA, diff, status_at
 
 
 def story() -> KnowledgeStore:

@@ -1408,20 +1408,20 @@ class KnowledgeStore(JournalOwner):
 
     # ---------------------------------------------------------------------------------------- exploration
     def frame(self):
-        """One row per item (polars): see solvi_lab.knowledge.frames.store_frame."""
-        from .frames import store_frame
+        """One row per item (polars): see solvi_lab.explore.frames.store_frame."""
+        from ..explore.frames import store_frame
 
         return store_frame(self)
 
     def diff(self, a: int, b: int | None = None):
-        """What changed status between journal positions a and b (polars): see timetravel.diff."""
-        from .timetravel import diff
+        """What changed status between journal positions a and b (polars): see explore.timetravel.diff."""
+        from ..explore.timetravel import diff
 
         return diff(self, a, b)
 
     def graph(self, around: str | None = None, depth: int = 2, **kw: Any):
-        """Premise edges and same-key competition around an item (networkx): see knowledge.graph.graph."""
-        from .graph import graph
+        """Premise edges and same-key competition around an item (networkx): see explore.graph.graph."""
+        from ..explore.graph import graph
 
         return graph(self, around=around, depth=depth, **kw)
 

@@ -29,11 +29,9 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from ..errors import BadParameter
+from ..explore import diff, graph, store_frame
 from ..journal import Journal
 from ..knowledge import STATUSES, KnowledgeStore
-from ..knowledge.frames import store_frame
-from ..knowledge.graph import graph
-from ..knowledge.timetravel import diff
 from ..parquet import export_journal, import_journal
 from ..plot import STATUS_COLOURS, derivations
 from .params import Param, ParamSpec
