@@ -1,7 +1,9 @@
 """The live store equals the replay of its journal after every step of random operation sequences.
 
 The replay folds the journal from scratch with every retracted item treated as never written, so this checks the
-incremental retraction (re-folding only the keys a retraction touches) against the definition."""
+incremental retraction (re-folding only the keys a retraction touches) against the definition. A second machine
+(OracleMachine) compares the store with an independent dict model of the rank, dispute and retraction rules, which
+can catch a wrong rule that a comparison with the store's own replay cannot."""
 
 import json
 
@@ -193,3 +195,96 @@ StoreMachine.TestCase.settings = settings(
     max_examples=150, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 TestStoreMachine = StoreMachine.TestCase
+
+
+# ---------------------------------------------------------------------------------------------- independent oracle
+# A model of the store's rules written from the specification as plain dicts and lists, sharing no code with the
+# store: rank (outcome > person > spec; an observation refutes whatever it contradicts), dispute (live sides of
+# equal rank holding different values on one key), and retraction (as if never written: the model simply folds
+# again without it). Facts only, on two relations, with no hypotheses or clocks, so that the model stays small enough
+# to be obviously right.
+
+ORACLE_RANK = {"outcome": 4, "person": 3, "spec": 2}
+
+
+def oracle_statuses(writes: list[tuple[str, tuple, str, str]], retracted: set[str]) -> dict[str, str]:
+    """writes: (id, key, value, source) in write order. Returns id -> status."""
+    status: dict[str, str] = {}
+    live: dict[tuple, dict[str, tuple[str, str]]] = {}
+    for iid, key, value, source in writes:
+        if iid in retracted:
+            status[iid] = "retracted"
+            continue
+        here = live.setdefault(key, {})
+        loses = source != "outcome" and any(
+            v != value and ORACLE_RANK[s] > ORACLE_RANK[source] for v, s in here.values()
+        )
+        if loses:
+            status[iid] = "refuted"
+            continue
+        for cid, (v, s) in list(here.items()):
+            if v != value and (source == "outcome" or ORACLE_RANK[source] > ORACLE_RANK[s]):
+                status[cid] = "refuted"
+                del here[cid]
+        here[iid] = (value, source)
+        state = "disputed" if len({v for v, _ in here.values()}) > 1 else "active"
+        for cid in here:
+            status[cid] = state
+    return status
+
+
+class OracleMachine(RuleBasedStateMachine):
+    """The store against the oracle after every step, with reloads from a JSONL journal on disk."""
+
+    @initialize()
+    def start(self):
+        import tempfile
+        from pathlib import Path
+
+        self.path = Path(tempfile.mkdtemp()) / "oracle.jsonl"
+        self.ks = KnowledgeStore(self.path, clock=None)
+        self.writes: list[tuple[str, tuple, str, str]] = []
+        self.retracted: set[str] = set()
+
+    @rule(
+        s=st.sampled_from(SUBJECTS[:2]),
+        r=st.sampled_from(["r1", "r2"]),
+        o=st.sampled_from(VALUES),
+        source=st.sampled_from(sorted(ORACLE_RANK)),
+    )
+    def add(self, s, r, o, source):
+        iid = self.ks.add("fact", {"s": s, "r": r, "o": o}, source=source)
+        self.writes.append((iid, (s, r), o, source))
+
+    @precondition(lambda self: len(self.retracted) < len(self.writes))
+    @rule(i=st.integers(0, 1000))
+    def retract(self, i):
+        left = [w[0] for w in self.writes if w[0] not in self.retracted]
+        x = left[i % len(left)]
+        self.ks.retract(x, by="t", why="test")
+        self.retracted.add(x)
+
+    @rule()
+    def reload(self):
+        self.ks.close()
+        self.ks = KnowledgeStore(self.path, clock=None)
+
+    @invariant()
+    def store_agrees_with_oracle(self):
+        if not hasattr(self, "ks"):
+            return
+        expected = oracle_statuses(self.writes, self.retracted)
+        got = {iid: self.ks.status(iid) for iid, *_ in self.writes}
+        assert got == expected
+        view = self.ks.view()
+        assert [i for i in view.ids() if view.present(i)] == [i for i, *_ in self.writes if expected[i] != "retracted"]
+
+    def teardown(self):
+        if hasattr(self, "ks"):
+            self.ks.close()
+
+
+OracleMachine.TestCase.settings = settings(
+    max_examples=100, stateful_step_count=30, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+TestOracleMachine = OracleMachine.TestCase
