@@ -108,10 +108,12 @@ def apply_hot_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> tup
         if apply_shared_op(ks, op, ids, flag_ids):
             continue
         iid = ids[op[1]] if kind in ("rollback", "use", "flag_key") else None
+        # The fold state is private since issue 14; a --baseline checkout may be older and keep it public.
+        items = ks._items if hasattr(ks, "_items") else ks.items
         if kind == "rollback":
-            it = ks.items.get(iid) if iid is not None else None
+            it = items.get(iid) if iid is not None else None
             if it is not None and it.state in live and it.supersedes:
-                prev = ks.items[it.supersedes]
+                prev = items[it.supersedes]
                 if prev.state == "refuted" and prev.refuted_by == iid:
                     ks.rollback(iid, by="synthetic-person", why="bad update")
         elif kind == "use":

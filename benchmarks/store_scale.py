@@ -133,7 +133,9 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
                 continue
             events = None
             if impl != "solvi":
-                events = len(ks.keys[ks.items[x].key].events)
+                # The fold state is private since issue 14; a --baseline checkout may be older.
+                keys, items = (ks._keys, ks._items) if hasattr(ks, "_keys") else (ks.keys, ks.items)
+                events = len(keys[items[x].key].events)
             t = time.perf_counter()
             ks.retract(x, by="bench", why="benchmark retraction")
             ks.fingerprint()
@@ -171,7 +173,7 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
         "verify_ok": ok,
         "peak_rss_mb": peak_mb,
         "journal_mb": os.path.getsize(path) / 2**20,
-        "keys": len(ks.keys) if impl != "solvi" else None,
+        "keys": len(ks._keys if hasattr(ks, "_keys") else ks.keys) if impl != "solvi" else None,
     }
 
 

@@ -3,7 +3,7 @@
 >>> import matplotlib
 >>> matplotlib.use("agg")
 >>> from solvi_lab.knowledge import KnowledgeStore
->>> from solvi_lab.knowledge.graph import graph
+>>> from solvi_lab.explore.graph import graph
 >>> ks = KnowledgeStore()
 >>> a = ks.add("fact", {"s": "c1", "r": "tier", "o": "vip"}, source="person")
 >>> b = ks.add("fact", {"s": "c1", "r": "discount", "o": 20}, source="spec", derived_from=[a])
@@ -63,7 +63,7 @@ def layered_layout(g: nx.DiGraph) -> dict[Any, tuple[float, float]]:
 
 
 def derivations(g: nx.DiGraph, ax: Axes | None = None, *, title: str | None = None) -> Axes:
-    """Draw a graph from `solvi_lab.knowledge.graph.graph`: nodes coloured by status (with a legend), premise
+    """Draw a graph from `solvi_lab.explore.graph.graph`: nodes coloured by status (with a legend), premise
     edges as solid arrows (premise → dependent), competition on a key as dashed arcs, every node labelled.
 
     ax: where to draw; None makes a new figure sized to the graph. Returns the Axes (its figure is `ax.figure`).

@@ -8,9 +8,9 @@ import polars as pl
 import pytest
 
 from solvi_lab.errors import WriteRefused
+from solvi_lab.explore.frames import FRAME_SCHEMA, json_text, store_frame
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore
-from solvi_lab.knowledge.frames import FRAME_SCHEMA, json_text, store_frame
 
 COLUMNS = [
     "id",

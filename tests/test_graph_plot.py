@@ -13,9 +13,9 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.patches import FancyArrowPatch  # noqa: E402
 
 from solvi_lab.errors import BadInput, UnknownId, WriteRefused  # noqa: E402
+from solvi_lab.explore.graph import graph, node_label  # noqa: E402
 from solvi_lab.journal import Journal  # noqa: E402
 from solvi_lab.knowledge import KnowledgeStore  # noqa: E402
-from solvi_lab.knowledge.graph import graph, node_label  # noqa: E402
 from solvi_lab.plot import STATUS_COLOURS, derivations, layered_layout  # noqa: E402
 
 
@@ -122,7 +122,7 @@ def test_bad_input_is_refused_clearly(kwargs: dict, error: type, message: str) -
 def test_node_label_is_short() -> None:
     ks = KnowledgeStore()
     iid = ks.add("fact", {"s": ["room", 3], "r": "description", "o": "a long text " * 5}, source="spec")
-    label = node_label(ks.items[iid])
+    label = node_label(ks.view().record(iid))
     assert label.startswith('k0\n["room",3] description=a') and label.endswith("…")
     assert len(label.split("\n")[1]) == 28
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from solvi_lab.errors import BadInput, WriteRefused
+from solvi_lab.explore.timetravel import DIFF_SCHEMA, diff, status_at
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore
-from solvi_lab.knowledge.timetravel import DIFF_SCHEMA, diff, status_at
 
 
 def story() -> KnowledgeStore:
@@ -65,7 +65,7 @@ def test_matches_status_at_for_every_pair_of_positions() -> None:
     views = {p: ks.at(p) for p in range(end + 1)}
     for a in range(end + 1):
         for b in range(a, end + 1):
-            expected = sorted(iid for iid in ks.items if status_at(views[a], iid) != status_at(views[b], iid))
+            expected = sorted(iid for iid in ks.view().ids() if status_at(views[a], iid) != status_at(views[b], iid))
             assert sorted(diff(ks, a, b)["id"].to_list()) == expected, (a, b)
 
 

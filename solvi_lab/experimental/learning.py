@@ -1,7 +1,7 @@
 """ShadowGate: measure a behaviour-changing item on a shadow of the store before it is promoted.
 
 >>> from solvi_lab.knowledge import KnowledgeStore
->>> rules = lambda st: sum(1 for it in st.items.values() if it.kind == "rule" and it.state == "active")
+>>> rules = lambda st: sum(1 for r in st.view().records() if r.kind == "rule" and r.status == "active")
 >>> gate = ShadowGate(lambda st: -rules(st), name="fewer_rules")   # a measure that only falls with a new rule
 >>> ks = KnowledgeStore(gates=[gate])
 >>> ks.item(ks.add("rule", {"name": "r"}, source="spec"))["status"]

@@ -37,7 +37,7 @@ def _closure(store: Any, roots: Iterable[str]) -> set[str]:
         if i in out:
             continue
         out.add(i)
-        todo.extend(store.dependents.get(i, ()))
+        todo.extend(store._dependents.get(i, ()))
     return out
 
 

@@ -44,13 +44,13 @@ def rolled_back_premises(store: Any, it: Item, _memo: dict[str, list[str]] | Non
     memo[it.id] = []  # premise edges point back in the journal, so there is no cycle; this guards anyway
     found: list[str] = []
     for pid in it.derived_from:
-        p = store.items.get(pid)
+        p = store._items.get(pid)
         if p is None:
             continue
         if p.state == "refuted" and p.refuted_by == ROLLBACK:
             rolled = [(p.id, p.invalidated_at)]
         else:
-            rolled = [(r, store.items[r].invalidated_at) for r in rolled_back_premises(store, p, memo)]
+            rolled = [(r, store._items[r].invalidated_at) for r in rolled_back_premises(store, p, memo)]
         for rid, at in rolled:
             if at is not None and it.confirmed_pos < at and rid not in found:
                 found.append(rid)
@@ -72,8 +72,8 @@ def _matches(it: Item, subject: str | None, scope: dict[str, Any] | None, r: str
 
 def _candidates(store: Any, about: Any, subject: str | None) -> list[Item]:
     if about is ...:
-        return list(store.items.values())
-    facts = [store.items[i] for i in store.by_subject.get(subject, ())]
+        return list(store._items.values())
+    facts = [store._items[i] for i in store._by_subject.get(subject, ())]
     named = _named(store, subject)
     return sorted(facts + named, key=lambda it: it.pos) if named else facts
 
@@ -82,14 +82,14 @@ def _named(store: Any, name: str) -> list[Item]:
     """Rules, skills and actions whose body["name"] has this value key: an index kept beside the store, extended
     by the journal positions folded since the last call (amortised O(1)), and rebuilt when the store re-folds."""
     idx = store.__dict__.get("_names_index")
-    if idx is None or idx["items"] is not store.items or idx["upto"] > store.position:
-        idx = store._names_index = {"items": store.items, "upto": 0, "by_name": {}}
+    if idx is None or idx["items"] is not store._items or idx["upto"] > store.position:
+        idx = store._names_index = {"items": store._items, "upto": 0, "by_name": {}}
     for pos in range(idx["upto"], store.position):
-        it = store.items.get(item_id(pos))
+        it = store._items.get(item_id(pos))
         if it is not None and it.kind in BEHAVIOUR_KINDS and isinstance(it.body, dict) and "name" in it.body:
             idx["by_name"].setdefault(value_key(it.body["name"]), []).append(it.id)
     idx["upto"] = store.position
-    return [store.items[i] for i in idx["by_name"].get(name, ())]
+    return [store._items[i] for i in idx["by_name"].get(name, ())]
 
 
 def _entry(it: Item) -> dict[str, Any]:
@@ -111,14 +111,14 @@ def _entry(it: Item) -> dict[str, Any]:
 def _hint_why(store: Any, it: Item, stale: list[str], rolled: list[str], valid_at: Any) -> str | None:
     """Why an item is a hint, or None when it is a usable fact."""
     if rolled:
-        how = "; ".join(f"{r} {store.items[r].why}" for r in rolled)
+        how = "; ".join(f"{r} {store._items[r].why}" for r in rolled)
         return f"rests on a rolled-back version, not re-confirmed since: {how}"
     if stale:
         return f"stale: flag {', '.join(stale)} is pending and it was not re-confirmed since"
     if it.expired(store.clock):
         return f"expired: not re-confirmed within {it.clock_rule} decisions"
     if it.state == "disputed":
-        q = store.keys[it.key].open_q
+        q = store._keys[it.key].open_q
         return f"disputed: {q['id'] if q else 'open'}"
     if it.state == "hypothesis":
         held = [v for v in it.verdicts if not v.get("admit")]

@@ -38,6 +38,7 @@ from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_r
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
+from .view import StoreView, item_status
 
 RECORD_KIND = "knowledge"
 MASK = (1 << 256) - 1
@@ -219,14 +220,14 @@ class KnowledgeStore(JournalOwner):
 
     # ------------------------------------------------------------------------------------------ state
     def _reset_state(self) -> None:
-        self.items: dict[str, Item] = {}
-        self.keys: dict[str, _Key] = {}
-        self.dependents: dict[str, list[str]] = {}
-        self.successors: dict[str, list[str]] = {}  # item id -> the items written with supersedes= it
-        self.by_subject: dict[str, list[str]] = {}
-        self.flags = FlagIndex()
-        self.decision_info: dict[str, tuple] = {}
-        self.retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
+        self._items: dict[str, Item] = {}
+        self._keys: dict[str, _Key] = {}
+        self._dependents: dict[str, list[str]] = {}
+        self._successors: dict[str, list[str]] = {}  # item id -> the items written with supersedes= it
+        self._by_subject: dict[str, list[str]] = {}
+        self._flags = FlagIndex()
+        self._decision_info: dict[str, tuple] = {}
+        self._retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
         self._scopes: dict[str, dict[str, Any]] = {}
         self._present = 0  # items in the store (admitted, not retracted)
         self._open_set: dict[str, None] = {}  # keys with an open dispute (an ordered set)
@@ -244,7 +245,7 @@ class KnowledgeStore(JournalOwner):
     def _fold_record(self, pos: int, kind: str, p: Any) -> None:
         self.position = pos + 1
         if kind == "decision":
-            self.decision_info[f"d{pos}"] = (p.get("answered_by"), p.get("guarantee"), p.get("answer"))
+            self._decision_info[f"d{pos}"] = (p.get("answered_by"), p.get("guarantee"), p.get("answer"))
             return
         if kind != RECORD_KIND:
             return  # other modules' records share the chain; the store ignores them
@@ -254,14 +255,14 @@ class KnowledgeStore(JournalOwner):
         elif op == "use":
             # Not a key event: a use changes no status, and an item is present or not from its own add on, so the
             # count is kept as records arrive and a re-fold never replays it (item() reports it while present).
-            it = self.items.get(p.get("id"))
+            it = self._items.get(p.get("id"))
             if it is not None:
                 it.uses += 1
                 it.wrong_uses += 1 if p.get("wrong") else 0
                 if it.present:
                     self._touch(it)
         elif op in ("resolve", "promote", "rollback", "confirm"):
-            ks = self.keys.get(p["key"])
+            ks = self._keys.get(p["key"])
             if ks is None:
                 return
             ev = (pos, op, p)
@@ -271,10 +272,10 @@ class KnowledgeStore(JournalOwner):
             if len(ks.events) % self.CHECKPOINT_EVERY == 0:
                 self._add_checkpoint(ks)
         elif op == "retract":
-            self.retracted[p["id"]] = {"position": pos, "by": p.get("by"), "why": p.get("why")}
+            self._retracted[p["id"]] = {"position": pos, "by": p.get("by"), "why": p.get("why")}
             if p["id"] not in self._skip:
                 self._skip.add(p["id"])
-                it = self.items.get(p["id"])
+                it = self._items.get(p["id"])
                 if it is not None:
                     self._propagate([(it.key, it.pos)])
         elif op == "flag":
@@ -287,10 +288,10 @@ class KnowledgeStore(JournalOwner):
                 tuple(p.get("ids") or ()),
                 p.get("target_key"),
             )
-            self.flags.add(f)
+            self._flags.add(f)
             self._flags_sum = (self._flags_sum + _h(f.observable())) & MASK
         elif op == "end_flag":
-            f = self.flags.flags.get(p["flag"])
+            f = self._flags.flags.get(p["flag"])
             if f is not None and f.pending:
                 self._flags_sum = (self._flags_sum - _h(f.observable())) & MASK
                 f.ended_at, f.ended_by, f.ended_why = pos, p.get("by"), p.get("why")
@@ -302,22 +303,22 @@ class KnowledgeStore(JournalOwner):
         it = Item(pos, p, sys.intern(p["key"]), self.clock)
         if it.scope is not None:  # identical scopes share one dict (they are never mutated): memory at 10^6
             it.scope = self._scopes.setdefault(repr(it.scope), it.scope)
-        v = source_check(it.kind, it.body, it.source, it.of, self.decision_info)
+        v = source_check(it.kind, it.body, it.source, it.of, self._decision_info)
         if not v.admit:
             it.refusal = v.reason
         elif it.source == "verified":
-            it.guarantee = self.decision_info[it.of][1]
-        self.items[it.id] = it
-        ks = self.keys.get(it.key)
+            it.guarantee = self._decision_info[it.of][1]
+        self._items[it.id] = it
+        ks = self._keys.get(it.key)
         if ks is None:
-            ks = self.keys[it.key] = _Key(it.key)
+            ks = self._keys[it.key] = _Key(it.key)
         ks.item_ids.append(it.id)
         for pid in it.derived_from:
-            self.dependents.setdefault(pid, []).append(it.id)
+            self._dependents.setdefault(pid, []).append(it.id)
         if it.supersedes:
-            self.successors.setdefault(it.supersedes, []).append(it.id)
+            self._successors.setdefault(it.supersedes, []).append(it.id)
         if it.subject is not None:
-            self.by_subject.setdefault(it.subject, []).append(it.id)
+            self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
         self._apply(ks, pos)
         self._settle_digests(ks)
@@ -394,11 +395,11 @@ class KnowledgeStore(JournalOwner):
 
     def _apply(self, ks: _Key, ev: Any) -> None:
         if type(ev) is int:  # an add, stored as its position
-            self._apply_add(ks, self.items[item_id(ev)], ev)
+            self._apply_add(ks, self._items[item_id(ev)], ev)
             return
         pos, op, data = ev
         p = data
-        it = self.items.get(p.get("id")) if p.get("id") else None
+        it = self._items.get(p.get("id")) if p.get("id") else None
         clock = p.get("clock", 0)
         if op == "resolve":
             q = ks.open_q
@@ -438,7 +439,7 @@ class KnowledgeStore(JournalOwner):
         elif op == "rollback":
             if it is None or it.state not in LIVE or not it.supersedes:
                 return
-            prev = self.items.get(it.supersedes)
+            prev = self._items.get(it.supersedes)
             if prev is None or prev.state != "refuted" or prev.refuted_by != it.id:
                 return
             self._refute(ks, it, "rollback", pos, f"rolled back by {p.get('by')}: {p.get('why')}")
@@ -457,7 +458,7 @@ class KnowledgeStore(JournalOwner):
 
     def _premise_state(self, pid: str, pos: int) -> tuple[str, str]:
         """(problem, why) of one premise as of journal position `pos`; problem '' when the premise is sound."""
-        p = self.items.get(pid)
+        p = self._items.get(pid)
         if p is None or p.pos >= pos:
             return "missing", f"premise {pid} is missing"
         if pid in self._skip:
@@ -476,7 +477,7 @@ class KnowledgeStore(JournalOwner):
             self._set(ks, it, "refused", pos, it.refusal)
             return
         if it.id in self._skip:
-            info = self.retracted.get(it.id)
+            info = self._retracted.get(it.id)
             why = f"retracted by {info['by']}: {info['why']}" if info else "skipped in this rebuild"
             self._set(ks, it, "retracted", pos, why)
             return
@@ -488,7 +489,7 @@ class KnowledgeStore(JournalOwner):
             if problem:
                 self._set(ks, it, "refused", pos, why)
                 return
-            prem = self.items[pid]
+            prem = self._items[pid]
             if it.kind == "fact" and prem.key == it.key and prem.value != it.value:
                 self._set(ks, it, "refused", pos, f"would refute its own premise {pid}")
                 return
@@ -503,7 +504,7 @@ class KnowledgeStore(JournalOwner):
         else:
             self._set(ks, it, "active", pos, "admitted")
         if it.supersedes:
-            old = self.items.get(it.supersedes)
+            old = self._items.get(it.supersedes)
             if old is not None:
                 it.version = old.version + 1
                 if old.state in LIVE:
@@ -603,7 +604,7 @@ class KnowledgeStore(JournalOwner):
         seen = set(ks.live)
         for z in live:  # a rollback of z brings back the version z superseded, and so on down the chain
             while z.supersedes:
-                y = self.items.get(z.supersedes)
+                y = self._items.get(z.supersedes)
                 if y is None or y.id in seen or y.state != "refuted" or y.refuted_by != z.id:
                     break
                 seen.add(y.id)
@@ -656,7 +657,7 @@ class KnowledgeStore(JournalOwner):
         for idx in range(start, len(events)):
             ev = events[idx]
             if type(ev) is int:
-                it = self.items[item_id(ev)]
+                it = self._items[item_id(ev)]
                 saved[it] = (it.fold_state(), it.hist)
                 if it not in self._touched:
                     clean.add(it)
@@ -690,12 +691,12 @@ class KnowledgeStore(JournalOwner):
         for it, (st, hist) in saved.items():
             if it in dynamic or (it.fold_state() == st and it.hist == hist):
                 continue
-            for d in self.dependents.get(it.id, ()):
-                dep = self.items[d]
+            for d in self._dependents.get(it.id, ()):
+                dep = self._items[d]
                 if dep.key == ks.key and dep.pos > last:
                     out.add(dep.pos)
             if it.version != st[10]:
-                out.update(self.items[s].pos for s in self.successors.get(it.id, ()) if self.items[s].pos > last)
+                out.update(self._items[s].pos for s in self._successors.get(it.id, ()) if self._items[s].pos > last)
         return out
 
     def _join_old_run(self, ks, saved, new_cp, old_cp, old_live, old_open, old_q, old_qd) -> None:
@@ -746,13 +747,13 @@ class KnowledgeStore(JournalOwner):
                 continue  # superseded by an earlier start for the same key
             del queued[k]
             touched["keys"] += 1
-            touched["items"] += len(self.keys[k].item_ids)
-            changed, later = self._refold(self.keys[k], pos, positions)
+            touched["items"] += len(self._keys[k].item_ids)
+            changed, later = self._refold(self._keys[k], pos, positions)
             if later:
                 need(k, later)
             for it in changed:
-                for d in self.dependents.get(it.id, ()):
-                    dep = self.items[d]
+                for d in self._dependents.get(it.id, ()):
+                    dep = self._items[d]
                     if dep.key != k:
                         need(dep.key, (dep.pos,))
 
@@ -779,7 +780,7 @@ class KnowledgeStore(JournalOwner):
             problem, why = self._premise_state(pid, pos)
             if problem:
                 return Verdict(False, why)
-            prem = self.items[pid]
+            prem = self._items[pid]
             if (
                 kind == "fact"
                 and isinstance(body, dict)
@@ -832,7 +833,7 @@ class KnowledgeStore(JournalOwner):
         need_str("of", of, none=True)
         need_bool("hypothesis", hypothesis)
         need_json_all({"body": body, "by": by, "scope": scope, "evidence": evidence, "valid": valid})
-        if supersedes is not None and supersedes not in self.items:
+        if supersedes is not None and supersedes not in self._items:
             raise UnknownId(
                 f"supersedes={supersedes!r} names no item of this store; pass the id of the version this one replaces."
             )
@@ -850,31 +851,21 @@ class KnowledgeStore(JournalOwner):
         if kind == "fact" and isinstance(body, dict) and "s" in body and "r" in body:
             key = fact_key(scope, body["s"], body["r"])
         elif supersedes is not None:
-            key = self.items[supersedes].key
+            key = self._items[supersedes].key
         elif isinstance(body, dict) and isinstance(body.get("name"), (str, int)):
             key = canonical([kind, scope, body["name"]])
         else:
             key = canonical(["item", self.journal.position if self.journal else self.position])
         if supersedes is not None:
-            old = self.items[supersedes]
+            old = self._items[supersedes]
             if old.kind != kind or old.key != key:
                 raise BadInput(
                     f"{supersedes} is a {old.kind} on another key; a new version supersedes a version of "
                     "the same item (same kind, and for a fact the same scope, s and r)."
                 )
         self._catch_up()
-        cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
-        verdicts: list[dict[str, Any]] = []
-        base = SourceGate().admit(self, cand)
-        if base.admit:
-            base = ConsistencyGate().admit(self, cand)
-        if base.admit:
-            for g in self.gates:
-                v = g.admit(self, cand, _Shadow(self, cand))
-                if not isinstance(v, Verdict):
-                    raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
-                verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
-        # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing).
+        # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing). The
+        # gates' shadow folds this same payload, so it sees the item exactly as the store will.
         payload: dict[str, Any] = {"op": "add", "kind": kind, "body": body, "source": source, "key": key}
         for name, value in (
             ("by", by),
@@ -884,18 +875,30 @@ class KnowledgeStore(JournalOwner):
             ("supersedes", supersedes),
             ("valid", valid),
             ("of", of),
-            ("verdicts", verdicts),
         ):
             if value is not None and value != []:
                 payload[name] = value
         if hypothesis:
             payload["hypothesis"] = True
-        if not base.admit:
-            payload["refused"] = base.reason  # informational: the fold decides again, deterministically
         if reconfirm_after is not _DEFAULT:
             payload["reconfirm_after"] = reconfirm_after
+        cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
+        verdicts: list[dict[str, Any]] = []
+        base = SourceGate().admit(self, cand)
+        if base.admit:
+            base = ConsistencyGate().admit(self, cand)
+        if base.admit:
+            for g in self.gates:
+                v = g.admit(self, cand, _Shadow(self, dict(payload)))
+                if not isinstance(v, Verdict):
+                    raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
+                verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
+        if verdicts:
+            payload["verdicts"] = verdicts
+        if not base.admit:
+            payload["refused"] = base.reason  # informational: the fold decides again, deterministically
         pos = self._write(payload)
-        it = self.items[item_id(pos)]
+        it = self._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
             raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
         return it.id
@@ -903,9 +906,9 @@ class KnowledgeStore(JournalOwner):
     def _get(self, iid: Any) -> Item:
         if not isinstance(iid, str):
             raise BadInput(f"an item id is a string like 'k3', got {iid!r}.")
-        it = self.items.get(iid)
+        it = self._items.get(iid)
         if it is None:
-            raise UnknownId(f"no item {iid!r} in this store ({len(self.items)} written); use an id add() returned.")
+            raise UnknownId(f"no item {iid!r} in this store ({len(self._items)} written); use an id add() returned.")
         return it
 
     def _live_item(self, iid: str, what: str) -> Item:
@@ -963,14 +966,14 @@ class KnowledgeStore(JournalOwner):
         it = self._live_item(update, "rolled back")
         if not it.supersedes:
             raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
-        prev = self.items[it.supersedes]
+        prev = self._items[it.supersedes]
         if prev.state != "refuted" or prev.refuted_by != update:
             raise BadInput(
                 f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
                 "replaced; nothing to roll back to."
             )
-        flags = [f.id for f in self.flags.pending_covering(it.id, it.key, it.scope)]
-        flags += [f.id for f in self.flags.pending_covering(prev.id, prev.key, prev.scope) if f.id not in flags]
+        flags = [f.id for f in self._flags.pending_covering(it.id, it.key, it.scope)]
+        flags += [f.id for f in self._flags.pending_covering(prev.id, prev.key, prev.scope) if f.id not in flags]
         self._key_op("rollback", update, by=by, why=why, flags=flags)
         return prev.id
 
@@ -983,16 +986,16 @@ class KnowledgeStore(JournalOwner):
             raise BadInput(f"question {key} is not open; ks.disputes() lists the open ones.")
         if isinstance(key, (tuple, list)) and len(key) == 3:
             key = fact_key(*key)
-        if not isinstance(key, str) or key not in self.keys:
+        if not isinstance(key, str) or key not in self._keys:
             raise BadInput(f"{key!r} is not a key of this store; pass a key from ks.disputes() or (scope, s, r).")
-        return self.keys[key]
+        return self._keys[key]
 
     def _open_keys(self) -> list[_Key]:
-        return [self.keys[k] for k in self._open]
+        return [self._keys[k] for k in self._open]
 
     @property
     def _open(self) -> list[str]:
-        return sorted(self._open_set, key=lambda k: self.keys[k].open_q["opened_at"])
+        return sorted(self._open_set, key=lambda k: self._keys[k].open_q["opened_at"])
 
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
@@ -1015,7 +1018,7 @@ class KnowledgeStore(JournalOwner):
     def questions(self) -> list[dict[str, Any]]:
         """Every person question ever opened (one per dispute event), open or closed."""
         return sorted(
-            (dict(q) for k in self._question_keys for q in self.keys[k].questions), key=lambda q: q["opened_at"]
+            (dict(q) for k in self._question_keys for q in self._keys[k].questions), key=lambda q: q["opened_at"]
         )
 
     @writing_call
@@ -1084,7 +1087,7 @@ class KnowledgeStore(JournalOwner):
         need_str("flag", flag)
         need_str("why", why)
         need_json("by", by)
-        f = self.flags.flags.get(flag)
+        f = self._flags.flags.get(flag)
         if f is None:
             raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
         if not f.pending:
@@ -1106,10 +1109,10 @@ class KnowledgeStore(JournalOwner):
     def _stale_flags(self, it: Item) -> list[str]:
         if it.state not in LIVE:
             return []
-        out = [f.id for f in self.flags.pending_covering(it.id, it.key, it.scope) if f.pos > it.confirmed_pos]
+        out = [f.id for f in self._flags.pending_covering(it.id, it.key, it.scope) if f.pos > it.confirmed_pos]
         ru = it.restored_under
         if ru and it.confirmed_pos < ru["position"]:
-            out += [fid for fid in ru["flags"] if self.flags.flags[fid].pending and fid not in out]
+            out += [fid for fid in ru["flags"] if self._flags.flags[fid].pending and fid not in out]
         return out
 
     def usable(self, iid: str, valid_at: Any = None) -> bool:
@@ -1141,10 +1144,11 @@ class KnowledgeStore(JournalOwner):
 
     # ------------------------------------------------------------------------------------------ reading
     def status(self, iid: str) -> str:
-        it = self._get(iid)
-        if it.state in LIVE and it.expired(self.clock):
-            return "expired"
-        return it.state
+        return item_status(self._get(iid), self.clock)
+
+    def view(self) -> StoreView:
+        """A read-only view of what the store holds: frozen item records and their relations (knowledge/view.py)."""
+        return StoreView(self)
 
     def item(self, iid: str) -> dict[str, Any]:
         """The full record of an item (see README: the specification's field names)."""
@@ -1157,12 +1161,12 @@ class KnowledgeStore(JournalOwner):
         retracted = None
         invalidated = it.invalidated_at
         if it.state == "retracted":
-            root = it.id if it.id in self.retracted else None
+            root = it.id if it.id in self._retracted else None
             if root is None:
                 for pid in self._retracted_roots_of(it):
                     root = pid
                     break
-            info = self.retracted.get(root, {})
+            info = self._retracted.get(root, {})
             retracted = {"root": root, "position": info.get("position"), "by": info.get("by"), "why": info.get("why")}
             invalidated = info.get("position")
         valid = it.valid or [None, None]
@@ -1207,14 +1211,14 @@ class KnowledgeStore(JournalOwner):
             if pid in seen:
                 continue
             seen.add(pid)
-            if pid in self.retracted:
+            if pid in self._retracted:
                 yield pid
-            p = self.items.get(pid)
+            p = self._items.get(pid)
             if p is not None:
                 todo.extend(p.derived_from)
 
     def __contains__(self, iid: object) -> bool:
-        it = self.items.get(iid) if isinstance(iid, str) else None
+        it = self._items.get(iid) if isinstance(iid, str) else None
         return it is not None and it.present
 
     def __len__(self) -> int:
@@ -1246,7 +1250,9 @@ class KnowledgeStore(JournalOwner):
             need_str_list("status", status)
         statuses = {status} if isinstance(status, str) else (set(status) if status is not None else None)
         cands = (
-            (self.items.get(i) for i in self.by_subject.get(value_key(s), ())) if s is not ... else self.items.values()
+            (self._items.get(i) for i in self._by_subject.get(value_key(s), ()))
+            if s is not ...
+            else self._items.values()
         )
         out = []
         oc = value_key(o) if o is not ... else None
@@ -1298,7 +1304,7 @@ class KnowledgeStore(JournalOwner):
         by_kind: dict[str, int] = {}
         by_source: dict[str, int] = {}
         refused = 0
-        for it in self.items.values():
+        for it in self._items.values():
             if it.state == "refused":
                 refused += 1
                 continue
@@ -1308,14 +1314,14 @@ class KnowledgeStore(JournalOwner):
                 by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
                 by_source[it.source] = by_source.get(it.source, 0) + 1
         return {
-            "items": len(self.items) - refused,
+            "items": len(self._items) - refused,
             "refused_writes": refused,
             "by_status": by_status,
             "by_kind": by_kind,
             "by_source": by_source,
             "open_disputes": len(self._open),
-            "questions": sum(len(self.keys[k].questions) for k in self._question_keys),
-            "flags": [f.as_dict() for f in self.flags.flags.values()],
+            "questions": sum(len(self._keys[k].questions) for k in self._question_keys),
+            "flags": [f.as_dict() for f in self._flags.flags.values()],
             "clock": self.clock,
             "position": self.position,
             "fingerprint": self.fingerprint(),
@@ -1378,11 +1384,10 @@ class KnowledgeStore(JournalOwner):
     def verify(self, head: Any = None) -> Verification:
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
-        The replay is done in place, so verifying a store of a million items needs the memory of one store, not
-        two: the chain is checked first (streaming), then the state is folded again from the journal — every
-        retracted item treated as never written, the definition retraction must meet — and its fingerprint is
-        compared with the one the live store had. After verify() the store *is* that replay; if they differed,
-        the report says so and the store now holds what its journal says.
+        The chain is checked first (streaming), then a second store is folded from the journal beside the live
+        one — every retracted item treated as never written, the definition retraction must meet — and the two
+        fingerprints are compared. verify() only reports: the live store is never replaced (peak memory is that
+        of two stores while it runs).
         """
         if self.journal is None:
             raise BadInput("verify() needs the store's journal; call it on the live store.")
@@ -1391,36 +1396,32 @@ class KnowledgeStore(JournalOwner):
         if not chain:
             return Verification(False, False, False, chain.records, chain.problem)
         live = self.fingerprint()
-        skip = set(self.retracted)
-        self._reset_state()
-        self._skip = skip
-        for r in self.journal:
-            self._fold_record(r.position, r.kind, r.payload)
-        same = self.fingerprint() == live
+        replayed = KnowledgeStore.replay(self.journal, skip=set(self._retracted))
+        same = replayed.fingerprint() == live
         return Verification(
             same,
             True,
             same,
             chain.records,
-            "" if same else "the live store differed from the replay of its journal; it now holds the replay",
+            "" if same else "the live store differs from the replay of its journal; the live store is unchanged",
         )
 
     # ---------------------------------------------------------------------------------------- exploration
     def frame(self):
-        """One row per item (polars): see solvi_lab.knowledge.frames.store_frame."""
-        from .frames import store_frame
+        """One row per item (polars): see solvi_lab.explore.frames.store_frame."""
+        from ..explore.frames import store_frame
 
         return store_frame(self)
 
     def diff(self, a: int, b: int | None = None):
-        """What changed status between journal positions a and b (polars): see timetravel.diff."""
-        from .timetravel import diff
+        """What changed status between journal positions a and b (polars): see explore.timetravel.diff."""
+        from ..explore.timetravel import diff
 
         return diff(self, a, b)
 
     def graph(self, around: str | None = None, depth: int = 2, **kw: Any):
-        """Premise edges and same-key competition around an item (networkx): see knowledge.graph.graph."""
-        from .graph import graph
+        """Premise edges and same-key competition around an item (networkx): see explore.graph.graph."""
+        from ..explore.graph import graph
 
         return graph(self, around=around, depth=depth, **kw)
 
@@ -1436,35 +1437,17 @@ class KnowledgeStore(JournalOwner):
 
 
 class _Shadow:
-    """A lazily built copy of the store in which a candidate is already admitted (for gates that measure)."""
+    """A lazily built copy of the store in which a candidate is already admitted (for gates that measure).
 
-    def __init__(self, store: KnowledgeStore, cand: Candidate):
-        self._store, self._cand, self._built = store, cand, None
+    The candidate is folded from the very payload add() is about to write (same key, hypothesis, valid,
+    reconfirm_after, evidence), so the shadow is the store as it will be if the gates admit it."""
+
+    def __init__(self, store: KnowledgeStore, payload: dict[str, Any]):
+        self._store, self._payload, self._built = store, payload, None
 
     def store(self) -> KnowledgeStore:
         if self._built is None:
             shadow = KnowledgeStore.replay(self._store.journal)
-            c = self._cand
-            key = (
-                fact_key(c.scope, c.body.get("s"), c.body.get("r"))
-                if c.kind == "fact" and isinstance(c.body, dict)
-                else canonical(["shadow", c.kind])
-            )
-            shadow._fold_record(
-                self._store.journal.position,
-                RECORD_KIND,
-                {
-                    "op": "add",
-                    "kind": c.kind,
-                    "body": c.body,
-                    "source": c.source,
-                    "by": c.by,
-                    "scope": c.scope,
-                    "derived_from": list(c.derived_from),
-                    "supersedes": c.supersedes,
-                    "of": c.of,
-                    "key": key,
-                },
-            )
+            shadow._fold_record(self._store.journal.position, RECORD_KIND, self._payload)
             self._built = shadow
         return self._built

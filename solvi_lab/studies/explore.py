@@ -29,11 +29,9 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from ..errors import BadParameter
+from ..explore import diff, graph, store_frame
 from ..journal import Journal
 from ..knowledge import STATUSES, KnowledgeStore
-from ..knowledge.frames import store_frame
-from ..knowledge.graph import graph
-from ..knowledge.timetravel import diff
 from ..parquet import export_journal, import_journal
 from ..plot import STATUS_COLOURS, derivations
 from .params import Param, ParamSpec
@@ -96,7 +94,7 @@ def build_store(n_items: int, seed: int = 0) -> tuple[KnowledgeStore, Story]:
         if premise is not None and ks.status(premise) == "active":
             # A derived fact about the premise's subject, on a key of its own ("segment"): its premise is active
             # and never on the same key, so the store admits it (a refusal here would be a bug, and raises).
-            p = ks.items[premise].body
+            p = ks.view().record(premise).body
             body = {"s": p["s"], "r": "segment", "o": f"{p['r']}:{p['o']}"}
             ks.add("fact", body, source="spec", by="segmenter", derived_from=[premise])
             continue

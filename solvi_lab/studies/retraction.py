@@ -70,15 +70,16 @@ TIMING_KEYS = ("cost_grows_with_component", "cost_follows_refolded")
 def component_sizes(ks: KnowledgeStore) -> dict[str, int]:
     """Size of the connected component of every present item, over premise edges and shared keys."""
     g = nx.Graph()
-    for iid, it in ks.items.items():
-        if not it.present:
+    view = ks.view()
+    for iid in view.ids():
+        if not view.present(iid):
             continue
         g.add_node(iid)
-        for pid in it.derived_from:
-            if pid in ks.items and ks.items[pid].present:
+        for pid in view.premises_of(iid):
+            if view.present(pid):
                 g.add_edge(iid, pid)
-    for ks_key in ks.keys.values():
-        live = [i for i in ks_key.item_ids if ks.items[i].present]
+    for key in view.keys():
+        live = [i for i in view.on_key(key) if view.present(i)]
         for a, b in zip(live, live[1:]):
             g.add_edge(a, b)
     sizes: dict[str, int] = {}
@@ -116,15 +117,16 @@ class LiveComponents:
     def _build(self) -> None:
         ks = self.ks
         self.graph = nx.Graph()
-        for iid, it in ks.items.items():
-            if not it.present:
+        view = ks.view()
+        for iid in view.ids():
+            if not view.present(iid):
                 continue
             self.graph.add_node(iid)
-            for pid in it.derived_from:
-                if pid in ks.items and ks.items[pid].present:
+            for pid in view.premises_of(iid):
+                if view.present(pid):
                     self.graph.add_edge(iid, pid)
-        for n, ks_key in enumerate(ks.keys.values()):
-            live = [i for i in ks_key.item_ids if ks.items[i].present]
+        for n, key in enumerate(view.keys()):
+            live = [i for i in view.on_key(key) if view.present(i)]
             if len(live) > 1:
                 self.graph.add_edges_from((("key", n), i) for i in live)
         self.items = {i for i in self.graph if not isinstance(i, tuple)}
@@ -139,7 +141,8 @@ class LiveComponents:
         Items leave with a retraction; one can also come back (an item refused because of x is admitted when x is
         retracted, as if x had never been written): then its edges are unknown here and the graph is built again.
         """
-        gone = [i for i in self.items if not self.ks.items[i].present]
+        view = self.ks.view()
+        gone = [i for i in self.items if not view.present(i)]
         self.graph.remove_nodes_from(gone)
         self.items.difference_update(gone)
         if len(self.items) != len(self.ks):  # something present is not in the graph: it came back

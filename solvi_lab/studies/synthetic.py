@@ -132,6 +132,16 @@ def add_fact(ks: Any, ids: list[str | None], op: tuple, **extra: Any) -> None:
         ids.append(None)
 
 
+def _record(ks: Any, iid: str) -> Any:
+    """An item's record through the store's read-only view (an older store, e.g. a benchmark's --baseline
+    checkout from before the view existed, keeps its fold state public)."""
+    return ks.view().record(iid) if hasattr(ks, "view") else ks.items[iid]
+
+
+def _flag_pending(ks: Any, flag: str) -> bool:
+    return ks.view().flag_pending(flag) if hasattr(ks, "view") else ks.flags.flags[flag].pending
+
+
 def apply_shared_op(ks: Any, op: tuple, ids: list[str | None], flag_ids: list[str]) -> bool:
     """Apply a ``resolve``, ``promote``, ``tick``, ``flag`` or ``end_flag`` op (the kinds every stream shares) to a
     solvi_lab KnowledgeStore; False for any other kind (left to the caller). Raised flags are appended to
@@ -145,7 +155,7 @@ def apply_shared_op(ks: Any, op: tuple, ids: list[str | None], flag_ids: list[st
     if kind == "resolve":
         iid = ids[op[1]]
         if iid is not None and ks.status(iid) == "disputed":
-            it = ks.items[iid]
+            it = _record(ks, iid)
             ks.resolve(it.key, it.body["o"], by="synthetic-person")
     elif kind == "promote":
         iid = ids[op[1]]
@@ -157,7 +167,7 @@ def apply_shared_op(ks: Any, op: tuple, ids: list[str | None], flag_ids: list[st
         flag_ids.append(ks.flag(op[1], why="synthetic drift"))
     elif kind == "end_flag":
         f = flag_ids[op[1]]
-        if ks.flags.flags[f].pending:
+        if _flag_pending(ks, f):
             ks.end_flag(f, by="synthetic-person", why="re-confirmed")
     else:
         return False

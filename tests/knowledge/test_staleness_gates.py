@@ -143,7 +143,7 @@ def test_custom_gates_never_replace_source_and_consistency():
 
 
 def test_shadow_gate_measures_and_journals():
-    count = lambda st: sum(1 for it in st.items.values() if it.kind == "rule" and it.state == "active")  # noqa: E731
+    count = lambda st: sum(1 for r in st.view().records() if r.kind == "rule" and r.status == "active")  # noqa: E731
     ks = KnowledgeStore(gates=[ShadowGate(count)], clock=None)
     r = ks.add("rule", {"name": "r"}, source="spec")
     assert ks.status(r) == "active"

@@ -87,7 +87,8 @@ def test_live_components_equal_a_recount_after_every_retraction():
     apply_stream(ks, operation_stream(400, seed=5))
     live = retraction.LiveComponents(ks)
     rng = random.Random(5)
-    order = sorted(i for i, it in ks.items.items() if it.present)
+    view = ks.view()
+    order = sorted(i for i in view.ids() if view.present(i))
     rng.shuffle(order)
     checked = 0
     for x in order[:25]:
