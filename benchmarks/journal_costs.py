@@ -118,7 +118,10 @@ def main() -> None:
     args = ap.parse_args()
     load = os.getloadavg()[0]
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    text = [f"Journal costs — {stamp}, {os.cpu_count()} cores, load {load:.1f}{' (under load)' if load > 1 else ''}", ""]
+    text = [
+        f"Journal costs — {stamp}, {os.cpu_count()} cores, load {load:.1f}{' (under load)' if load > 1 else ''}",
+        "",
+    ]
     text += durability(args.flush_appends, args.fsync_appends)
     if args.base:
         text += [""] + before_after(args.base, args.n, args.repeat)
