@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import sys
 from typing import Any
 
@@ -40,6 +41,26 @@ def stronger_rule(a: int | None, b: int | None) -> int | None:
     if a is None or b is None:
         return None
     return max(a, b)
+
+
+#: The fields of an Item that a fold step can change (besides `hist` and the use counts): what a per-key checkpoint
+#: keeps and a re-fold puts back.
+FOLD_FIELDS: tuple[str, ...] = (
+    "state",
+    "why",
+    "refuted_by",
+    "invalidated_at",
+    "confirmations",
+    "refutations",
+    "confirmed_pos",
+    "confirmed_clock",
+    "clock_rule",
+    "restored_under",
+    "version",
+    "promoted",
+    "before_refute",
+)
+_fold_fields = operator.attrgetter(*FOLD_FIELDS)
 
 
 class Item:
@@ -145,38 +166,12 @@ class Item:
 
     def fold_state(self) -> tuple:
         """The fields a fold step can change (besides `hist` and the use counts): what a checkpoint keeps."""
-        return (
-            self.state,
-            self.why,
-            self.refuted_by,
-            self.invalidated_at,
-            self.confirmations,
-            self.refutations,
-            self.confirmed_pos,
-            self.confirmed_clock,
-            self.clock_rule,
-            self.restored_under,
-            self.version,
-            self.promoted,
-            self.before_refute,
-        )
+        return _fold_fields(self)
 
     def set_fold_state(self, s: tuple) -> None:
-        (
-            self.state,
-            self.why,
-            self.refuted_by,
-            self.invalidated_at,
-            self.confirmations,
-            self.refutations,
-            self.confirmed_pos,
-            self.confirmed_clock,
-            self.clock_rule,
-            self.restored_under,
-            self.version,
-            self.promoted,
-            self.before_refute,
-        ) = s
+        """Put back a `fold_state()` (a re-fold restarting from a checkpoint)."""
+        for name, value in zip(FOLD_FIELDS, s, strict=True):
+            setattr(self, name, value)
 
     @property
     def present(self) -> bool:
