@@ -38,6 +38,7 @@ from typing import Any
 from .decisions import DecisionLog
 from .errors import BadInput
 from .journal import Journal, canonical, json_value
+from .validation import need_int
 
 __all__ = ["Episode", "EpisodeView", "Chooser", "Choice", "ChooserReplay", "LongMemory"]
 
@@ -89,12 +90,6 @@ class _AllActs:
 
 
 _ALL_ACTS = _AllActs()
-
-
-def _count(name: str, n: Any, minimum: int = 1) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < minimum:
-        raise BadInput(f"{name} must be an int >= {minimum}, got {n!r}.")
-    return n
 
 
 class Episode:
@@ -214,12 +209,12 @@ class EpisodeView:
     # progress and facts). The default is "act" for repeated, ping_pong, stalled and looping, "visit" for revisits.
     def repeated(self, n: int = 3, kind: Kinds = "act") -> bool:
         """Some key occurred at least `n` times among the `kind` events since the last progress."""
-        n = _count("n", n)
+        n = need_int("n", n, min=1)
         return any(c >= n for c in Counter(self.keys(kind)).values())
 
     def ping_pong(self, cycles: int = 2, kind: Kinds = "act") -> bool:
         """The last 2*cycles `kind` events since progress alternate between two different keys (A B A B ...)."""
-        cycles = _count("cycles", cycles)
+        cycles = need_int("cycles", cycles, min=1)
         tail = self.keys(kind)[-2 * cycles :]
         if len(tail) < 2 * cycles or tail[0] == tail[1]:
             return False
@@ -227,12 +222,12 @@ class EpisodeView:
 
     def stalled(self, n: int = 20, kind: Kinds = "act") -> bool:
         """At least `n` events of `kind` since the last progress."""
-        return self.steps(kind) >= _count("n", n)
+        return self.steps(kind) >= need_int("n", n, min=1)
 
     def revisits(self, n: int = 3, kind: Kinds = "visit") -> bool:
         """At least `n` visits since the last progress went to a place already visited since then."""
         keys = self.keys(kind)
-        return len(keys) - len(set(keys)) >= _count("n", n)
+        return len(keys) - len(set(keys)) >= need_int("n", n, min=1)
 
     def looping(self, stalled: int = 20, repeated: int = 3, cycles: int = 2, kind: Kinds = "act") -> bool:
         """Stalled AND (repeated or ping-pong), all three over the same `kind` events: one detector alone also

@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from .errors import BadInput, UnknownId
@@ -59,6 +60,7 @@ __all__ = [
     "HINT_FACTORS",
     "LEARNING_RATE",
     "MISCONCEPTION_STATUSES",
+    "MisconceptionStatus",
     "MISCONCEPTION_POLICY",
     "PERSON_SETTABLE_STATUSES",
     "SOURCE_RANK",
@@ -171,10 +173,26 @@ REPAIR_MIN_WEIGHT = 0.25
 RESOLVE_AFTER = 3
 STALE_AFTER_S = 30 * 86400.0  # an active or repairing misconception without linked evidence for 30 days is stale
 
-MISCONCEPTION_STATUSES: tuple[str, ...] = ("active", "repairing", "stale", "resolved")
+
+class MisconceptionStatus(StrEnum):
+    """The status of a learner's misconception — not a knowledge item's status: "active" here means the
+    misconception is believed held (blocking), "stale" that no linked evidence came for `STALE_AFTER_S`.
+    Str-valued, so records keep plain strings.
+
+    >>> MisconceptionStatus.STALE == "stale", MISCONCEPTION_STATUSES[-1]
+    (True, 'resolved')
+    """
+
+    ACTIVE = "active"
+    REPAIRING = "repairing"
+    STALE = "stale"
+    RESOLVED = "resolved"
+
+
+MISCONCEPTION_STATUSES: tuple[str, ...] = tuple(s.value for s in MisconceptionStatus)
 #: The only statuses a person may set by hand. Repairing and resolved are reached only by linked evidence — a
 #: person (or a model acting as one) must not be able to clear a blocker by declaring it cleared.
-PERSON_SETTABLE_STATUSES: tuple[str, ...] = ("active", "stale")
+PERSON_SETTABLE_STATUSES: tuple[str, ...] = (MisconceptionStatus.ACTIVE.value, MisconceptionStatus.STALE.value)
 
 SOURCE_RANK: dict[str, int] = {"learner": 1, "teacher": 2}
 

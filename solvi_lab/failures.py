@@ -28,7 +28,7 @@ from typing import Any
 from .checks import HardCheck, install
 from .errors import BadInput
 from .journal import Journal, JournalOwner, json_value, register_kind
-from .validation import ANY, Opt, op_shapes, writing_call
+from .validation import ANY, Opt, need_int, op_shapes, writing_call
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
 
@@ -55,12 +55,6 @@ def plan_key(plan: Any) -> tuple[str, Any]:
     return json_value("a plan", plan)
 
 
-def _positive_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise BadInput(f"{name} must be an int >= {minimum}, got {value!r}.")
-    return value
-
-
 class FailureMemory(JournalOwner):
     """Plans that failed recently, each blocked for `window` units of time.
 
@@ -80,12 +74,12 @@ class FailureMemory(JournalOwner):
         *,
         name: str = "failures",
     ):
-        self.window = _positive_int("window", window, 1)
+        self.window = need_int("window", window, min=1)
         if unit not in UNITS:
             raise BadInput(f"unit must be 'steps' or 'episodes', got {unit!r}.")
         self.unit = unit
-        self.max_blocked = _positive_int("max_blocked", max_blocked, 1)
-        self.min_open = _positive_int("min_open", min_open, 0)
+        self.max_blocked = need_int("max_blocked", max_blocked, min=1)
+        self.min_open = need_int("min_open", min_open, min=0)
         if not isinstance(name, str) or not name:
             raise BadInput(f"name must be a non-empty string (it tells this memory's records apart), got {name!r}.")
         self.name = name

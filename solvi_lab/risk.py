@@ -37,7 +37,7 @@ from typing import Any
 from .errors import BadInput
 from .journal import JournalOwner, register_kind
 from .prediction import Prediction
-from .validation import ANY, Opt, op_shapes, shape, writing_call
+from .validation import ANY, Opt, need_int, op_shapes, shape, writing_call
 
 __all__ = ["RiskDecision", "Protect", "RiskBudget", "LearnedGate", "CHOICES", "DECISION_KIND", "GATE_KIND"]
 
@@ -227,11 +227,7 @@ class RiskBudget(_Policy):
                 "e.g. 1.0, or 0 to take whenever the gain is not negative. To never take a refused action use "
                 "Protect() instead."
             )
-        if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 0:
-            raise BadInput(
-                f"min_support must be an int ≥ 0 (recorded cases a refusal must rest on to be traded), got "
-                f"{min_support!r}; e.g. 3."
-            )
+        need_int("min_support", min_support, min=0, hint="recorded cases a refusal must rest on to be traded; e.g. 3")
         super().__init__(journal)
         self.max_risk_per_episode = float(max_risk_per_episode)
         self.min_gain_ratio = float(min_gain_ratio)
@@ -341,9 +337,7 @@ def _check_context(context: Any) -> Hashable:
 
 
 def _check_level(level: Any) -> int:
-    if isinstance(level, bool) or not isinstance(level, int):
-        raise BadInput(f"level must be an int (a depth, a size class), got {level!r}; e.g. level=4.")
-    return level
+    return need_int("level", level, hint="a depth, a size class; e.g. level=4")
 
 
 class LearnedGate(JournalOwner):
@@ -391,21 +385,13 @@ class LearnedGate(JournalOwner):
     ) -> None:
         if not isinstance(name, str) or not name:
             raise BadInput(f"a LearnedGate needs a non-empty name (it tags its journal records), got {name!r}.")
-        if expiry is not None and (isinstance(expiry, bool) or not isinstance(expiry, int) or expiry < 1):
-            raise BadInput(
-                f"expiry must be an int ≥ 1 (episodes a failure is remembered) or None (never expires), "
-                f"got {expiry!r}; e.g. expiry=10."
-            )
+        need_int("expiry", expiry, min=1, none=True, hint="episodes a failure is remembered, or None (never expires)")
         if floor is not None and not callable(floor):
             raise BadInput(
                 f"floor must be a function context → level or None, got {type(floor).__name__}; "
                 "e.g. floor=lambda hero: hero + 1."
             )
-        if isinstance(reopen_support, bool) or not isinstance(reopen_support, int) or reopen_support < 1:
-            raise BadInput(
-                f"reopen_support must be an int ≥ 1 (arrivals needed to reopen a level), got "
-                f"{reopen_support!r}; e.g. 5."
-            )
+        need_int("reopen_support", reopen_support, min=1, hint="arrivals needed to reopen a level; e.g. 5")
         if not _is_number(reopen_rate) or not 0.0 <= reopen_rate < 1.0:
             raise BadInput(
                 f"reopen_rate must be a number in [0, 1) (the failure rate low enough to reopen a level), "

@@ -124,20 +124,35 @@ def need_str(what: str, value: Any, *, none: bool = False, empty: bool = True) -
     return value
 
 
-def need_int(what: str, value: Any, *, min: int | None = None, none: bool = False) -> Any:
-    """`value` if it is an int (not a bool) ≥ min, within 4,000 digits.
+def need_int(
+    what: str,
+    value: Any,
+    *,
+    min: int | None = None,
+    none: bool = False,
+    error: type[BadInput] = BadInput,
+    hint: str = "",
+) -> Any:
+    """`value` if it is an int (not a bool: True is never a count) ≥ min, within 4,000 digits.
+
+    error: the BadInput subclass to raise (BadParameter for a study's parameter); hint: said after the problem.
 
     >>> need_int("k", 0, min=1)
     Traceback (most recent call last):
     ...
     solvi_lab.errors.BadInput: k must be an int ≥ 1, got 0.
+    >>> need_int("n", True, hint="e.g. n=10")
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: n must be an int, got True; e.g. n=10.
     """
     if value is None and none:
         return value
+    tail = f"; {hint}." if hint else "."
     if not isinstance(value, int) or isinstance(value, bool) or value.bit_length() > 13000:
-        raise BadInput(f"{what} must be an int{'' if min is None else f' ≥ {min}'}, got {_short(value)}.")
+        raise error(f"{what} must be an int{'' if min is None else f' ≥ {min}'}, got {_short(value)}{tail}")
     if min is not None and value < min:
-        raise BadInput(f"{what} must be an int ≥ {min}, got {value!r}.")
+        raise error(f"{what} must be an int ≥ {min}, got {value!r}{tail}")
     return value
 
 

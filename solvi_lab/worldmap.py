@@ -57,6 +57,7 @@ import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +66,49 @@ from .errors import BadInput, CorruptJournal
 from .journal import Journal, JournalOwner, VerifyReport, canonical
 from .validation import writing_call
 
-__all__ = ["WorldMap", "Claim", "Arrival", "STATUSES", "SOURCES", "RECORD_KIND", "FORMAT", "encode", "decode"]
+__all__ = [
+    "WorldMap",
+    "Claim",
+    "Arrival",
+    "ClaimStatus",
+    "ClaimSource",
+    "CLAIM_STATUSES",
+    "CLAIM_SOURCES",
+    "MAP_RECORD_KIND",
+    "FORMAT",
+    "encode",
+    "decode",
+]
 
-#: Claim statuses, weakest first.
-STATUSES = ("hypothesis", "confirmed", "refuted")
-#: Who made a claim: the environment showed it (seen), the agent took it (observed), a document (told), a person.
-SOURCES = ("seen", "observed", "told", "human")
+
+class ClaimStatus(StrEnum):
+    """The status of a map claim (not a knowledge item's status; str-valued, so records keep plain strings).
+
+    >>> ClaimStatus.CONFIRMED == "confirmed", CLAIM_STATUSES
+    (True, ('hypothesis', 'confirmed', 'refuted'))
+    """
+
+    HYPOTHESIS = "hypothesis"
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+
+
+class ClaimSource(StrEnum):
+    """Who made a claim: the environment showed it (seen), the agent took it (observed), a document (told), a
+    person (human). Not a knowledge item's source: `_STORE_SOURCE` maps one to the other."""
+
+    SEEN = "seen"
+    OBSERVED = "observed"
+    TOLD = "told"
+    HUMAN = "human"
+
+
+#: Claim statuses, in the order counts() reports them.
+CLAIM_STATUSES = tuple(s.value for s in ClaimStatus)
+#: Claim sources.
+CLAIM_SOURCES = tuple(s.value for s in ClaimSource)
 #: Journal record kind of every map entry.
-RECORD_KIND = "worldmap"
+MAP_RECORD_KIND = "worldmap"
 #: The "format" field of a saved map file.
 FORMAT = "solvi_lab.worldmap/1"
 #: The relation of every fact a map writes into a knowledge store.
@@ -464,7 +500,7 @@ class WorldMap(JournalOwner):
 
     def counts(self) -> dict[str, int]:
         """How many claims hold each status."""
-        out = dict.fromkeys(STATUSES, 0)
+        out = dict.fromkeys(CLAIM_STATUSES, 0)
         for by_action in self._edges.values():
             for bucket in by_action.values():
                 for c in bucket.values():
@@ -536,13 +572,13 @@ class WorldMap(JournalOwner):
         for i, rec in enumerate(doc["records"]):
             # re-append every record to a fresh chain: the recomputed hash must be the stored one, so an edited,
             # inserted, deleted or reordered entry cannot pass
-            if not isinstance(rec, dict) or rec.get("position") != i or rec.get("kind") != RECORD_KIND:
+            if not isinstance(rec, dict) or rec.get("position") != i or rec.get("kind") != MAP_RECORD_KIND:
                 raise CorruptJournal(
                     f"{path}: record {i} is not world map entry number {i}; an entry was edited, inserted, "
                     "deleted or reordered. Restore the file from a backup."
                 )
             try:
-                got = self.journal.append(RECORD_KIND, rec.get("payload"))
+                got = self.journal.append(MAP_RECORD_KIND, rec.get("payload"))
             except BadInput:
                 raise CorruptJournal(
                     f"{path}: record {i} has a payload that is not JSON; restore from a backup."
@@ -657,7 +693,7 @@ class WorldMap(JournalOwner):
                 "source": e["source"],
                 "items": e["items"],
             }
-            got = out.journal.append(RECORD_KIND, p)
+            got = out.journal.append(MAP_RECORD_KIND, p)
             out._apply(got.payload, got.position)
         return out
 
@@ -675,7 +711,7 @@ class WorldMap(JournalOwner):
         return any(k is not None and k != tk and c.status != "refuted" for k, c in bucket.items())
 
     def _write(self, p: dict[str, Any]) -> None:
-        rec = self.journal.append(RECORD_KIND, p)
+        rec = self.journal.append(MAP_RECORD_KIND, p)
         self._apply(rec.payload, rec.position)
 
     def _apply(self, p: dict[str, Any], pos: int) -> None:
@@ -686,8 +722,8 @@ class WorldMap(JournalOwner):
             for by_action in self._edges.values():
                 for bucket in by_action.values():
                     for c in bucket.values():
-                        if c.status == "confirmed":
-                            c.status, c.changed, c.dropped = "hypothesis", pos, True
+                        if c.status == ClaimStatus.CONFIRMED:
+                            c.status, c.changed, c.dropped = ClaimStatus.HYPOTHESIS.value, pos, True
             return
         s, a, to = p["s"], p["a"], p["to"]
         bucket = self._edges.setdefault(_key(s), {}).setdefault(_key(a), {})

@@ -1,7 +1,7 @@
 """The knowledge store: what a system learned, and from whom (see README: "The knowledge store")."""
 
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate
-from .items import KINDS, RANK, RECONFIRM_DEFAULTS, SOURCES, STATUSES
+from .items import KINDS, RANK, RECONFIRM_DEFAULTS, SOURCES, STATUSES, ItemSource, ItemStatus
 from .staleness import Flag
 from .store import KnowledgeStore, Verification
 
@@ -18,6 +18,8 @@ __all__ = [
     "SOURCES",
     "RANK",
     "STATUSES",
+    "ItemSource",
+    "ItemStatus",
     "RECONFIRM_DEFAULTS",
 ]
 

@@ -10,16 +10,53 @@ import hashlib
 import json
 import operator
 import sys
+from enum import StrEnum
 from typing import Any
 
 from ..journal import canonical
 
 KINDS = ("fact", "rule", "skill", "action", "episode")
 BEHAVIOUR_KINDS = frozenset({"rule", "skill", "action"})  # promoted only through the gates
-SOURCES = ("outcome", "person", "spec", "verified")
+
+
+class ItemSource(StrEnum):
+    """Who vouches for an item, strongest first (str-valued: records keep plain JSON strings).
+
+    >>> ItemSource.PERSON == "person", RANK[ItemSource.PERSON]
+    (True, 3)
+    """
+
+    OUTCOME = "outcome"
+    PERSON = "person"
+    SPEC = "spec"
+    VERIFIED = "verified"
+
+
+class ItemStatus(StrEnum):
+    """The status of an item, as `KnowledgeStore.status()` reports it (str-valued: equal to the plain strings).
+
+    The six in `STATUSES` are the statuses of an item that is in the store. `REFUSED` is what `status()` returns
+    for an id whose write was refused (by a gate, a bad source, or a premise it would refute): the refusal is in
+    the journal, the item never took part in the store, so it is kept out of `STATUSES` (the studies count those).
+
+    >>> ItemStatus.REFUSED == "refused", "refused" in STATUSES
+    (True, False)
+    """
+
+    ACTIVE = "active"
+    HYPOTHESIS = "hypothesis"
+    DISPUTED = "disputed"
+    REFUTED = "refuted"
+    EXPIRED = "expired"
+    RETRACTED = "retracted"
+    REFUSED = "refused"
+
+
+SOURCES = tuple(s.value for s in ItemSource)
 RANK = {"outcome": 4, "person": 3, "spec": 2, "verified": 1}
-STATUSES = ("active", "hypothesis", "disputed", "refuted", "expired", "retracted")
-LIVE = frozenset({"active", "hypothesis", "disputed"})  # fold states that take part in contention
+STATUSES = tuple(s.value for s in ItemStatus if s is not ItemStatus.REFUSED)
+# fold states that take part in contention
+LIVE = frozenset({ItemStatus.ACTIVE.value, ItemStatus.HYPOTHESIS.value, ItemStatus.DISPUTED.value})
 
 # reconfirm_after per (kind, source), in decisions (the store's clock). None: no clock — the next contradicting
 # observation refutes it instead. A "verified" fact rests on a guarantee that ages; the others do not.
@@ -176,7 +213,7 @@ class Item:
     @property
     def present(self) -> bool:
         """Admitted and not retracted: in the store, whatever its status."""
-        return self.state not in ("new", "refused", "retracted")
+        return self.state not in ("new", ItemStatus.REFUSED, ItemStatus.RETRACTED)
 
     def set_state(self, state: str, pos: int, why: str = "") -> None:
         if state != self.state:
@@ -234,7 +271,7 @@ class Item:
         ]
 
     def digest(self) -> int:
-        if self.state in ("new", "refused", "retracted"):
+        if self.state in ("new", ItemStatus.REFUSED, ItemStatus.RETRACTED):
             return 0  # absent items are not part of the observable store
         # repr, not JSON: every body, scope and evidence here was parsed from canonical JSON (sorted keys), so
         # repr is deterministic across processes, and three times cheaper on the hot path.

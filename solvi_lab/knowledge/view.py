@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UnknownId
-from .items import LIVE, Item
+from .items import LIVE, Item, ItemStatus
 
 if TYPE_CHECKING:
     from .store import KnowledgeStore
@@ -37,7 +37,7 @@ def item_status(it: Item, clock: int) -> str:
     """
     st = it.state
     if st in LIVE and it.clock_rule is not None and it.expired(clock):
-        return "expired"
+        return ItemStatus.EXPIRED.value
     return st
 
 

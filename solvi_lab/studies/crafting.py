@@ -91,7 +91,6 @@ from tqdm import tqdm
 from ..actions import ConservativeActionModel, Vocabulary
 from ..agenda import Agenda
 from ..checks import HardCheck, apply_checks
-from ..errors import BadParameter
 from ..failures import FailureMemory
 from ..journal import Journal
 from ..knowledge import KnowledgeStore
@@ -580,14 +579,6 @@ def _rng(seed: int, *parts: Any) -> random.Random:
     return random.Random("/".join(map(str, (seed, *parts))))
 
 
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise BadParameter(
-            f"{name} must be an integer ≥ {minimum}, got {value!r}; e.g. {name}={FULL_PARAMS.get(name, 0)}."
-        )
-    return value
-
-
 def _main_arms(worlds_list: list[World], steps: int, seed: int, stream: int, rows: list[dict[str, Any]]) -> bool:
     """The five arms on one stream of worlds; appends one row per (arm, world). Returns: every map verified."""
     verified = True
@@ -708,12 +699,6 @@ def run(
     steps: steps per world or episode; episodes: episodes in world A and then in world B; progress: a tqdm bar.
     """
     PARAMS.check(streams=streams, worlds=worlds, steps=steps, episodes=episodes, seed=seed)
-    _check_int("streams", streams, 1)
-    _check_int("worlds", worlds, 3)
-    _check_int("steps", steps, 10)
-    _check_int("episodes", episodes, 1)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise BadParameter(f"seed must be an integer, got {seed!r}; e.g. seed=0.")
     arm_rows: list[dict[str, Any]] = []
     fm_rows: list[dict[str, Any]] = []
     cw_rows: list[dict[str, Any]] = []

@@ -62,7 +62,6 @@ import polars as pl
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
-from ..errors import BadParameter
 from ..journal import Journal
 from ..prediction import Prediction
 from ..risk import LearnedGate, Protect, RiskBudget
@@ -274,17 +273,6 @@ def _replay_matches(agent: _Agent) -> bool:
     return all(again.predict(h, lv) == agent.gate.predict(h, lv) for h in HERO_LEVELS for lv in range(MAX_DEPTH + 1))
 
 
-def _check_params(streams: Any, games: Any, seed: Any) -> None:
-    for name, v, low in (("streams", streams, 1), ("games", games, 3)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < low:
-            raise BadParameter(
-                f"{name} must be an int ≥ {low}, got {v!r}; e.g. {name}={FULL_PARAMS[name]} "
-                f"(QUICK_PARAMS: {QUICK_PARAMS[name]})."
-            )
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise BadParameter(f"seed must be an int, got {seed!r}; e.g. seed=0.")
-
-
 def run(
     streams: int = FULL_PARAMS["streams"], games: int = FULL_PARAMS["games"], seed: int = 0, progress: bool = True
 ) -> StudyResult:
@@ -294,7 +282,6 @@ def run(
     Deterministic: the same (streams, games, seed) always gives the same metrics.
     """
     PARAMS.check(streams=streams, games=games, seed=seed)
-    _check_params(streams, games, seed)
     depth = {a: np.zeros((streams, games), dtype=np.int64) for a in ARMS}
     deaths = {a: {"pit": 0, "guardian": 0, "wanderer": 0} for a in ARMS}
     risky = dict.fromkeys(ARMS, 0)

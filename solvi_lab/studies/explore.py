@@ -28,7 +28,6 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
-from ..errors import BadParameter
 from ..explore import diff, graph, store_frame
 from ..journal import Journal
 from ..knowledge import STATUSES, KnowledgeStore
@@ -80,7 +79,7 @@ def build_store(n_items: int, seed: int = 0) -> tuple[KnowledgeStore, Story]:
     >>> ks.status(story.crm_tier), ks.status(story.spec_tier), ks.status(story.north)
     ('retracted', 'active', 'disputed')
     """
-    _check(n_items, seed)
+    PARAMS.check(n_items=n_items, seed=seed)
     rng = np.random.default_rng(seed)
     ks = KnowledgeStore(journal=Journal(clock=None))
     n_subjects = max(1, n_items // 4)  # about four facts per subject: enough collisions to refute and dispute
@@ -119,13 +118,6 @@ def build_store(n_items: int, seed: int = 0) -> tuple[KnowledgeStore, Story]:
     return ks, Story(spec_tier, crm_tier, discount, rule, north, south, retract_at)
 
 
-def _check(n_items: Any, seed: Any) -> None:
-    if isinstance(n_items, bool) or not isinstance(n_items, int) or n_items < 0:
-        raise BadParameter(f"n_items must be an int ≥ 0 (background facts), got {n_items!r}; e.g. n_items=200.")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise BadParameter(f"seed must be an integer, got {seed!r}; e.g. seed=0.")
-
-
 def _status_counts(frame: pl.DataFrame) -> dict[str, int]:
     counts = dict(frame.group_by("status").len().iter_rows())
     return {s: int(counts.get(s, 0)) for s in STATUSES}
@@ -134,7 +126,6 @@ def _status_counts(frame: pl.DataFrame) -> dict[str, int]:
 def run(n_items: int = FULL_PARAMS["n_items"], seed: int = 0) -> StudyResult:
     """Build the store, then measure what the exploration tools show about it (see the module docstring)."""
     PARAMS.check(n_items=n_items, seed=seed)
-    _check(n_items, seed)
     ks, story = build_store(n_items, seed)
     before = store_frame(ks.at(story.retract_at))
     after = store_frame(ks)

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..errors import BadParameter, WriteRefused
+from ..validation import need_int
 
 SOURCES = ("outcome", "person", "spec", "verified")
 SOURCE_WEIGHTS = (0.10, 0.40, 0.30, 0.20)
@@ -51,8 +52,8 @@ def iter_operations(
     Ops: ("decision", answer) · ("add", s, r, o, source, scope, premises (indices of earlier adds), hypothesis)
     · ("resolve", add index of one side) · ("promote", add index) · ("tick", k) · ("flag", scope) · ("end_flag", n).
     """
-    if not isinstance(n_items, int) or n_items < 1:
-        raise BadParameter(f"n_items must be a positive int, got {n_items!r}.")
+    need_int("n_items", n_items, min=1, error=BadParameter, hint="a positive int of items to add")
+    need_int("seed", seed, error=BadParameter, hint="e.g. seed=0")
     rng = random.Random(seed)
     n_subjects = max(1, int(n_items * subjects_per_item))
     scope_dicts = [{"domain": f"d{k}"} for k in range(scopes)]

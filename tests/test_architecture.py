@@ -1,0 +1,212 @@
+"""The layering rule of docs/ARCHITECTURE.md ("Layers and who imports whom"), checked on the source.
+
+Every module under solvi_lab/ is parsed with `ast`; every import of a solvi_lab module — at module level, inside
+functions and methods, anywhere — must point to the importer's own layer or a lower one. Imports under
+`if TYPE_CHECKING:` are annotations only and never run, so they are left out of the upward check.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
+
+# Layers, lowest first. A module belongs to the layer of the longest prefix listed here.
+LAYERS: dict[str, int] = {}
+_LAYER_NAMES = [
+    ("foundation", ["errors", "atomicfile", "validation", "codehash", "checks", "plot", "prediction"]),
+    ("journal", ["journal", "parquet"]),
+    ("knowledge", ["knowledge"]),
+    (
+        "consumers",
+        [
+            "actions",
+            "risk",
+            "agenda",
+            "failures",
+            "episodes",
+            "worldmap",
+            "evidence",
+            "decisions",
+            "experimental",
+        ],
+    ),
+    ("explore", ["explore"]),
+    ("studies", ["studies"]),
+    ("entry points", ["", "cli", "reproduce", "report", "sweep", "notebook", "machine", "journal_faults"]),
+]
+for _rank, (_name, _prefixes) in enumerate(_LAYER_NAMES):
+    for _prefix in _prefixes:
+        LAYERS[_prefix] = _rank
+LAYER_NAME = {rank: name for rank, (name, _) in enumerate(_LAYER_NAMES)}
+
+# Known imports that point up the layers, each with its reason. Keys: (importer, imported).
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("knowledge.store", "decisions"): "the store records its decisions through DecisionLog (issue 14 notes it)",
+    ("knowledge.redecide", "decisions"): "re-deciding reads and writes DecisionLog records for the store",
+    ("knowledge.store", "explore.frames"): "ks.frame() is a thin delegation, imported inside the method",
+    ("knowledge.store", "explore.timetravel"): "ks.diff() is a thin delegation, imported inside the method",
+    ("knowledge.store", "explore.graph"): "ks.graph() is a thin delegation, imported inside the method",
+    ("knowledge.frames", "explore.frames"): "re-export of the old import path used by notebooks and docs",
+    ("knowledge.graph", "explore.graph"): "re-export of the old import path used by notebooks and docs",
+    ("knowledge.timetravel", "explore.timetravel"): "re-export of the old import path used by notebooks and docs",
+    ("knowledge.episodes", "episodes"): "the specification's import path knowledge.episodes (re-export)",
+    ("knowledge.worldmap", "worldmap"): "the specification's import path knowledge.worldmap (re-export)",
+}
+
+# What explore/ may read of the knowledge package at run time: the view and the vocabulary, never the store.
+EXPLORE_MAY_READ = {"knowledge.view", "knowledge.items"}
+
+
+def module_name(path: Path) -> str:
+    """'knowledge/store.py' -> 'knowledge.store'; a package's __init__ is the package ('' for solvi_lab)."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> int:
+    """The layer of a module (relative to solvi_lab), by the longest listed prefix."""
+    parts = module.split(".") if module else []
+    for n in range(len(parts), -1, -1):
+        prefix = ".".join(parts[:n])
+        if prefix in LAYERS:
+            return LAYERS[prefix]
+    raise AssertionError(f"module solvi_lab.{module} belongs to no layer: add it to LAYERS in this test")
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """ids of the import nodes under `if TYPE_CHECKING:` (annotations only)."""
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+            if name == "TYPE_CHECKING":
+                for stmt in node.body:
+                    for inner in ast.walk(stmt):
+                        guarded.add(id(inner))
+    return guarded
+
+
+def imports_of(path: Path) -> list[tuple[str, int, bool]]:
+    """(imported module relative to solvi_lab, line, under TYPE_CHECKING) for every solvi_lab import in a file."""
+    module = module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    guarded = _type_checking_nodes(tree)
+    found: list[tuple[str, int, bool]] = []
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ["solvi_lab"] + (package.split(".") if package else [])
+                base = base[: len(base) - (node.level - 1)]
+                full = ".".join(base + ([node.module] if node.module else []))
+            else:
+                full = node.module or ""
+            # `from . import x` may name a submodule: count it as that module when it is one.
+            targets = [full]
+            if not node.module:
+                targets = [f"{full}.{a.name}" for a in node.names]
+        for target in targets:
+            if target == "solvi_lab" or target.startswith("solvi_lab."):
+                rel = target[len("solvi_lab.") :] if target != "solvi_lab" else ""
+                rel = _existing_module(rel)
+                found.append((rel, node.lineno, id(node) in guarded))
+    return found
+
+
+def _existing_module(rel: str) -> str:
+    """The longest prefix of `rel` that is a module or package file (drops imported names like __version__)."""
+    parts = rel.split(".") if rel else []
+    for n in range(len(parts), 0, -1):
+        candidate = ROOT.joinpath(*parts[:n])
+        if candidate.with_suffix(".py").exists() or (candidate / "__init__.py").exists():
+            return ".".join(parts[:n])
+    return ""
+
+
+SOURCES = sorted(ROOT.rglob("*.py"))
+
+
+def upward_imports() -> list[str]:
+    problems = []
+    for path in SOURCES:
+        importer = module_name(path)
+        for imported, line, type_only in imports_of(path):
+            if type_only or (importer, imported) in EXCEPTIONS:
+                continue
+            if layer_of(imported) > layer_of(importer):
+                problems.append(
+                    f"solvi_lab/{path.relative_to(ROOT)}:{line}: {importer or 'solvi_lab'} "
+                    f"({LAYER_NAME[layer_of(importer)]}) imports {imported or 'solvi_lab'} "
+                    f"({LAYER_NAME[layer_of(imported)]})"
+                )
+    return problems
+
+
+def test_every_module_belongs_to_a_layer():
+    for path in SOURCES:
+        layer_of(module_name(path))
+
+
+def test_no_import_points_up_the_layers():
+    assert upward_imports() == []
+
+
+def test_every_listed_exception_still_exists():
+    seen = {(module_name(p), imported) for p in SOURCES for imported, _, _ in imports_of(p)}
+    stale = [pair for pair in EXCEPTIONS if pair not in seen]
+    assert stale == []
+
+
+def test_explore_reads_only_the_view_and_the_vocabulary():
+    reads = {
+        (module_name(p), imported)
+        for p in SOURCES
+        if module_name(p).startswith("explore")
+        for imported, _, type_only in imports_of(p)
+        if imported.startswith("knowledge") and not type_only
+    }
+    assert {imported for _, imported in reads} <= EXPLORE_MAY_READ
+
+
+@pytest.mark.parametrize(
+    ("importer", "imported", "upward"),
+    [
+        ("journal", "knowledge.store", True),
+        ("journal", "actions", True),
+        ("knowledge.items", "risk", True),
+        ("risk", "studies.dungeon", True),
+        ("actions", "cli", True),
+        ("knowledge.store", "reproduce", True),
+        ("explore.frames", "report", True),
+        ("studies.crafting", "sweep", True),
+        ("studies.crafting", "actions", False),
+        ("cli", "studies.registry", False),
+        ("knowledge.view", "journal", False),
+    ],
+)
+def test_layer_order_catches_an_upward_import(importer, imported, upward):
+    assert (layer_of(imported) > layer_of(importer)) is upward
+
+
+def test_a_planted_upward_import_is_found(tmp_path, monkeypatch):
+    # A function-level import inside journal.py pointing at the knowledge layer must be reported.
+    fake_root = tmp_path / "solvi_lab"
+    fake_root.mkdir()
+    (fake_root / "__init__.py").write_text("")
+    (fake_root / "journal.py").write_text("def f():\n    from .knowledge import store\n    return store\n")
+    (fake_root / "knowledge").mkdir()
+    (fake_root / "knowledge" / "__init__.py").write_text("")
+    (fake_root / "knowledge" / "store.py").write_text("")
+    monkeypatch.setitem(globals(), "ROOT", fake_root)
+    monkeypatch.setitem(globals(), "SOURCES", sorted(fake_root.rglob("*.py")))
+    assert upward_imports() == ["solvi_lab/journal.py:2: journal (journal) imports knowledge (knowledge)"]
