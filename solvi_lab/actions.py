@@ -773,7 +773,8 @@ class ConservativeActionModel(JournalOwner):
     def frame(self) -> pl.DataFrame:
         """Per action: each condition's allowed values, then each refusal signature with its support.
 
-        Columns: action, kind ("allowed" | "signature"), conditions, values, support, hard.
+        Columns: action, kind ("allowed" | "signature"), conditions, values, support, hard. A polars frame;
+        ``frame().to_pandas()`` gives a pandas DataFrame.
 
         >>> m = ConservativeActionModel(Vocabulary({"s": lambda st, a: a["s"]}))
         >>> m.observe({}, "go", {"s": "ok"}, accepted=True); m.observe({}, "go", {"s": "no"}, accepted=False)

@@ -819,8 +819,7 @@ class Journal:
         self._writable = mode == "a"
         self._clock = clock
         self._on_load = on_load
-        # on_load sees every record as it is verified, so a reader folds a large journal in one pass.
-        self.loaded_with_callback = on_load is not None
+        # on_load sees every record as it is verified (every file backend), so a reader folds a journal in one pass.
         # load_checks=False: the owner folding every record in on_load reads (and is wrapped for) what it folds, so
         # the registered shape checks need not run twice on the load hot path (the knowledge store does this).
         self._load_checks = load_checks
@@ -1034,7 +1033,10 @@ class Journal:
         return VerifyReport(True, n)
 
     def frame(self):
-        """One row per record: position, kind, op (payload's 'op' when it has one), t, and the payload as JSON."""
+        """One row per record: position, kind, op (payload's 'op' when it has one), t, and the payload as JSON.
+
+        A polars frame; ``frame().to_pandas()`` gives the same rows as a pandas DataFrame (pandas and pyarrow are
+        dependencies for this)."""
         import polars as pl
 
         rows = {"position": [], "kind": [], "op": [], "t": [], "payload": []}

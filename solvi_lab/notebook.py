@@ -10,7 +10,9 @@ A notebook starts a recorder for its study, then records:
 {'exact': 100}
 
 The file is rewritten atomically on every record (write to a temporary file, then rename), so a crash
-never leaves a half-written metrics.json that a test would read.
+never leaves a half-written metrics.json that a test would read. Each recorder starts empty: its first save
+replaces whatever metrics.json an earlier run left (never merged into it), so a rerun holds exactly this run's
+metrics. There is no module-level "current" recorder: the notebook keeps the one `start` returns and passes it on.
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ from typing import Any
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput
-
-_current: Recorder | None = None
 
 
 def _jsonable(value: Any) -> Any:
@@ -45,7 +45,10 @@ def _jsonable(value: Any) -> Any:
 
 
 class Recorder:
-    """Collects one study's metrics into `<out>/<study>/metrics.json` and its figures as PNG beside it."""
+    """Collects one study's metrics into `<out>/<study>/metrics.json` and its figures as PNG beside it.
+
+    A fresh recorder holds no metrics; its first save overwrites an existing metrics.json (an earlier run's).
+    """
 
     def __init__(self, study: str, out: str | os.PathLike = "results"):
         if not isinstance(study, str) or not study or "/" in study:
@@ -53,12 +56,6 @@ class Recorder:
         self.study = study
         self.dir = Path(out) / study
         self.metrics: dict[str, Any] = {}
-        path = self.dir / "metrics.json"
-        if path.exists():
-            try:
-                self.metrics = json.loads(path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
-                self.metrics = {}  # a stale, unreadable file is replaced by this run's metrics
 
     def record(self, name: str, value: Any) -> None:
         """Record one metric (overwrites a metric of the same name) and save the file."""
@@ -92,14 +89,5 @@ class Recorder:
 
 
 def start(study: str, out: str | os.PathLike = "results") -> Recorder:
-    """Start recording a study; later `record(name, value)` calls write to it."""
-    global _current
-    _current = Recorder(study, out)
-    return _current
-
-
-def record(name: str, value: Any) -> None:
-    """Record a metric of the study started with `start` (the notebook convention)."""
-    if _current is None:
-        raise BadInput("record() was called before start(study, out=...); call start first in the notebook.")
-    _current.record(name, value)
+    """A new recorder for `study` under `out` (the notebook convention: `rec = start(...)`, then `rec.record`)."""
+    return Recorder(study, out)

@@ -45,7 +45,8 @@ QUICK_ENV = "SOLVI_LAB_QUICK"
 KERNEL_FIX = f"python -m ipykernel install --user --name {KERNEL_NAME}"
 
 # What a study folder may hold from an earlier run; cleared before a rerun so the report never shows a stale
-# figure or a metric the notebook no longer records (the recorder merges into an existing metrics.json).
+# figure or table the notebook no longer saves. The recorder overwrites metrics.json (never merges); it is listed
+# so a notebook that fails before its first record leaves no earlier run's metrics behind.
 _STALE_PATTERNS = ("metrics.json", "run.json", "*.png", "*.csv", "*.ipynb")
 
 
@@ -180,27 +181,30 @@ def kernel_environment() -> Iterator[None]:
                 os.environ[k] = v
 
 
+_ENGINE = "solvi_lab"
+
+
 def _engine_name() -> str:
-    """Register (once) a papermill engine whose per-cell progress bar is plain tqdm instead of tqdm.auto."""
+    """Register papermill's engine `solvi_lab`: its per-cell progress bar is plain tqdm instead of tqdm.auto.
+
+    Registering through the public `papermill_engines.register` is idempotent (it sets one entry), so it runs on
+    every call rather than asking papermill's private registry whether the name is there yet.
+    """
     from papermill.engines import NBClientEngine, papermill_engines
 
-    name = "solvi_lab"
-    if name not in papermill_engines._engines:
+    class PlainTqdmEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):  # type: ignore[no-untyped-def]
+            # `solvi_progress` comes from execute()'s call (papermill passes unknown keywords on to the engine):
+            # per call, no module state. Removed before nbclient sees it.
+            if kwargs.pop("solvi_progress", True):
+                nb_man.pbar = tqdm(
+                    total=len(nb_man.nb.cells), unit="cell", desc=Path(nb_man.output_path).stem, leave=False
+                )
+            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
 
-        class PlainTqdmEngine(NBClientEngine):
-            @classmethod
-            def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):  # type: ignore[no-untyped-def]
-                if _progress_enabled:
-                    nb_man.pbar = tqdm(
-                        total=len(nb_man.nb.cells), unit="cell", desc=Path(nb_man.output_path).stem, leave=False
-                    )
-                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
-
-        papermill_engines.register(name, PlainTqdmEngine)
-    return name
-
-
-_progress_enabled = True
+    papermill_engines.register(_ENGINE, PlainTqdmEngine)
+    return _ENGINE
 
 
 def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progress: bool = True) -> None:
@@ -210,10 +214,8 @@ def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progr
     """
     import papermill
 
-    global _progress_enabled
     check_kernel()
     executed.parent.mkdir(parents=True, exist_ok=True)
-    _progress_enabled = progress
     with kernel_environment():
         papermill.execute_notebook(
             str(notebook),
@@ -224,6 +226,7 @@ def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progr
             cwd=str(notebook.parent),
             progress_bar=False,  # ours is attached by the engine above
             log_output=False,
+            solvi_progress=progress,
         )
 
 

@@ -27,16 +27,13 @@ def test_record_writes_metrics_json(tmp_path: Path) -> None:
     assert read(tmp_path) == {"a": 1, "b": "x", "c": [1, 2], "d": {"e": None}}
 
 
-def test_module_level_record_uses_started_recorder(tmp_path: Path) -> None:
-    notebook.start("s", out=tmp_path)
-    notebook.record("a", 2)
+def test_no_module_level_recorder(tmp_path: Path) -> None:
+    # the recorder is the object start() returns; the module keeps none (no hidden "current" recorder)
+    rec = notebook.start("s", out=tmp_path)
+    rec.record("a", 2)
     assert read(tmp_path) == {"a": 2}
-
-
-def test_record_before_start_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(notebook, "_current", None)
-    with pytest.raises(BadInput, match="call start first"):
-        notebook.record("a", 1)
+    assert not hasattr(notebook, "_current") and not hasattr(notebook, "record")
+    assert notebook.start("s", out=tmp_path) is not rec
 
 
 @pytest.mark.parametrize(
@@ -103,10 +100,10 @@ def test_atomic_write_leaves_no_temporaries(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["metrics.json"]
 
 
-def test_existing_metrics_are_kept_and_unreadable_file_replaced(tmp_path: Path) -> None:
+def test_each_run_overwrites_metrics_never_merges(tmp_path: Path) -> None:
     notebook.Recorder("s", tmp_path).record("a", 1)
     notebook.Recorder("s", tmp_path).record("b", 2)
-    assert read(tmp_path) == {"a": 1, "b": 2}
+    assert read(tmp_path) == {"b": 2}  # a second run holds only its own metrics
     (tmp_path / "s" / "metrics.json").write_text("{torn")
     notebook.Recorder("s", tmp_path).record("c", 3)
     assert read(tmp_path) == {"c": 3}

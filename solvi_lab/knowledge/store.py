@@ -1408,7 +1408,7 @@ class KnowledgeStore(JournalOwner):
 
     # ---------------------------------------------------------------------------------------- exploration
     def frame(self):
-        """One row per item (polars): see solvi_lab.explore.frames.store_frame."""
+        """One row per item (polars): see solvi_lab.explore.frames.store_frame. ``frame().to_pandas()`` for pandas."""
         from ..explore.frames import store_frame
 
         return store_frame(self)

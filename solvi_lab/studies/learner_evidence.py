@@ -1,6 +1,6 @@
 """Learner evidence: the flaws a review names in a learner model built on typed evidence, reproduced and closed.
 
-The review in ``/work/shared/seeds/inno-agent-report.txt`` praises an evidence model (typed, weighted evidence;
+The review in ``inno-agent-report.txt`` (under ``../shared/seeds/``) praises an evidence model (typed, weighted evidence;
 a score clamped into its result's band; a misconception cleared only by linked, reliable retrieval) and names the
 ways the system around it lets that care be bypassed: five it leads with (1 a patched prior, 2 ``repairing`` that
 stops blocking, 3 any status string, 4 unresolved evidence ids, 5 a rebuild on top of the current profile) and five

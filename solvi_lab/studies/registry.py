@@ -40,6 +40,7 @@ solvi_lab.errors.BadParameter: study 'example' has no parameter 'n_worlds'; its 
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -48,8 +49,31 @@ from typing import Any, Literal
 from ..errors import BadInput, DataMissing, SolviLabError
 from .params import ParamSpec
 
-# The checkout this package was imported from: notebooks/ and data/expected/ live beside solvi_lab/.
+# The checkout this package was imported from: notebooks/ and data/expected/ live beside solvi_lab/. An installed
+# wheel has no notebooks there: point SOLVI_LAB_REPO at a checkout (see repo_root()).
 REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ENV = "SOLVI_LAB_REPO"
+
+
+def repo_root() -> Path:
+    """The checkout whose notebooks/ and data/expected/ the studies use: $SOLVI_LAB_REPO when set, else the
+    directory above the imported solvi_lab package (a source checkout).
+
+    Raises SolviLabError when that directory has no notebooks/ folder (an installed wheel, a wrong path).
+
+    >>> (repo_root() / "notebooks").is_dir()
+    True
+    """
+    env = os.environ.get(REPO_ENV)
+    root = Path(env).expanduser().resolve() if env else REPO_ROOT
+    if not (root / "notebooks").is_dir():
+        where = f"${REPO_ENV}={env}" if env else f"{root} (the directory above the installed solvi_lab package)"
+        raise SolviLabError(
+            f"no notebooks/ folder in {where}: the studies run from a source checkout. Clone the solvi_lab "
+            f"repository and set {REPO_ENV} to its root (e.g. export {REPO_ENV}=~/src/solvi_lab), or run from a "
+            "checkout with PYTHONPATH pointing at it."
+        )
+    return root
 
 
 @dataclass(frozen=True)
@@ -73,13 +97,13 @@ class StudyInfo:
 
     @property
     def notebook_path(self) -> Path:
-        """Absolute path of the notebook in this checkout."""
-        return REPO_ROOT / self.notebook
+        """Absolute path of the notebook in the checkout (`repo_root()`: $SOLVI_LAB_REPO or the source tree)."""
+        return repo_root() / self.notebook
 
     @property
     def expected_path(self) -> Path:
         """Where the notebook test reads the expected metrics: `data/expected/<name>.json`."""
-        return REPO_ROOT / "data" / "expected" / f"{self.name}.json"
+        return repo_root() / "data" / "expected" / f"{self.name}.json"
 
     @property
     def data_module(self) -> str:
