@@ -28,7 +28,7 @@ import json, sys, tempfile, time, pathlib
 from solvi_lab.journal import Journal
 backend, durability, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 path = pathlib.Path(tempfile.mkdtemp()) / ("d." + backend)
-j = Journal(path, clock=time.time, durability=durability)
+j = Journal(path, timestamps=time.time, durability=durability)
 payload = {"op": "obs", "s": "c17", "r": "tier", "o": "vip", "n": 0}
 t = time.perf_counter()
 for i in range(n):

@@ -44,7 +44,8 @@ import polars as pl
 
 from .codehash import digest_callable
 from .errors import BadInput
-from .journal import JournalOwner, register_kind
+from .journal import register_kind
+from .owner import JournalOwner
 from .prediction import Prediction
 from .validation import shape, writing_call
 

@@ -36,7 +36,8 @@ from typing import Any
 
 from . import codehash
 from .errors import BadInput, UnknownId
-from .journal import JournalOwner, canonical
+from .journal import canonical
+from .owner import JournalOwner
 from .validation import writing_call
 
 __all__ = ["Agenda", "code_fingerprint"]

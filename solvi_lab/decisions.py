@@ -4,7 +4,7 @@ A decision is any callable `decide(given: dict) -> answer`. Its record lives in 
 knowledge records (kind "decision"), so a snapshot given to a decision and the decision itself replay together.
 
 >>> from solvi_lab.journal import Journal
->>> log = DecisionLog(Journal(clock=None))
+>>> log = DecisionLog(Journal())
 >>> d = log.ask("tier", lambda g: g["hint"].upper(), {"hint": "vip"}, answered_by="rule")
 >>> d.id, d.answer
 ('d0', 'VIP')
@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, JournalOwner, canonical, register_kind
+from .journal import Journal, canonical, register_kind
+from .owner import JournalOwner
 from .validation import ANY, Opt, shape, writing_call
 
 ANSWERERS = ("system1", "system2", "person", "rule")

@@ -279,7 +279,7 @@ class Chooser:
         if not callable(model):
             raise BadInput(f"model must be a callable model(given) -> option, got {type(model).__name__}.")
         if storage is None:
-            storage = DecisionLog(Journal(clock=None))
+            storage = DecisionLog(Journal())
         elif isinstance(storage, Journal):
             storage = DecisionLog(storage)
         elif not isinstance(storage, DecisionLog):

@@ -47,7 +47,8 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, JournalOwner, canonical, register_kind
+from .journal import Journal, canonical, register_kind
+from .owner import JournalOwner
 from .validation import ANY, Opt, op_shapes, shape, writing_call
 
 __all__ = [
@@ -446,7 +447,7 @@ class LearnerModel(JournalOwner):
 
     def __init__(self, journal_or_store: Any = None, *, clock: Callable[[], float] | None = time.time):
         if journal_or_store is None:
-            journal = Journal(clock=None)
+            journal = Journal()
         elif isinstance(journal_or_store, Journal):
             journal = journal_or_store
         elif isinstance(getattr(journal_or_store, "journal", None), Journal):

@@ -6,7 +6,7 @@ oldest-failed offered plans are released) — a memory fed by its own failures c
 
 The blocked plans are given to a decision as the fact "recent_failures", and the hard check that `install` adds
 reads only that fact, so the decision replays. With a journal, every call is a "failure" record and
-`FailureMemory.replay(journal)` rebuilds the same memory.
+`FailureMemory.from_journal(journal)` rebuilds the same memory.
 
 >>> fm = FailureMemory(window=2)
 >>> fm.failed("open the door", why="it stayed shut")
@@ -27,7 +27,8 @@ from typing import Any
 
 from .checks import HardCheck, install
 from .errors import BadInput
-from .journal import Journal, JournalOwner, json_value, register_kind
+from .journal import Journal, json_value, register_kind
+from .owner import JournalOwner
 from .validation import ANY, Opt, need_int, op_shapes, writing_call
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
@@ -64,6 +65,8 @@ class FailureMemory(JournalOwner):
     ['"b"']
     """
 
+    KINDS = (FAILURE_KIND,)
+
     def __init__(
         self,
         window: int = 20,
@@ -74,6 +77,26 @@ class FailureMemory(JournalOwner):
         *,
         name: str = "failures",
     ):
+        self._configure(window, unit, max_blocked, min_open, name)
+        journal = self._attach(journal)
+        if any(r.payload.get("name") == name for r in journal.records(kind=FAILURE_KIND)):
+            raise BadInput(
+                f"this journal already holds a failure memory named {name!r}; continue it with "
+                f"FailureMemory.from_journal(journal, name={name!r}) or choose another name."
+            )
+        self._write(
+            FAILURE_KIND,
+            {
+                "name": name,
+                "op": "open",
+                "window": self.window,
+                "unit": unit,
+                "max_blocked": self.max_blocked,
+                "min_open": self.min_open,
+            },
+        )
+
+    def _configure(self, window: int, unit: str, max_blocked: int, min_open: int, name: str) -> None:
         self.window = need_int("window", window, min=1)
         if unit not in UNITS:
             raise BadInput(f"unit must be 'steps' or 'episodes', got {unit!r}.")
@@ -83,60 +106,51 @@ class FailureMemory(JournalOwner):
         if not isinstance(name, str) or not name:
             raise BadInput(f"name must be a non-empty string (it tells this memory's records apart), got {name!r}.")
         self.name = name
-        self.journal = journal
         self.t = 0  # units elapsed
         # canonical plan text -> {"plan", "why", "at"}; insertion order is failure order (refreshed on a new failure)
         self._blocked: dict[str, dict[str, Any]] = {}
-        if journal is not None:
-            if not isinstance(journal, Journal):
-                raise BadInput(f"journal must be a solvi_lab.journal.Journal or None, got {type(journal).__name__}.")
-            if any(r.payload.get("name") == name for r in journal.records(kind=FAILURE_KIND)):
-                raise BadInput(
-                    f"this journal already holds a failure memory named {name!r}; continue it with "
-                    f"FailureMemory.replay(journal, name={name!r}) or choose another name."
-                )
-            self._log({"op": "open", "window": window, "unit": unit, "max_blocked": max_blocked, "min_open": min_open})
+        self._opened = False
 
-    # -- journal -------------------------------------------------------------------------------------------
-    def _log(self, payload: dict[str, Any]) -> None:
-        if self.journal is not None:
-            self.journal.append(FAILURE_KIND, {"name": self.name, **payload})
-
+    # -- the journal-owner protocol (solvi_lab.owner) -------------------------------------------------------
     @classmethod
-    def replay(cls, journal: Journal, name: str = "failures") -> FailureMemory:
-        """Rebuild the memory named `name` from its journal records; the result keeps writing to that journal.
-
-        >>> j = Journal(clock=None); fm = FailureMemory(window=3, journal=j); fm.failed("x", why="no"); fm.step()
-        >>> FailureMemory.replay(j) == fm
-        True
-        """
-        if not isinstance(journal, Journal):
-            raise BadInput(f"replay takes a solvi_lab.journal.Journal, got {type(journal).__name__}.")
-        mem: FailureMemory | None = None
-        for r in journal.records(kind=FAILURE_KIND):
-            p = r.payload
-            if p.get("name") != name:
-                continue
-            if p["op"] == "open":
-                mem = cls(p["window"], p["unit"], p["max_blocked"], p["min_open"], None, name=name)
-            elif mem is None:
-                raise BadInput(
-                    f"journal record {r.position} belongs to failure memory {name!r} but comes before "
-                    "its 'open' record; the journal was not written by FailureMemory."
-                )
-            else:
-                mem._apply(p)
-        if mem is None:
-            names = sorted({r.payload.get("name") for r in journal.records(kind=FAILURE_KIND)})
-            raise BadInput(
-                f"no failure memory named {name!r} in this journal (found {names or 'none'}); pass one of those names."
-            )
-        mem.journal = journal
+    def _empty(cls, window: int = 20, unit: str = "steps", max_blocked: int = 8, min_open: int = 1, *, name="failures"):
+        mem = cls.__new__(cls)
+        mem._configure(window, unit, max_blocked, min_open, name)  # the journal's "open" record sets the rest
         return mem
 
-    def _apply(self, p: dict[str, Any]) -> None:
-        """Fold one record into the state: the live calls go through here too, so live == replay."""
+    @classmethod
+    def from_journal(cls, journal: Journal, upto: int | None = None, **options: Any) -> FailureMemory:
+        """Rebuild the memory named `name` (default "failures") from its records; it keeps writing to the journal.
+
+        >>> j = Journal(); fm = FailureMemory(window=3, journal=j); fm.failed("x", why="no"); fm.step()
+        >>> FailureMemory.from_journal(j) == fm
+        True
+        """
+        mem = super().from_journal(journal, upto, **options)
+        if not mem._opened and upto is None:
+            names = sorted({r.payload.get("name") for r in journal.records(kind=FAILURE_KIND)})
+            raise BadInput(
+                f"no failure memory named {mem.name!r} in this journal (found {names or 'none'}); pass one of "
+                "those names."
+            )
+        return mem
+
+    def _owns(self, record: Any) -> bool:
+        return record.kind == FAILURE_KIND and record.payload.get("name") == self.name
+
+    def _apply(self, record: Any) -> None:
+        """Fold one record into the state: the live calls go through here too, so live == rebuilt."""
+        p = record.payload
         op = p["op"]
+        if op == "open":
+            self._configure(p["window"], p["unit"], p["max_blocked"], p["min_open"], self.name)
+            self._opened = True
+            return
+        if not self._opened:
+            raise BadInput(
+                f"journal record {record.position} belongs to failure memory {self.name!r} but comes before "
+                "its 'open' record; the journal was not written by FailureMemory."
+            )
         if op == "failed":
             key, plan = plan_key(p["plan"])
             self._blocked.pop(key, None)  # a new failure restarts the window and moves it to the newest
@@ -153,8 +167,7 @@ class FailureMemory(JournalOwner):
             raise BadInput(f"unknown failure-memory record op {op!r}; the journal was not written by FailureMemory.")
 
     def _record(self, payload: dict[str, Any]) -> None:
-        self._log(payload)  # first: a payload the journal refuses must not change the live state either
-        self._apply(payload)
+        self._write(FAILURE_KIND, {"name": self.name, **payload})
 
     # -- what happened -------------------------------------------------------------------------------------
     @writing_call

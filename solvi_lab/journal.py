@@ -38,6 +38,7 @@ import os
 import sqlite3
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,8 @@ from typing import Any, NamedTuple
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal, JournalLocked, SolviLabError
 from .validation import safe_repr
+
+_UNSET: Any = object()  # marks an argument not given
 
 GENESIS = "0" * 64
 HEADER_FIELDS = frozenset(("position", "kind", "payload", "prev", "hash", "t"))
@@ -79,7 +82,7 @@ def register_kind(kind: str, check: Callable[[Any], None]) -> None:
     ...     if not isinstance(p, dict) or not isinstance(p.get("text"), str):
     ...         raise BadInput("a note payload is {'text': str}")
     >>> register_kind("doc-note", check_note)
-    >>> j = Journal(clock=None); _ = j.append("doc-note", {"text": "hi"})
+    >>> j = Journal(); _ = j.append("doc-note", {"text": "hi"})
     >>> j.append("doc-note", [1])
     Traceback (most recent call last):
     ...
@@ -761,8 +764,8 @@ class Journal:
     """An append-only, hash-chained sequence of records.
 
     Journal() keeps records in memory; Journal("x.jsonl") or Journal("x.sqlite") persists them (loaded and
-    verified when the file exists). `clock` gives each record's time stamp (a callable returning a number, or
-    None for no time stamps — deterministic journals for tests and studies).
+    verified when the file exists). `timestamps` gives each record's wall-clock time stamp (a callable returning
+    seconds, e.g. time.time); the default None writes none, so the same calls give the same journal, byte for byte.
 
     mode="a" (the default) opens for appending and takes the writer lock; mode="r" opens read-only: no lock, no
     write of any kind (`Journal.open(path, mode="r")`). durability="flush" (default: each record reaches the
@@ -770,7 +773,7 @@ class Journal:
     the disk; survives a power cut; slower — README lists both rates). The head checkpoint is written on close(),
     every `checkpoint_every` appends and at the first append `checkpoint_seconds` after the last one.
 
-    >>> j = Journal(clock=None)
+    >>> j = Journal()
     >>> _ = j.append("a", {"n": 1}); _ = j.append("b", [1, 2])
     >>> [r.kind for r in j]
     ['a', 'b']
@@ -785,7 +788,8 @@ class Journal:
         path: str | os.PathLike | None = None,
         *,
         backend: str | None = None,
-        clock: Callable[[], float] | None = time.time,
+        timestamps: Callable[[], float] | None = None,
+        clock: Any = _UNSET,
         mode: str = "a",
         durability: str = "flush",
         durable: bool | None = None,
@@ -799,6 +803,13 @@ class Journal:
         if mode not in ("a", "r"):
             raise BadInput(
                 f"mode={mode!r}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
+            )
+        if clock is not _UNSET:  # the older name of `timestamps`
+            warnings.warn("Journal(clock=...) is now Journal(timestamps=...)", DeprecationWarning, stacklevel=2)
+            timestamps = clock
+        if timestamps is not None and not callable(timestamps):
+            raise BadInput(
+                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got {timestamps!r}."
             )
         if durable is not None:  # the older spelling
             durability = "fsync" if durable else "flush"
@@ -817,7 +828,7 @@ class Journal:
         self._closed = True  # until the load succeeded: a failed open has nothing to close
         self._backend = _backend_for(path, backend, durability, mode == "a" and lock)
         self._writable = mode == "a"
-        self._clock = clock
+        self._timestamps = timestamps
         self._on_load = on_load
         # on_load sees every record as it is verified (every file backend), so a reader folds a journal in one pass.
         # load_checks=False: the owner folding every record in on_load reads (and is wrapped for) what it folds, so
@@ -942,9 +953,9 @@ class Journal:
             return self._append(kind, ptext, value)
 
     def _append(self, kind: str, ptext: str, value: Any) -> Record:
-        t = None if self._clock is None else round(float(self._clock()), 6)
+        t = None if self._timestamps is None else round(float(self._timestamps()), 6)
         if t is not None and not abs(t) < float("inf"):
-            raise BadInput(f"the journal's clock returned {t!r}; a time stamp is a finite number.")
+            raise BadInput(f"the journal's timestamps source returned {t!r}; a time stamp is a finite number.")
         position = self._n
         htext = _header_text(position, kind, ptext, self._last, t)
         h = _hash_text(htext)
@@ -1107,34 +1118,6 @@ class Journal:
             return _repair_jsonl(path, keep)
         finally:
             lock.release()
-
-
-class JournalOwner:
-    """close() and `with` for anything that keeps its records in a journal (`self.journal`): closing writes the
-    head checkpoint and releases the file and its writer lock.
-
-    >>> class Notes(JournalOwner):
-    ...     def __init__(self): self.journal = Journal(clock=None)
-    >>> with Notes() as n:
-    ...     _ = n.journal.append("note", {})
-    >>> n.journal.closed
-    True
-    """
-
-    journal: Journal | None
-
-    def close(self) -> None:
-        j = getattr(self, "journal", None)
-        if j is None:  # an owner that writes through a store (the action model, the agenda)
-            j = getattr(getattr(self, "store", None), "journal", None)
-        if j is not None:
-            j.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _repair_jsonl(path: Path, keep: int | None) -> int:

@@ -66,7 +66,7 @@ def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
     hash covers), so the file is as exact as the journal itself.
 
     >>> import tempfile, pathlib
-    >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
+    >>> j = Journal(); _ = j.append("note", {"n": 1})
     >>> p = export_journal(j, pathlib.Path(tempfile.mkdtemp()) / "j.parquet")
     >>> pl.read_parquet(p).select("position", "kind", "payload").row(0)
     (0, 'note', '{"n":1}')
@@ -116,7 +116,7 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
     (`journal_from_records(records)`).
 
     >>> import tempfile, pathlib
-    >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
+    >>> j = Journal(); _ = j.append("note", {"n": 1})
     >>> p = export_journal(j, pathlib.Path(tempfile.mkdtemp()) / "j.parquet")
     >>> [(r.position, r.kind, r.payload) for r in import_journal(p)]
     [(0, 'note', {'n': 1})]
@@ -201,17 +201,20 @@ def _export_head(path: Path) -> Head | None:
 
 
 def journal_from_records(
-    records: Iterable[Record], path: str | os.PathLike | None = None, *, clock: Callable[[], float] | None = time.time
+    records: Iterable[Record],
+    path: str | os.PathLike | None = None,
+    *,
+    timestamps: Callable[[], float] | None = time.time,
 ) -> Journal:
     """A writable Journal (in memory, or a new file at `path`) holding exactly these records, with the same hashes.
 
     Each record is appended again with its own time stamp, so the new journal recomputes every hash; the result is
     compared with the records' hashes and CorruptJournal is raised if they differ (records that are not one
-    unbroken chain). Later appends are stamped by `clock` — or, for a journal without stamps (written with
-    clock=None, as studies and tests do), stay unstamped. Refuses an existing file at `path` (it would be
+    unbroken chain). Later appends are stamped by `timestamps` — or, for a journal without stamps (written with
+    no `timestamps`, as studies and tests do), stay unstamped. Refuses an existing file at `path` (it would be
     appended to), and records that mix stamped and unstamped ones (replay those with KnowledgeStore.replay).
 
-    >>> j = Journal(clock=None); _ = j.append("note", {"n": 1})
+    >>> j = Journal(); _ = j.append("note", {"n": 1})
     >>> journal_from_records(list(j)).head() == j.head()
     True
     """
@@ -223,24 +226,24 @@ def journal_from_records(
     stamped = {r.t is not None for r in records}
     if len(stamped) > 1:
         raise BadInput(
-            "these records mix time-stamped and unstamped ones, which one Journal clock cannot "
+            "these records mix time-stamped and unstamped ones, which one Journal timestamps source cannot "
             "reproduce; replay them with KnowledgeStore.replay(records) instead."
         )
     pending = [r.t for r in records]
     pending.reverse()
 
     def stamps() -> float:
-        # The records' own stamps while importing (the hash covers them), then the caller's clock.
+        # The records' own stamps while importing (the hash covers them), then the caller's timestamps source.
         if pending:
             return pending.pop()  # type: ignore[return-value]  # stamped records only reach here
-        if clock is None:
+        if timestamps is None:
             raise BadInput(
-                "this journal was imported with clock=None and its records are time-stamped; pass "
-                "clock=time.time to journal_from_records() to append to it."
+                "this journal was imported with timestamps=None and its records are time-stamped; pass "
+                "timestamps=time.time to journal_from_records() to append to it."
             )
-        return clock()
+        return timestamps()
 
-    j = Journal(path, clock=stamps if stamped == {True} else None)
+    j = Journal(path, timestamps=stamps if stamped == {True} else None)
     for i, r in enumerate(records):
         got = j.append(r.kind, r.payload)
         if got.hash != r.hash:

@@ -35,7 +35,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .errors import BadInput
-from .journal import JournalOwner, register_kind
+from .journal import register_kind
+from .owner import JournalOwner
 from .prediction import Prediction
 from .validation import ANY, Opt, need_int, op_shapes, shape, writing_call
 
@@ -544,7 +545,7 @@ class LearnedGate(JournalOwner):
         not configuration, so the same records under another configuration give that configuration's gate.
 
         >>> from solvi_lab.journal import Journal
-        >>> j = Journal(clock=None)
+        >>> j = Journal()
         >>> live = LearnedGate("depth", expiry=3, journal=j)
         >>> live.arrived(2, 1); live.failed(2, 3); live.end_episode()
         >>> LearnedGate.replay(j, "depth", expiry=3).predict(2, 3) == live.predict(2, 3)

@@ -63,7 +63,8 @@ from typing import Any
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal
-from .journal import Journal, JournalOwner, VerifyReport, canonical
+from .journal import Journal, VerifyReport, canonical
+from .owner import JournalOwner
 from .validation import writing_call
 
 __all__ = [
@@ -300,7 +301,7 @@ class WorldMap(JournalOwner):
             )
         self.path = None if path is None else Path(path)
         self.knowledge = knowledge
-        self.journal = Journal(clock=None)  # no time stamps: the same calls give the same chain, byte for byte
+        self.journal = Journal()  # no time stamps: the same calls give the same chain, byte for byte
         self._reset()
         loaded_scope = None
         if self.path is not None and self.path.exists():

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
 LAYERS: dict[str, int] = {}
 _LAYER_NAMES = [
     ("foundation", ["errors", "atomicfile", "validation", "codehash", "checks", "plot", "prediction"]),
-    ("journal", ["journal", "parquet"]),
+    ("journal", ["journal", "owner", "conformance", "parquet"]),
     ("knowledge", ["knowledge"]),
     (
         "consumers",

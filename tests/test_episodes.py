@@ -170,7 +170,7 @@ def test_an_option_not_on_offer_and_a_refusing_check_fall_to_the_rule():
 
 
 def test_every_step_is_recorded_in_the_storage():
-    j = Journal(clock=None)
+    j = Journal()
     ch = Chooser(lambda given: "retry", storage=j)
     ep = Episode("e")
     ch.choose("next", "t", OPTIONS, rule="handoff", episode=ep)
@@ -178,12 +178,12 @@ def test_every_step_is_recorded_in_the_storage():
     log = DecisionLog(j)
     assert [(d.answer["option"], d.answered_by) for d in log] == [("retry", "system2"), ("handoff", "rule")]
     assert EpisodeView(ep.snapshot()).counts(since_progress=False) == {"retry": 1, "handoff": 1}
-    log2 = DecisionLog(Journal(clock=None))
+    log2 = DecisionLog(Journal())
     assert Chooser(lambda g: "retry", storage=log2).log is log2
 
 
 def test_replay_matches_an_unchanged_model_and_catches_a_changed_one():
-    j = Journal(clock=None)
+    j = Journal()
     proposals = iter(["retry", "retry", "reset"])
     state = {"model": lambda given: next(proposals)}
     ch = Chooser(lambda given: state["model"](given), storage=j)
@@ -209,7 +209,7 @@ def test_replay_matches_an_unchanged_model_and_catches_a_changed_one():
 
 
 def test_replay_of_a_reloaded_log_needs_the_rules():
-    j = Journal(clock=None)
+    j = Journal()
     Chooser(lambda g: "retry", storage=j).choose("next", "t", OPTIONS, rule="handoff")
     fresh = Chooser(lambda g: "retry", storage=j)
     report = fresh.replay()

@@ -537,21 +537,21 @@ def test_rebuild_equals_live_and_starts_from_default():
 
 def test_rebuild_from_a_file_journal_and_from_a_store_like_object(tmp_path):
     path = tmp_path / "learner.jsonl"
-    j = Journal(path, clock=None)
+    j = Journal(path)
     m = LearnerModel(j)
     mixed(m)
     fp = m.fingerprint()
     j.close()
 
     class StoreLike:
-        journal = Journal(path, clock=None)
+        journal = Journal(path)
 
     assert LearnerModel.rebuild(StoreLike()).fingerprint() == fp
     StoreLike.journal.close()
 
 
 def test_cache_catches_up_with_records_appended_by_another_writer():
-    j = Journal(clock=None)
+    j = Journal()
     reader, writer = LearnerModel(j), LearnerModel(j)
     reader.state("x", at=0)
     j.append("note", {"op": "add"})  # a record kind the model does not own is skipped
@@ -657,7 +657,7 @@ def test_construction_and_clock_errors():
     ],
 )
 def test_hand_written_records_are_refused_on_replay(kind, payload, match):
-    j = Journal(clock=None)
+    j = Journal()
     j.append(kind, payload)
     with pytest.raises(BadInput, match=match):
         LearnerModel(j)
@@ -671,7 +671,7 @@ def test_hand_written_records_are_refused_on_replay(kind, payload, match):
     ],
 )
 def test_foreign_payloads_are_refused_at_write_time(kind, payload, match):
-    j = Journal(clock=None)
+    j = Journal()
     with pytest.raises(BadInput, match=match):
         j.append(kind, payload)
     assert len(j) == 0

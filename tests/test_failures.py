@@ -136,7 +136,7 @@ def test_the_check_is_a_pure_function_of_the_given_facts_so_the_decision_replays
     checks: list = []
     fm.install(checks, plan=None, then="ask_person")
     fm.failed("dig", why="too hard")
-    log = DecisionLog(Journal(clock=None))
+    log = DecisionLog(Journal())
 
     def decide(given):
         return apply_checks(given, "dig", checks)[0]
@@ -176,7 +176,7 @@ def test_bad_parameters():
 
 
 def test_replay_equals_live_and_continues_the_journal(tmp_path):
-    j = Journal(tmp_path / "f.jsonl", clock=None)
+    j = Journal(tmp_path / "f.jsonl")
     fm = FailureMemory(window=3, max_blocked=2, journal=j)
     fm.failed("a", why="x")
     fm.step()
@@ -184,29 +184,29 @@ def test_replay_equals_live_and_continues_the_journal(tmp_path):
     fm.failed("c", why="z")
     fm.succeeded("c")
     fm.step()
-    again = FailureMemory.replay(j)
+    again = FailureMemory.from_journal(j)
     assert again == fm and again.state() == fm.state()
     again.step()  # the replayed memory goes on writing to the same journal
     again.failed("d", why="w")
-    assert FailureMemory.replay(j) == again
+    assert FailureMemory.from_journal(j) == again
     j.close()
-    reloaded = Journal(tmp_path / "f.jsonl", clock=None)
-    assert FailureMemory.replay(reloaded).state() == again.state()
+    reloaded = Journal(tmp_path / "f.jsonl")
+    assert FailureMemory.from_journal(reloaded).state() == again.state()
 
 
 def test_two_memories_in_one_journal_and_replay_errors():
-    j = Journal(clock=None)
+    j = Journal()
     a = FailureMemory(journal=j, name="a")
     b = FailureMemory(window=2, journal=j, name="b")
     a.failed("x", why="1")
     b.failed("y", why="2")
-    assert FailureMemory.replay(j, name="a") == a and FailureMemory.replay(j, name="b") == b
+    assert FailureMemory.from_journal(j, name="a") == a and FailureMemory.from_journal(j, name="b") == b
     with pytest.raises(BadInput, match="already holds a failure memory named 'a'"):
         FailureMemory(journal=j, name="a")
     with pytest.raises(BadInput, match="no failure memory named 'c'"):
-        FailureMemory.replay(j, name="c")
+        FailureMemory.from_journal(j, name="c")
     with pytest.raises(BadInput, match="Journal"):
-        FailureMemory.replay([])
+        FailureMemory.from_journal([])
 
 
 ops = st.lists(
@@ -222,7 +222,7 @@ ops = st.lists(
 @settings(max_examples=60, deadline=None)
 @given(ops, st.integers(1, 5), st.integers(1, 4))
 def test_replay_equals_live_for_any_history(history, window, max_blocked):
-    j = Journal(clock=None)
+    j = Journal()
     fm = FailureMemory(window=window, max_blocked=max_blocked, journal=j)
     for op, plan in history:
         if op == "step":
@@ -233,4 +233,4 @@ def test_replay_equals_live_for_any_history(history, window, max_blocked):
             fm.succeeded(plan)
         assert len(fm.blocked()) <= max_blocked
         assert len(blocked_plans(fm, options=["a", "b", "c", "d", 1, "1"])) <= 5  # min_open=1 of 6 offered
-    assert FailureMemory.replay(j) == fm
+    assert FailureMemory.from_journal(j) == fm

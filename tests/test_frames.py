@@ -36,7 +36,7 @@ COLUMNS = [
 
 def varied_store() -> tuple[KnowledgeStore, dict[str, str]]:
     """Every status, a refused write, non-string values, scopes, premises, validity, a pending flag."""
-    ks = KnowledgeStore(journal=Journal(clock=None))
+    ks = KnowledgeStore(journal=Journal())
     ids: dict[str, str] = {}
     ids["spec"] = ks.add("fact", {"s": "c1", "r": "tier", "o": "regular"}, source="spec", by="handbook")  # k0
     ids["crm"] = ks.add("fact", {"s": "c1", "r": "tier", "o": "vip"}, source="person", by="crm")  # k1 refutes k0

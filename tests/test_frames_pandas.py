@@ -19,7 +19,7 @@ def test_store_frame_to_pandas():
 
 
 def test_journal_frame_to_pandas():
-    j = Journal(clock=None)
+    j = Journal()
     j.append("note", {"op": "hello"})
     j.append("note", {"n": 2})
     df = j.frame().to_pandas()
@@ -42,11 +42,11 @@ def test_action_model_frame_to_pandas():
 @pytest.mark.parametrize("name", ["j.jsonl", "j.sqlite"])
 def test_on_load_sees_every_record_on_each_file_backend(tmp_path, name):
     p = tmp_path / name
-    with Journal(p, clock=None) as j:
+    with Journal(p) as j:
         j.append("note", {"n": 1})
         j.append("note", {"n": 2})
     seen = []
-    with Journal(p, clock=None, on_load=seen.append) as j:
+    with Journal(p, on_load=seen.append) as j:
         assert len(j) == 2
     assert [r.payload for r in seen] == [{"n": 1}, {"n": 2}]
     assert [r.position for r in seen] == [0, 1]

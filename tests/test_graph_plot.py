@@ -20,7 +20,7 @@ from solvi_lab.plot import STATUS_COLOURS, derivations, layered_layout  # noqa: 
 
 
 def story() -> KnowledgeStore:
-    ks = KnowledgeStore(journal=Journal(clock=None))
+    ks = KnowledgeStore(journal=Journal())
     ks.add("fact", {"s": "acme", "r": "tier", "o": "regular"}, source="spec", by="handbook")  # k0
     ks.add("fact", {"s": "acme", "r": "tier", "o": "vip"}, source="person", by="crm")  # k1 refutes k0
     ks.add("fact", {"s": "acme", "r": "discount", "o": 20}, source="spec", derived_from=["k1"])  # k2
@@ -92,7 +92,7 @@ def test_refused_items_never_appear() -> None:
 
 
 def test_a_big_key_is_linear_to_walk_and_complete_in_competition() -> None:
-    ks = KnowledgeStore(journal=Journal(clock=None))
+    ks = KnowledgeStore(journal=Journal())
     for i in range(60):
         ks.add("fact", {"s": "x", "r": "v", "o": i}, source="outcome")
     g = graph(ks, around="k0", depth=1)

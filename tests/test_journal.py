@@ -15,9 +15,9 @@ def make(request, tmp_path):
 
     def _make(name="j", **kw):
         if backend == "memory":
-            return Journal(clock=None, **kw)
+            return Journal(**kw)
         ext = ".jsonl" if backend == "jsonl" else ".sqlite"
-        return Journal(tmp_path / (name + ext), clock=None, **kw)
+        return Journal(tmp_path / (name + ext), **kw)
 
     _make.backend = backend
     return _make
@@ -94,7 +94,7 @@ def _write_lines(path, lines):
 @pytest.fixture
 def jsonl(tmp_path):
     path = tmp_path / "x.jsonl"
-    j = Journal(path, clock=None)
+    j = Journal(path)
     for i in range(4):
         j.append("k", {"i": i})
     j.close()
@@ -156,7 +156,7 @@ def test_sqlite_edit_detected(tmp_path):
     import sqlite3
 
     path = tmp_path / "x.sqlite"
-    j = Journal(path, clock=None)
+    j = Journal(path)
     for i in range(3):
         j.append("k", {"i": i})
     j.close()

@@ -20,7 +20,7 @@ def path(request, tmp_path):
 
 
 def _fill(path, n, **kw):
-    with Journal(path, clock=None, **kw) as j:
+    with Journal(path, **kw) as j:
         for i in range(n):
             j.append("k", {"i": i})
         return j.head()
@@ -40,7 +40,7 @@ def _cut(path, keep):
 
 def _rewrite_tail(path, start):
     """Replace the records from `start` on with others whose chain is recomputed (a forger who knows the rule)."""
-    with Journal(path, clock=None) as j:
+    with Journal(path) as j:
         prev = GENESIS if start == 0 else j[start - 1].hash
         n = len(j)
     rows = []
@@ -69,7 +69,7 @@ def test_head_and_its_text_form(path):
         assert j.head() == h == (3, j[2].hash) and j.last_hash == h.hash
         assert Head.parse(str(h)) == h and str(h) == f"journal:3:{h.hash}"
         assert j.verify(head=str(h)) and j.verify(head=(2, j[1].hash))
-    assert Journal(clock=None).head() == (0, GENESIS)
+    assert Journal().head() == (0, GENESIS)
 
 
 def test_checkpoint_catches_whole_records_lost_since_it(path):
@@ -94,7 +94,7 @@ def test_checkpoint_catches_a_rewritten_tail(path):
 
 
 def test_checkpoint_every_n_appends_without_close(path):
-    j = Journal(path, clock=None, checkpoint_every=2, checkpoint_seconds=0)
+    j = Journal(path, checkpoint_every=2, checkpoint_seconds=0)
     for i in range(5):
         j.append("k", {"i": i})
     if path.suffix == ".jsonl":
@@ -146,7 +146,7 @@ def test_kept_head_catches_a_rewritten_tail_and_store_verify(tmp_path):
 
 
 def test_parquet_export_carries_its_head_and_a_cut_is_refused(tmp_path):
-    j = Journal(clock=None)
+    j = Journal()
     for i in range(6):
         j.append("k", {"i": i})
     p = export_journal(j, tmp_path / "j.parquet")
@@ -161,7 +161,7 @@ def test_parquet_export_carries_its_head_and_a_cut_is_refused(tmp_path):
 
 @pytest.mark.parametrize("durability", ["flush", "fsync"])
 def test_durability_is_a_choice(path, durability):
-    with Journal(path, clock=None, durability=durability) as j:
+    with Journal(path, durability=durability) as j:
         j.append("k", {})
         assert j.durability == durability
     with Journal(path) as j:
@@ -171,7 +171,7 @@ def test_durability_is_a_choice(path, durability):
 
 
 def test_a_symlink_or_hard_link_cannot_open_a_second_writer(path):
-    j = Journal(path, clock=None)
+    j = Journal(path)
     j.append("k", {})
     link = path.parent / ("sym" + path.suffix)
     link.symlink_to(path)
@@ -189,7 +189,7 @@ def test_a_symlink_or_hard_link_cannot_open_a_second_writer(path):
 def test_read_only_open_never_locks_and_never_writes(path):
     _fill(path, 2)
     before = {p.name: p.read_bytes() for p in path.parent.iterdir()}
-    w = Journal(path, clock=None)
+    w = Journal(path)
     w.append("k", {"i": 2})
     with Journal.open(path, mode="r") as r:  # beside the writer: no JournalLocked
         assert len(r) == 3 and r.verify()

@@ -13,7 +13,7 @@ from solvi_lab.knowledge import KnowledgeStore
 
 
 def _journal(path, n=4):
-    with Journal(path, clock=None) as j:
+    with Journal(path) as j:
         for i in range(n):
             j.append("k", {"i": i})
 
@@ -38,7 +38,7 @@ def _forge(position, kind, payload, prev, t=None, extra=None, drop_t=False):
 
 def _reopens_after_repair(path, kept):
     assert Journal.repair(path) == kept
-    with Journal(path, clock=None) as j:
+    with Journal(path) as j:
         assert len(j) == kept and j.verify()
 
 
@@ -71,7 +71,7 @@ def jl(tmp_path):
 def test_bad_bytes_are_one_error_naming_the_position(jl, edit, message):
     jl.write_bytes(edit(jl.read_bytes()))
     with pytest.raises(CorruptJournal, match=message) as e:
-        Journal(jl, clock=None)
+        Journal(jl)
     assert str(jl) in str(e.value) and "Journal.repair" in str(e.value)
     _reopens_after_repair(jl, int(e.value.args[0].split("position ")[1].split()[0].strip("(),")))
 
@@ -113,7 +113,7 @@ def test_failed_open_releases_the_lock(jl):
 
 def _sqlite(tmp_path, n=3):
     path = tmp_path / "x.sqlite"
-    with Journal(path, clock=None) as j:
+    with Journal(path) as j:
         for i in range(n):
             j.append("k", {"i": i})
     return path
@@ -177,7 +177,7 @@ def test_repair_works_on_sqlite_and_takes_the_lock(tmp_path):
         Journal(path)
     assert Journal.repair(path) == 3
     assert len((tmp_path / "x.sqlite.torn.jsonl").read_text().splitlines()) == 2
-    with Journal(path, clock=None) as j:
+    with Journal(path) as j:
         assert len(j) == 3 and j.verify()
         with pytest.raises(JournalLocked):
             Journal.repair(path)
@@ -187,7 +187,7 @@ def test_owners_are_context_managers(tmp_path):
     with KnowledgeStore(tmp_path / "a.jsonl") as ks:
         ks.add("fact", {"s": "a", "r": "b", "o": 1}, source="person")
     assert ks.journal.closed
-    with DecisionLog(Journal(tmp_path / "d.jsonl", clock=None)) as log:
+    with DecisionLog(Journal(tmp_path / "d.jsonl")) as log:
         log.record("n", {}, 1, answered_by="system2")
     assert log.journal.closed
     with Journal(tmp_path / "a.jsonl") as j:
@@ -213,7 +213,7 @@ def test_sqlite_text_that_is_not_utf8_names_the_record(tmp_path):
 
 def test_registered_shape_is_checked_on_load(tmp_path):
     path = tmp_path / "k.jsonl"
-    with Journal(path, clock=None) as j:
+    with Journal(path) as j:
         j.append("note", {})
     lines = _lines(path)
     prev = json.loads(lines[-1])["hash"]

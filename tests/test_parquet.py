@@ -13,8 +13,8 @@ from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.parquet import PARQUET_SCHEMA, export_journal, import_journal, journal_from_records, record_hash
 
 
-def rich_store(clock=None) -> KnowledgeStore:
-    ks = KnowledgeStore(journal=Journal(clock=clock))
+def rich_store(timestamps=None) -> KnowledgeStore:
+    ks = KnowledgeStore(journal=Journal(timestamps=timestamps))
     ks.add("fact", {"s": "acme", "r": "tier", "o": "regular"}, source="spec")
     crm = ks.add("fact", {"s": "acme", "r": "tier", "o": "vip"}, source="person", by="crm")
     d = ks.add(
@@ -47,7 +47,7 @@ def test_round_trip_replays_to_the_same_fingerprint(tmp_path: Path) -> None:
 
 def test_time_stamped_journal_round_trips(tmp_path: Path) -> None:
     ticks = iter(range(1_000))
-    ks = rich_store(clock=lambda: 1_700_000_000.123456 + next(ticks) / 7)
+    ks = rich_store(timestamps=lambda: 1_700_000_000.123456 + next(ticks) / 7)
     records = import_journal(export_journal(ks, tmp_path / "j.parquet"))  # a store is accepted too
     assert [r.hash for r in records] == [r.hash for r in ks.journal]
     assert [r.t for r in records] == [r.t for r in ks.journal]
@@ -80,7 +80,7 @@ def test_journal_from_records_continues_the_chain(tmp_path: Path) -> None:
 
 
 def test_journal_from_records_refuses_what_is_not_one_chain() -> None:
-    stamped = list(rich_store(clock=lambda: 5.0).journal)
+    stamped = list(rich_store(timestamps=lambda: 5.0).journal)
     plain = list(rich_store().journal)
     with pytest.raises(BadInput, match="mix time-stamped and unstamped"):
         journal_from_records(plain[:2] + stamped[2:])
@@ -172,6 +172,6 @@ def test_export_replaces_atomically(tmp_path: Path) -> None:
 
 
 def test_record_hash_is_the_journal_hash() -> None:
-    j = Journal(clock=lambda: 3.5)
+    j = Journal(timestamps=lambda: 3.5)
     r = j.append("k", {"a": [1, 2]})
     assert record_hash(0, "k", {"a": [1, 2]}, r.prev, 3.5) == r.hash

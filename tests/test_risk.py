@@ -163,7 +163,7 @@ def test_decide_bad_input(args, needle):
 
 
 def test_decisions_are_journaled():
-    j = Journal(clock=None)
+    j = Journal()
     rb = RiskBudget(journal=j)
     rb.decide("descend", refuse(risk=0.3), gain=0.3)
     rb.new_episode()
@@ -317,7 +317,7 @@ def test_gate_bad_observations():
 
 class _Store:
     def __init__(self) -> None:
-        self.journal = Journal(clock=None)
+        self.journal = Journal()
 
 
 def test_gate_journals_through_a_store_and_replays():
@@ -337,7 +337,7 @@ def test_gate_journals_through_a_store_and_replays():
 
 
 def test_foreign_ops_are_refused_at_write_time():
-    j = Journal(clock=None)
+    j = Journal()
     with pytest.raises(BadInput, match="op 'explode' is not one of"):
         j.append(GATE_KIND, {"gate": "depth", "op": "explode"})
     assert len(j) == 0
@@ -357,7 +357,7 @@ _ops = st.lists(
 @given(ops=_ops, expiry=st.one_of(st.none(), st.integers(1, 4)), with_floor=st.booleans())
 def test_replay_equals_live_and_window_equals_recount(ops, expiry, with_floor):
     floor = (lambda c: c) if with_floor else None
-    j = Journal(clock=None)
+    j = Journal()
     live = LearnedGate("depth", expiry=expiry, floor=floor, journal=j)
     episodes: list[list[tuple[int, int, bool]]] = [[]]
     for op, c, lv, failed in ops:

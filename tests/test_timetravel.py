@@ -11,7 +11,7 @@ from solvi_lab.knowledge import KnowledgeStore
 
 
 def story() -> KnowledgeStore:
-    ks = KnowledgeStore(journal=Journal(clock=None))
+    ks = KnowledgeStore(journal=Journal())
     ks.add("fact", {"s": "acme", "r": "tier", "o": "regular"}, source="spec", by="handbook")  # 0
     ks.add("fact", {"s": "acme", "r": "tier", "o": "vip"}, source="person", by="crm")  # 1: refutes 0
     ks.add("fact", {"s": "acme", "r": "discount", "o": 20}, source="spec", derived_from=["k1"])  # 2

@@ -112,7 +112,7 @@ def store_frame(ks: KnowledgeStore) -> pl.DataFrame:
     # function call per cell where it can be avoided: at 10⁶ rows every call costs about 0.1 s.
     view = ks.view()
     items = [it for it in view.fold_items() if it.state != "refused" and it.state != "new"]
-    clock = ks.clock
+    clock = ks.ticks
     live = LIVE
     states = [it.state for it in items]
     bodies = [it.body if it.kind == "fact" and it.body.__class__ is dict else None for it in items]

@@ -26,7 +26,7 @@ import sys, time
 from solvi_lab.journal import Journal
 path, backend, durability, start = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 pause = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
-j = Journal(path, clock=time.time, durability=durability, checkpoint_every=7)
+j = Journal(path, timestamps=time.time, durability=durability, checkpoint_every=7)
 print("open", len(j), flush=True)
 i = start
 while True:
@@ -111,7 +111,7 @@ def second_writer(directory: Path, backend: str) -> Row:
     symlink, a hard link and another spelling. Each must be refused (detected = refused)."""
     path = directory / ("held." + backend)
     row = Row("second writer via path/symlink/hard link", backend)
-    holder = Journal(path, clock=None)
+    holder = Journal(path)
     holder.append("k", {})
     sym, hard = directory / ("sym." + backend), directory / ("hard." + backend)
     for p in (sym, hard):
@@ -149,7 +149,7 @@ def two_threads(directory: Path, backend: str, n: int = 300) -> Row:
     """Two threads append through one shared Journal at once; every acknowledged record must be there, chained."""
     path = directory / ("threads." + backend)
     row = Row("two threads appending through one Journal", backend, lost=0)
-    j = Journal(path, clock=None)
+    j = Journal(path)
     acked: list[set[int]] = [set(), set()]
     errors: list[str] = []
 
@@ -188,7 +188,7 @@ path, k, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 for i in range(n):
     while True:
         try:
-            j = Journal(path, clock=None)
+            j = Journal(path)
             break
         except JournalLocked:
             time.sleep(0.001)
@@ -203,7 +203,7 @@ def two_processes(directory: Path, backend: str, n: int = 40) -> Row:
     serialises them); every acknowledged record must be there and the chain whole."""
     path = directory / ("procs." + backend)
     row = Row("two processes writing at once", backend, lost=0)
-    Journal(path, clock=None).close()
+    Journal(path).close()
     kids = [_child(_LOCKSTEP, str(path), str(k), str(n)) for k in (0, 1)]
     acked: set[int] = set()
     for p in kids:

@@ -62,7 +62,7 @@ def build(path: Path, n: int = 24, seed: int = 0) -> Head:
     """A clean journal of n varied records (time-stamped, unicode, nested), closed (checkpoint written)."""
     rng = random.Random(seed)
     stamps = iter(range(1_700_000_000, 1_800_000_000, 7))
-    with Journal(path, clock=lambda: next(stamps) + 0.25) as j:
+    with Journal(path, timestamps=lambda: next(stamps) + 0.25) as j:
         for i in range(n):
             j.append(
                 rng.choice(["note", "obs", "k"]),
@@ -83,7 +83,7 @@ def contents(path: Path) -> list[tuple[str, str, str]]:
 def classify(path: Path, original: list, kept: Head | None = None, exact: bool = False) -> tuple[str, str]:
     """Open a damaged copy as a writer (and, with a kept head, verify against it); return (outcome, detail)."""
     try:
-        with Journal(path, clock=None) as j:
+        with Journal(path) as j:
             got = [(r.kind, canonical(r.payload), r.hash) for r in j]
             if kept is not None:
                 report = j.verify(head=kept, exact=exact)

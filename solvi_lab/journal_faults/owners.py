@@ -194,7 +194,7 @@ IDS = ["k0", "k1", "k2", "k3", "k5", "f4", "f6"]
 def _store_make(d: Path):
     from ..knowledge import KnowledgeStore
 
-    return KnowledgeStore(d / "store.jsonl", clock=None)
+    return KnowledgeStore(d / "store.jsonl")
 
 
 def _store_reload(path: Path, obj: Any) -> None:
@@ -272,7 +272,7 @@ STORE = Owner(
 def _decisions_make(d: Path):
     from ..decisions import DecisionLog
 
-    return DecisionLog(Journal(d / "decisions.jsonl", clock=None))
+    return DecisionLog(Journal(d / "decisions.jsonl"))
 
 
 def _decisions_reload(path: Path, obj: Any) -> None:
@@ -316,7 +316,7 @@ DECISIONS = Owner(
 def _failures_make(d: Path):
     from ..failures import FailureMemory
 
-    return FailureMemory(window=3, journal=Journal(d / "failures.jsonl", clock=None))
+    return FailureMemory(window=3, journal=Journal(d / "failures.jsonl"))
 
 
 def _failures_reload(path: Path, obj: Any) -> None:
@@ -324,7 +324,7 @@ def _failures_reload(path: Path, obj: Any) -> None:
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        assert FailureMemory.replay(j).blocked() == obj.blocked()
+        assert FailureMemory.from_journal(j).blocked() == obj.blocked()
 
 
 FAILURES = Owner(
@@ -343,7 +343,7 @@ FAILURES = Owner(
 def _learner_make(d: Path):
     from ..evidence import LearnerModel
 
-    return LearnerModel(Journal(d / "learner.jsonl", clock=None), clock=None)
+    return LearnerModel(Journal(d / "learner.jsonl"), clock=None)
 
 
 def _learner_reload(path: Path, obj: Any) -> None:
@@ -393,7 +393,7 @@ LEARNER = Owner(
 def _gate_make(d: Path):
     from ..risk import LearnedGate
 
-    return LearnedGate("depth", expiry=3, journal=Journal(d / "gate.jsonl", clock=None))
+    return LearnedGate("depth", expiry=3, journal=Journal(d / "gate.jsonl"))
 
 
 def _gate_reload(path: Path, obj: Any) -> None:
@@ -410,7 +410,7 @@ def _gate_reload(path: Path, obj: Any) -> None:
 def _policy_make(d: Path):
     from ..risk import RiskBudget
 
-    return RiskBudget(journal=Journal(d / "policy.jsonl", clock=None))
+    return RiskBudget(journal=Journal(d / "policy.jsonl"))
 
 
 def _policy_reload(path: Path, obj: Any) -> None:
@@ -462,7 +462,7 @@ def _actions_make(d: Path):
     from ..actions import ConservativeActionModel
     from ..knowledge import KnowledgeStore
 
-    return ConservativeActionModel(_vocab(), store=KnowledgeStore(d / "actions.jsonl", clock=None))
+    return ConservativeActionModel(_vocab(), store=KnowledgeStore(d / "actions.jsonl"))
 
 
 def _actions_reload(path: Path, obj: Any) -> None:
@@ -497,7 +497,7 @@ def _agenda_make(d: Path):
     from ..agenda import Agenda
     from ..knowledge import KnowledgeStore
 
-    a = Agenda(KnowledgeStore(d / "agenda.jsonl", clock=None))
+    a = Agenda(KnowledgeStore(d / "agenda.jsonl"))
     a.goal("g", lambda s: bool(s.get("done")))
     a.gate("no-cancel", lambda s: True, blocks=["cancel"])
     return a

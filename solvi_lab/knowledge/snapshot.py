@@ -115,7 +115,7 @@ def _hint_why(store: Any, it: Item, stale: list[str], rolled: list[str], valid_a
         return f"rests on a rolled-back version, not re-confirmed since: {how}"
     if stale:
         return f"stale: flag {', '.join(stale)} is pending and it was not re-confirmed since"
-    if it.expired(store.clock):
+    if it.expired(store.ticks):
         return f"expired: not re-confirmed within {it.clock_rule} decisions"
     if it.state == "disputed":
         q = store._keys[it.key].open_q

@@ -31,7 +31,8 @@ from typing import Any
 
 from ..decisions import DecisionLog
 from ..errors import BadInput, UnknownId, WriteRefused
-from ..journal import Journal, JournalOwner, _owner_refuses, canonical, register_kind
+from ..journal import Journal, _owner_refuses, canonical, register_kind
+from ..owner import JournalOwner
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
@@ -175,7 +176,7 @@ class Verification:
 class KnowledgeStore(JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
-    KnowledgeStore(path=None, *, journal=None, gates=(), clock=None) — path: a JSONL or SQLite journal file
+    KnowledgeStore(path=None, *, journal=None, gates=()) — path: a JSONL or SQLite journal file
     (loaded when it exists), or None for memory; journal: share an existing Journal (with a DecisionLog, say);
     gates: WriteGates run after the source and consistency checks.
     """
@@ -189,7 +190,7 @@ class KnowledgeStore(JournalOwner):
         *,
         journal: Journal | None = None,
         gates: Iterable[WriteGate] = (),
-        clock: Callable[[], float] | None = None,
+        timestamps: Callable[[], float] | None = None,
         expect_head: Any = None,
         _replay: bool = False,
     ):
@@ -207,7 +208,7 @@ class KnowledgeStore(JournalOwner):
         if journal is None:
             journal = Journal(
                 path,
-                clock=clock,
+                timestamps=timestamps,
                 expect_head=expect_head,
                 on_load=lambda r: self._fold_record(r.position, r.kind, r.payload),
                 load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
@@ -232,7 +233,7 @@ class KnowledgeStore(JournalOwner):
         self._present = 0  # items in the store (admitted, not retracted)
         self._open_set: dict[str, None] = {}  # keys with an open dispute (an ordered set)
         self._question_keys: dict[str, None] = {}  # keys that ever had a question
-        self.clock = 0
+        self.ticks = 0
         self.position = 0
         self._items_sum = 0
         self._keys_sum = 0
@@ -297,10 +298,10 @@ class KnowledgeStore(JournalOwner):
                 f.ended_at, f.ended_by, f.ended_why = pos, p.get("by"), p.get("why")
                 self._flags_sum = (self._flags_sum + _h(f.observable())) & MASK
         elif op == "tick":
-            self.clock += int(p["k"])
+            self.ticks += int(p["k"])
 
     def _fold_new_item(self, pos: int, p: dict[str, Any]) -> None:
-        it = Item(pos, p, sys.intern(p["key"]), self.clock)
+        it = Item(pos, p, sys.intern(p["key"]), self.ticks)
         if it.scope is not None:  # identical scopes share one dict (they are never mutated): memory at 10^6
             it.scope = self._scopes.setdefault(repr(it.scope), it.scope)
         v = source_check(it.kind, it.body, it.source, it.of, self._decision_info)
@@ -936,7 +937,7 @@ class KnowledgeStore(JournalOwner):
         for name, v in fields.items():
             need_json(name, v)
         it = self._live_item(iid, f"given to {op}()")
-        self._write({"op": op, "id": iid, "key": it.key, "clock": self.clock, **fields})
+        self._write({"op": op, "id": iid, "key": it.key, "clock": self.ticks, **fields})
 
     @writing_call
     def promote(self, iid: str, *, by: Any, why: str) -> None:
@@ -1049,7 +1050,7 @@ class KnowledgeStore(JournalOwner):
                 "by": by,
                 "why": why,
                 "question": ks.open_q["id"],
-                "clock": self.clock,
+                "clock": self.ticks,
             }
         )
 
@@ -1119,7 +1120,7 @@ class KnowledgeStore(JournalOwner):
         """Active, not expired, not stale, not resting on a rolled-back version (unless confirmed since), and (when
         valid_at is given) valid in the world at that time."""
         it = self._get(iid)
-        if it.state != "active" or it.expired(self.clock) or self._stale_flags(it) or self.rolled_back_under(iid):
+        if it.state != "active" or it.expired(self.ticks) or self._stale_flags(it) or self.rolled_back_under(iid):
             return False
         return valid_at is None or self._valid_at(it, valid_at)
 
@@ -1144,7 +1145,7 @@ class KnowledgeStore(JournalOwner):
 
     # ------------------------------------------------------------------------------------------ reading
     def status(self, iid: str) -> str:
-        return item_status(self._get(iid), self.clock)
+        return item_status(self._get(iid), self.ticks)
 
     def view(self) -> StoreView:
         """A read-only view of what the store holds: frozen item records and their relations (knowledge/view.py)."""
@@ -1295,7 +1296,7 @@ class KnowledgeStore(JournalOwner):
         last read) to read)."""
         self._flush_digests()
         return hashlib.sha256(
-            f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.clock}".encode()
+            f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.ticks}".encode()
         ).hexdigest()
 
     def report(self) -> dict[str, Any]:
@@ -1322,10 +1323,41 @@ class KnowledgeStore(JournalOwner):
             "open_disputes": len(self._open),
             "questions": sum(len(self._keys[k].questions) for k in self._question_keys),
             "flags": [f.as_dict() for f in self._flags.flags.values()],
-            "clock": self.clock,
+            "clock": self.ticks,
             "position": self.position,
             "fingerprint": self.fingerprint(),
         }
+
+    # ------------------------------------------------------------------------------------ owner protocol
+    KINDS = (RECORD_KIND, "decision")
+
+    @classmethod
+    def from_journal(
+        cls, journal: Journal, upto: int | None = None, *, gates: Iterable[WriteGate] = (), skip: Iterable[str] = ()
+    ) -> KnowledgeStore:
+        """The store folded from `journal`: writing on to it when `upto` is None, else a read-only view of the
+        store as it was before position `upto`. `skip`: item ids treated as never written (a read-only view)."""
+        if not isinstance(journal, Journal):
+            raise BadInput(f"from_journal takes a solvi_lab.journal.Journal, got {type(journal).__name__}.")
+        skip = set(need_str_list("skip", skip))
+        if upto is None and not skip:
+            return cls(journal=journal, gates=gates)
+        if upto is not None and (not isinstance(upto, int) or isinstance(upto, bool) or not 0 <= upto <= len(journal)):
+            raise BadInput(f"upto={upto!r} is not a journal position 0..{len(journal)}.")
+        return cls.replay(journal, upto=upto, skip=skip)
+
+    @classmethod
+    def open(cls, path: Any, *, journal_options: dict[str, Any] | None = None, **options: Any) -> KnowledgeStore:
+        """Open (or start) the store kept in the journal file at `path`; `journal_options` go to Journal."""
+        jo = dict(journal_options or {})
+        if set(jo) - {"timestamps", "expect_head"}:
+            journal = Journal(path, **jo)
+            try:
+                return cls(journal=journal, **options)
+            except BaseException:
+                journal.close()
+                raise
+        return cls(path, **jo, **options)
 
     # ------------------------------------------------------------------------------------------ replay
     @classmethod

@@ -77,9 +77,9 @@ class StoreView:
 
     # ----------------------------------------------------------------------------------------------- items
     @property
-    def clock(self) -> int:
-        """Decisions counted so far (the clock reconfirm_after is measured in)."""
-        return self._ks.clock
+    def ticks(self) -> int:
+        """Decisions counted so far (what reconfirm_after is measured in; `tick()` moves it)."""
+        return self._ks.ticks
 
     @property
     def position(self) -> int:
@@ -108,7 +108,7 @@ class StoreView:
         return it is not None and it.present
 
     def status(self, iid: str) -> str:
-        return item_status(self._it(iid), self._ks.clock)
+        return item_status(self._it(iid), self._ks.ticks)
 
     def record(self, iid: str) -> ItemRecord:
         it = self._it(iid)
@@ -125,7 +125,7 @@ class StoreView:
             of=it.of,
             supersedes=it.supersedes,
             valid=(valid[0], valid[1]),
-            status=item_status(it, self._ks.clock),
+            status=item_status(it, self._ks.ticks),
             why=it.why,
             key=it.key,
             learned_at=it.pos,

@@ -620,13 +620,13 @@ def _failure_memory(worlds_list: list[World], steps: int, seed: int, stream: int
         for w, world in enumerate(worlds_list):
             fm = None
             if variant == "with":
-                fm = FailureMemory(window=10, unit="steps", max_blocked=8, min_open=1, journal=Journal(clock=None))
+                fm = FailureMemory(window=10, unit="steps", max_blocked=8, min_open=1, journal=Journal())
             agent = _Agent(None, None, rng, fm=fm)
             tally = _Tally()
             agent.play(_Env(world), steps, tally)
             verified &= bool(agent.map.verify())
             if fm is not None:
-                verified &= bool(fm.journal.verify()) and FailureMemory.replay(fm.journal) == fm
+                verified &= bool(fm.journal.verify()) and FailureMemory.from_journal(fm.journal) == fm
             rows.append(
                 {
                     "variant": variant,

@@ -209,7 +209,7 @@ class _Agent:
 
 def _make_agent(arm: str) -> _Agent:
     """A fresh agent of `arm`; "none" is built as "protect" and has its knowledge forgotten before every game."""
-    journal = Journal(clock=None)  # deterministic: no time stamps; policy and gate write into one chain
+    journal = Journal()  # deterministic: no time stamps; policy and gate write into one chain
     if arm == "gate_no_expiry":
         config: dict[str, Any] = {"expiry": None, "floor": None}
     else:

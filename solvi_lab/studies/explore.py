@@ -73,7 +73,7 @@ class Story:
 def build_store(n_items: int, seed: int = 0) -> tuple[KnowledgeStore, Story]:
     """A store with `n_items` background facts (some derived), then the scripted story, then its retraction.
 
-    The journal has no time stamps (clock=None), so the same (n_items, seed) gives the same journal, byte for byte.
+    The journal has no time stamps (timestamps=None), so the same (n_items, seed) gives the same journal, byte for byte.
 
     >>> ks, story = build_store(20, seed=1)
     >>> ks.status(story.crm_tier), ks.status(story.spec_tier), ks.status(story.north)
@@ -81,7 +81,7 @@ def build_store(n_items: int, seed: int = 0) -> tuple[KnowledgeStore, Story]:
     """
     PARAMS.check(n_items=n_items, seed=seed)
     rng = np.random.default_rng(seed)
-    ks = KnowledgeStore(journal=Journal(clock=None))
+    ks = KnowledgeStore(journal=Journal())
     n_subjects = max(1, n_items // 4)  # about four facts per subject: enough collisions to refute and dispute
     observed: list[str] = []  # the facts said by a source; derived facts rest on these only
     for _ in range(n_items):

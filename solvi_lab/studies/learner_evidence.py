@@ -402,7 +402,7 @@ def _flaw6_wiki_status() -> dict[str, Any]:
     """An outdated page and two contested ones beside a reviewed page: what does retrieval give as knowledge?"""
     from ..knowledge import KnowledgeStore
 
-    wiki, ks = NaiveWiki(), KnowledgeStore(clock=None)
+    wiki, ks = NaiveWiki(), KnowledgeStore()
     wiki.write("fractions", "divide by multiplying by the reciprocal", status="outdated")
     wiki.write("fractions", "keep, change, flip", status="reviewed")
     ks.add("fact", {"s": "fractions", "r": "rule", "o": "reciprocal"}, source="person", by="tutor")
@@ -439,7 +439,7 @@ def _flaw7_rotation() -> dict[str, Any]:
     rebuilt_naive = naive.replay_from_default().mastery["algebra"]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "evidence.jsonl"
-        journal = Journal(path, clock=None)
+        journal = Journal(path)
         model = LearnerModel(journal, clock=None)
         for day in range(6):
             model.record("algebra", "free_recall", "correct", at=day * DAY, evaluator="grader")
@@ -451,7 +451,7 @@ def _flaw7_rotation() -> dict[str, Any]:
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         path.write_text("".join(lines[-3:]), encoding="utf-8")  # what a rotation would leave to load
         try:
-            LearnerModel.rebuild(Journal(path, clock=None), clock=None)
+            LearnerModel.rebuild(Journal(path), clock=None)
             truncated_refused = False
         except CorruptJournal:
             truncated_refused = True

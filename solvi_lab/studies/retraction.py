@@ -97,7 +97,7 @@ class LiveComponents:
     leaves (retracted, or gone with what it rested on) takes its edges with it and the key still joins the others —
     what `component_sizes` would compute from scratch on the store as it is at that moment.
 
-    >>> ks = KnowledgeStore(clock=None)
+    >>> ks = KnowledgeStore()
     >>> a = ks.add("fact", {"s": "x", "r": "r", "o": 1}, source="person")
     >>> b = ks.add("fact", {"s": "y", "r": "r", "o": 1}, source="person", derived_from=[a])
     >>> c = ks.add("fact", {"s": "y", "r": "r", "o": 1}, source="spec")
@@ -206,7 +206,7 @@ def run(
     import matplotlib.pyplot as plt
 
     ops = operation_stream(n_items, seed)
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     t0 = time.perf_counter()
     apply_stream(ks, ops)
     build_s = time.perf_counter() - t0

@@ -11,7 +11,7 @@ the clock moving (so "verified" facts expire) and drift flags raised and ended o
 >>> sum(1 for op in ops if op[0] == "add")
 200
 >>> from solvi_lab.knowledge import KnowledgeStore
->>> ks = KnowledgeStore(clock=None)
+>>> ks = KnowledgeStore()
 >>> ids = apply_stream(ks, ops)
 >>> len(ids)
 200
@@ -111,7 +111,7 @@ def add_fact(ks: Any, ids: list[str | None], op: tuple, **extra: Any) -> None:
     ``ids``, or None where the store refuses the write. ``extra``: further keyword arguments of ``ks.add``.
 
     >>> from solvi_lab.knowledge import KnowledgeStore
-    >>> ids = []; add_fact(KnowledgeStore(clock=None), ids, ("add", "s", "r", "o", "spec", {}, [], False))
+    >>> ids = []; add_fact(KnowledgeStore(), ids, ("add", "s", "r", "o", "spec", {}, [], False))
     >>> len(ids), ids[0] is not None
     (1, True)
     """
@@ -149,7 +149,7 @@ def apply_shared_op(ks: Any, op: tuple, ids: list[str | None], flag_ids: list[st
     ``flag_ids``, which ``end_flag`` indexes.
 
     >>> from solvi_lab.knowledge import KnowledgeStore
-    >>> apply_shared_op(KnowledgeStore(clock=None), ("tick", 1), [], []), apply_shared_op(None, ("use", 0), [], [])
+    >>> apply_shared_op(KnowledgeStore(), ("tick", 1), [], []), apply_shared_op(None, ("use", 0), [], [])
     (True, False)
     """
     kind = op[0]

@@ -24,7 +24,7 @@ def test_snapshot_hints_hold_every_kind_of_hypothesis_with_its_gate_and_verdict(
     """Spec: "A decision is given ks.snapshot(...) as a fact: the active items that match (facts), the hints
     (hypotheses, expired or stale items, with why), the ids they rest on, the store's fingerprint and its journal
     position" and "a rule, a skill or an action ... one a later gate holds stays a hypothesis"."""
-    ks = KnowledgeStore(clock=None, gates=[HoldRules()])
+    ks = KnowledgeStore(gates=[HoldRules()])
     vip = ks.add("fact", fact("c17", "vip"), source="person")
     rule = ks.add("rule", {"name": "c17", "then": "escalate"}, source="spec")
     skill = ks.add("skill", {"name": "c17", "steps": ["greet"]}, source="person")
@@ -71,7 +71,7 @@ def test_snapshot_hints_hold_every_kind_of_hypothesis_with_its_gate_and_verdict(
 def test_snapshot_without_about_covers_the_whole_store():
     """Spec: "res = system.ask({"ticket": text, "knowledge": ks.snapshot(about="c17")})" — and without about=,
     the whole store's facts and hints (the call a small notebook makes first)."""
-    ks = KnowledgeStore(clock=None, gates=[HoldRules()])
+    ks = KnowledgeStore(gates=[HoldRules()])
     a = ks.add("fact", fact("c17", "vip"), source="person")
     b = ks.add("fact", fact(["room", 3], "lit", r="light"), source="outcome", scope={"map": "A"})
     c = ks.add("fact", fact("c18", "x"), source="person")
@@ -100,7 +100,7 @@ def test_snapshot_without_about_covers_the_whole_store():
 def test_redecide_rebuilds_a_whole_store_snapshot():
     """Spec: "ks.redecide(store, retracted, decide) finds the stored decisions whose snapshot rested on retracted
     items, re-builds each snapshot as it would have been without them"."""
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     vip = ks.add("fact", fact("c17", "vip"), source="person")
     ks.add("fact", fact("c18", "regular"), source="person")
 
@@ -120,7 +120,7 @@ def test_what_rests_on_a_rolled_back_version_is_a_hint_until_confirmed():
     as a hint" and "a wrong item can be taken back with everything that rests on it". Rule: what rests on the
     rolled-back version (directly or through other items) is a hint, not a fact, until a newer observation or a
     person confirms it; the previous version comes back (as a hint under a flag)."""
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     v1 = ks.add("fact", fact("c17", "regular"), source="spec")
     v2 = ks.add("fact", fact("c17", "vip"), source="spec", supersedes=v1)
     lounge = ks.add("fact", fact("c17", "yes", r="lounge"), source="spec", derived_from=[v2])
@@ -163,7 +163,7 @@ def test_what_rests_on_a_rolled_back_version_is_a_hint_until_confirmed():
 def test_an_observation_that_refutes_a_premise_is_not_a_rollback():
     """Spec: "an observation refutes whatever it contradicts (the world changed)" — what was derived while the
     premise held stands; only a rollback (the update was wrong) makes what rests on it a hint."""
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     v1 = ks.add("fact", fact("c17", "vip"), source="person")
     lounge = ks.add("fact", fact("c17", "yes", r="lounge"), source="person", derived_from=[v1])
     ks.add("fact", fact("c17", "regular"), source="outcome")
@@ -173,7 +173,7 @@ def test_an_observation_that_refutes_a_premise_is_not_a_rollback():
 def test_rollback_of_a_rule_under_a_flag_and_what_rests_on_it():
     """Spec: "a rollback while a flag covers the rolled-back version (or its scope) restores the previous version
     only as a hint — a stale version is never restored as a fact"."""
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     r1 = ks.add("rule", {"name": "threshold", "value": 0.7}, source="spec")
     r2 = ks.add("rule", {"name": "threshold", "value": 0.9}, source="spec", supersedes=r1)
     derived = ks.add("fact", fact("t", "high", r="band"), source="spec", derived_from=[r2])

@@ -13,7 +13,7 @@ def fact(s, o, r="intent"):
 
 @pytest.fixture
 def ks():
-    return KnowledgeStore(clock=None)
+    return KnowledgeStore()
 
 
 def test_flag_turns_older_items_into_hints_until_confirmed(ks):
@@ -119,7 +119,7 @@ class Hold(WriteGate):
 
 
 def test_held_rule_is_a_hypothesis_with_verdicts_in_the_journal():
-    ks = KnowledgeStore(gates=[Hold()], clock=None)
+    ks = KnowledgeStore(gates=[Hold()])
     r = ks.add("rule", {"name": "greet"}, source="spec")
     assert ks.status(r) == "hypothesis"
     rec = ks.journal[0].payload
@@ -134,7 +134,7 @@ def test_held_rule_is_a_hypothesis_with_verdicts_in_the_journal():
 
 
 def test_custom_gates_never_replace_source_and_consistency():
-    ks = KnowledgeStore(gates=[Hold(), SourceGate(), ConsistencyGate()], clock=None)
+    ks = KnowledgeStore(gates=[Hold(), SourceGate(), ConsistencyGate()])
     assert [type(g).__name__ for g in ks.gates] == ["Hold"]
     with pytest.raises(WriteRefused, match="premise k3 is missing"):
         ks.add("rule", {"name": "x"}, source="spec", derived_from=["k3"])
@@ -144,11 +144,11 @@ def test_custom_gates_never_replace_source_and_consistency():
 
 def test_shadow_gate_measures_and_journals():
     count = lambda st: sum(1 for r in st.view().records() if r.kind == "rule" and r.status == "active")  # noqa: E731
-    ks = KnowledgeStore(gates=[ShadowGate(count)], clock=None)
+    ks = KnowledgeStore(gates=[ShadowGate(count)])
     r = ks.add("rule", {"name": "r"}, source="spec")
     assert ks.status(r) == "active"
     assert ks.journal[0].payload["verdicts"][0]["measured"] == {"baseline": 0.0, "candidate": 1.0}
-    worse = KnowledgeStore(gates=[ShadowGate(lambda st: -count(st))], clock=None)
+    worse = KnowledgeStore(gates=[ShadowGate(lambda st: -count(st))])
     assert worse.status(worse.add("rule", {"name": "r"}, source="spec")) == "hypothesis"
 
 

@@ -21,7 +21,7 @@ class SmallCheckpointMachine(StoreMachine):
 
     @initialize(every=st.sampled_from([2, 3]))
     def start(self, every):
-        self.ks = KnowledgeStore(clock=None)
+        self.ks = KnowledgeStore()
         self.ks.CHECKPOINT_EVERY = every
         self.decision = self.ks.decisions.record("q", {}, "x", answered_by="system2", guarantee="≤5% wrong").id
 

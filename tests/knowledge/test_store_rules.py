@@ -12,7 +12,7 @@ def fact(s, o, r="tier"):
 
 @pytest.fixture
 def ks():
-    return KnowledgeStore(clock=None)
+    return KnowledgeStore()
 
 
 def test_item_record_has_the_specification_fields(ks):
@@ -72,7 +72,7 @@ def test_outcome_refutes_what_it_contradicts(ks):
 
 @pytest.mark.parametrize("first, second", [("person", "spec"), ("spec", "person"), ("spec", "verified")])
 def test_rank_decides_in_either_order(first, second):
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     d = ks.decisions.record("q", {}, "b" if second == "verified" else "a", answered_by="system2", guarantee="g")
     kw1 = {"of": d.id} if first == "verified" else {}
     kw2 = {"of": d.id} if second == "verified" else {}

@@ -22,7 +22,7 @@ SOURCES = ["outcome", "person", "spec", "verified", "model"]
 class StoreMachine(RuleBasedStateMachine):
     @initialize()
     def start(self):
-        self.ks = KnowledgeStore(clock=None)
+        self.ks = KnowledgeStore()
         d = self.ks.decisions.record("q", {}, "x", answered_by="system2", guarantee="≤5% wrong")
         self.decision = d.id
 
@@ -242,7 +242,7 @@ class OracleMachine(RuleBasedStateMachine):
         from pathlib import Path
 
         self.path = Path(tempfile.mkdtemp()) / "oracle.jsonl"
-        self.ks = KnowledgeStore(self.path, clock=None)
+        self.ks = KnowledgeStore(self.path)
         self.writes: list[tuple[str, tuple, str, str]] = []
         self.retracted: set[str] = set()
 
@@ -267,7 +267,7 @@ class OracleMachine(RuleBasedStateMachine):
     @rule()
     def reload(self):
         self.ks.close()
-        self.ks = KnowledgeStore(self.path, clock=None)
+        self.ks = KnowledgeStore(self.path)
 
     @invariant()
     def store_agrees_with_oracle(self):

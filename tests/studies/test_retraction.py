@@ -29,7 +29,7 @@ def test_derivation_depth_never_exceeds_five():
 
 
 def test_component_sizes_follow_premises_and_keys():
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     a = ks.add("fact", {"s": "x", "r": "r", "o": 1}, source="person")
     b = ks.add("fact", {"s": "y", "r": "r", "o": 1}, source="person", derived_from=[a])
     c = ks.add("fact", {"s": "y", "r": "r", "o": 1}, source="spec")  # same key as b
@@ -67,7 +67,7 @@ def test_small_run_is_exact_and_deterministic_where_it_should_be():
 
 
 def test_apply_stream_gives_ids_for_every_add():
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     ids = apply_stream(ks, operation_stream(300, seed=0))
     assert len(ids) == 300 and len(ks) == sum(1 for i in ids if i is not None and i in ks)
 
@@ -83,7 +83,7 @@ def test_live_components_equal_a_recount_after_every_retraction():
     """The component at the time of a retraction == component_sizes computed from scratch on the store as it is."""
     import random
 
-    ks = KnowledgeStore(clock=None)
+    ks = KnowledgeStore()
     apply_stream(ks, operation_stream(400, seed=5))
     live = retraction.LiveComponents(ks)
     rng = random.Random(5)

@@ -32,6 +32,6 @@ def test_exactness_checks_on_a_client_match_the_serial_run() -> None:
 
 
 def _journal():
-    ks = retraction.KnowledgeStore(clock=None)
+    ks = retraction.KnowledgeStore()
     retraction.apply_stream(ks, retraction.operation_stream(50, 0))
     return ks.journal
