@@ -8,7 +8,7 @@ knowledge records (kind "decision"), so a snapshot given to a decision and the d
 >>> d = log.ask("tier", lambda g: g["hint"].upper(), {"hint": "vip"}, answered_by="rule")
 >>> d.id, d.answer
 ('d0', 'VIP')
->>> log.replay(d.id, lambda g: g["hint"].upper()).same
+>>> log.rerun(d.id, lambda g: g["hint"].upper()).same   # run the decision again on its recorded input
 True
 """
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, canonical, register_kind
-from .owner import JournalOwner
+from .journal import Journal, Record, canonical, register_kind
+from .owner import JournalOwner, _check_upto
 from .validation import ANY, Opt, shape, writing_call
 
 ANSWERERS = ("system1", "system2", "person", "rule")
@@ -56,8 +56,9 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class Replay:
-    """The recorded answer beside the answer the decision gives now on the same recorded input."""
+class Rerun:
+    """What `DecisionLog.rerun` found: the recorded answer beside the answer the decision gives now on the same
+    recorded input."""
 
     id: str
     old: Any
@@ -79,34 +80,98 @@ def parse_decision_id(did: str) -> int:
 
 
 class DecisionLog(JournalOwner):
-    """Records decisions into a journal and replays them.
+    """Records decisions into a journal and runs them again (`rerun`).
 
-    The log indexes the decisions already in the journal when it is opened, so a reloaded log knows them.
+    A journal owner (solvi_lab.owner): `KINDS = ("decision",)`, one fold `_apply(record)` for the live path and
+    for rebuilds, `DecisionLog(journal=None)` (None: a new in-memory journal), `DecisionLog.open(path)`,
+    `DecisionLog.from_journal(journal, upto=None)` and `state()`.
+
+    Several writers may share one journal's decisions (the store's `ks.decisions`, a Chooser's log, a second
+    `DecisionLog(journal)`): a log folds the decision records it has not seen yet before it reads or writes, so
+    every log on a journal knows every decision in it. That fold is lazy — opening a log reads nothing — and goes
+    through the same `_apply` as the log's own writes.
+
+    >>> from solvi_lab.journal import Journal
+    >>> j = Journal(); log = DecisionLog(j)
+    >>> d = log.record("route", {"to": "b"}, "north", answered_by="rule")
+    >>> DecisionLog.from_journal(j).state() == log.state()
+    True
+    >>> DecisionLog.from_journal(j, upto=0).state()
+    {'decisions': []}
     """
 
+    KINDS = (DECISION_KIND,)
+
     def __init__(self, journal: Journal | None = None):
-        self.journal = journal if journal is not None else Journal()
+        self._reset()
+        self._attach(journal)
+
+    def _reset(self) -> DecisionLog:
         self._decisions: dict[str, Decision] = {}
-        self._scanned = 0  # journal positions below this are indexed; read lazily, so opening a log is free
+        self._scanned = 0  # journal positions below this are folded; read lazily, so opening a log is free
+        return self
 
-    def _sync(self) -> None:
-        if self._scanned < self.journal.position:
-            for r in self.journal.records(self._scanned, kind=DECISION_KIND):
-                self._index(r.position, r.payload)
-            self._scanned = self.journal.position
+    # -- the journal-owner protocol (solvi_lab.owner) -------------------------------------------------------
+    @classmethod
+    def _empty(cls) -> DecisionLog:
+        log = cls.__new__(cls)
+        log.journal = None
+        return log._reset()
 
-    def _index(self, position: int, p: dict[str, Any]) -> Decision:
+    @classmethod
+    def from_journal(cls, journal: Journal, upto: int | None = None) -> DecisionLog:
+        """The log of the decisions in `journal` (before position `upto` only: a read-only view of the past).
+
+        Lazy like opening: the records are folded when the log is first read.
+        """
+        upto = _check_upto(journal, upto)
+        log = cls._empty()
+        log.journal = journal
+        log._upto = upto
+        return log
+
+    @classmethod
+    def open(cls, path: Any, *, journal_options: dict[str, Any] | None = None) -> DecisionLog:
+        """The log of the journal file at `path` (created when absent); close it (or use `with`) to release it."""
+        return cls(Journal(path, **(journal_options or {})))
+
+    def _apply(self, record: Record) -> None:
+        """Fold one decision record: the live writes and the rebuild both go through here."""
+        p = record.payload
         d = Decision(
-            decision_id(position), p["name"], p["given"], p["answer"], p["answered_by"], p.get("guarantee"), position
+            decision_id(record.position),
+            p["name"],
+            p["given"],
+            p["answer"],
+            p["answered_by"],
+            p.get("guarantee"),
+            record.position,
         )
         self._decisions[d.id] = d
-        return d
+        self._scanned = max(self._scanned, record.position + 1)
 
+    def _sync(self) -> None:
+        """Fold the decision records written since the last read (by this log or another writer)."""
+        end = self.journal.position if self._upto is None else self._upto
+        if self._scanned < end:
+            self._fold(self.journal.records(self._scanned, end, kind=DECISION_KIND))
+            self._scanned = end
+
+    def state(self) -> dict[str, Any]:
+        """Every decision as plain data, in journal order: [id, name, given, answer, answered_by, guarantee]."""
+        return {"decisions": [[d.id, d.name, d.given, d.answer, d.answered_by, d.guarantee] for d in self]}
+
+    # -- writing ---------------------------------------------------------------------------------------------
     @writing_call
     def ask(
         self, name: str, decide: Callable[[Any], Any], given: Any, *, answered_by: str, guarantee: Any = None
     ) -> Decision:
         """Run `decide(given)`, record the given facts, the answer, who answered and the guarantee; return it."""
+        if self._upto is not None:  # refuse before running decide: a view of the past records nothing
+            raise BadInput(
+                f"this DecisionLog was rebuilt up to journal position {self._upto} (a view of the past) and "
+                "records nothing; rebuild it without upto= to go on recording."
+            )
         if not isinstance(name, str) or not name:
             raise BadInput(f"a decision's name must be a non-empty string, got {name!r}.")
         if not callable(decide):
@@ -122,16 +187,16 @@ class DecisionLog(JournalOwner):
             "answered_by": answered_by,
             "guarantee": guarantee,
         }
-        self._sync()
-        rec = self.journal.append(DECISION_KIND, payload)
-        self._scanned = rec.position + 1
-        return self._index(rec.position, rec.payload)
+        self._sync()  # fold other writers' decisions first: the new record is the next position
+        rec = self._write(DECISION_KIND, payload)
+        return self._decisions[decision_id(rec.position)]
 
     @writing_call
     def record(self, name: str, given: Any, answer: Any, *, answered_by: str, guarantee: Any = None) -> Decision:
         """Record a decision made elsewhere (an answer already given)."""
         return self.ask(name, lambda _g: answer, given, answered_by=answered_by, guarantee=guarantee)
 
+    # -- reading ---------------------------------------------------------------------------------------------
     def get(self, did: str) -> Decision:
         parse_decision_id(did)
         self._sync()
@@ -154,7 +219,14 @@ class DecisionLog(JournalOwner):
         self._sync()
         return len(self._decisions)
 
-    def replay(self, did: str, decide: Callable[[Any], Any]) -> Replay:
-        """Re-run a decision on its recorded input and return the old and the new answer."""
+    def rerun(self, did: str, decide: Callable[[Any], Any]) -> Rerun:
+        """Run decision `did` again: `decide` on its recorded input, beside the recorded answer (nothing is written).
+
+        >>> log = DecisionLog(); d = log.record("tier", {"n": 2}, 4, answered_by="rule")
+        >>> log.rerun(d.id, lambda g: g["n"] * 2).same, log.rerun(d.id, lambda g: g["n"] + 3).new
+        (True, 5)
+        """
+        if not callable(decide):
+            raise BadInput(f"decide must be a callable taking the given facts, got {type(decide).__name__}.")
         d = self.get(did)
-        return Replay(did, d.answer, decide(d.given))
+        return Rerun(did, d.answer, decide(d.given))

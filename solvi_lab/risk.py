@@ -34,19 +34,53 @@ from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .codehash import code_fingerprint
 from .errors import BadInput
-from .journal import register_kind
+from .journal import Journal, register_kind
 from .owner import JournalOwner
 from .prediction import Prediction
 from .validation import ANY, Opt, need_int, op_shapes, shape, writing_call
 
-__all__ = ["RiskDecision", "Protect", "RiskBudget", "LearnedGate", "CHOICES", "DECISION_KIND", "GATE_KIND"]
+__all__ = [
+    "RiskDecision",
+    "Protect",
+    "RiskBudget",
+    "LearnedGate",
+    "CHOICES",
+    "DECISION_KIND",
+    "POLICY_KIND",
+    "GATE_KIND",
+]
 
 CHOICES = ("take", "avoid", "ask_s2")
 DECISION_KIND = "risk_decision"  # journal record kind of a policy's decisions
+POLICY_KIND = "risk_policy"  # journal record kind of a policy's opening and its episodes
 GATE_KIND = "learned_gate"  # journal record kind of a gate's observations
 _LEVEL = lambda v: isinstance(v, int) and not isinstance(v, bool)  # noqa: E731
-register_kind(DECISION_KIND, shape("a risk decision record", {"policy": str, "episode": Opt(int)}))
+_NUMBER = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+register_kind(
+    DECISION_KIND,
+    shape(
+        "a risk decision record",
+        {"policy": str, "episode": Opt(int), "choice": str, "verdict": str, "risk": _NUMBER, "action": str},
+    ),
+)
+register_kind(
+    POLICY_KIND,
+    op_shapes(
+        POLICY_KIND,
+        {
+            "open": {
+                "policy": str,
+                "rule": str,
+                "max_risk_per_episode": Opt(_NUMBER),
+                "min_gain_ratio": Opt(_NUMBER),
+                "min_support": Opt(_LEVEL),
+            },
+            "new_episode": {"policy": str},
+        },
+    ),
+)
 register_kind(
     GATE_KIND,
     op_shapes(
@@ -98,15 +132,6 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _check_journal(journal: Any, what: str) -> Any:
-    if journal is not None and not (hasattr(journal, "append") and hasattr(journal, "records")):
-        raise BadInput(
-            f"{what}: journal= must be a solvi_lab.journal.Journal (something with append() and records()), "
-            f"got {type(journal).__name__}; pass Journal() or a store's .journal."
-        )
-    return journal
-
-
 def _check_decide_args(action: Any, prediction: Any, gain: Any) -> float:
     if not isinstance(action, str) or not action:
         raise BadInput(f"action must be a non-empty string naming the action, got {action!r}; e.g. 'descend'.")
@@ -120,19 +145,121 @@ def _check_decide_args(action: Any, prediction: Any, gain: Any) -> float:
     return float(gain)
 
 
+def _check_name(name: Any, what: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise BadInput(f"{what} needs a non-empty name (it tags its journal records), got {name!r}.")
+    return name
+
+
+def _journal_of(store: Any, journal: Any, what: str) -> Any:
+    """`journal`, or `store.journal` for store= (a shorthand: the owner writes into the store's chain)."""
+    if store is not None and journal is not None:
+        raise BadInput(f"{what}: pass store= or journal=, not both: it journals into store.journal or journal.")
+    if store is not None:
+        if not hasattr(store, "journal"):
+            raise BadInput(
+                f"store= must have a .journal (a KnowledgeStore), got {type(store).__name__}; "
+                "or pass journal=Journal()."
+            )
+        return store.journal
+    return journal
+
+
+def _refuse_second_owner(journal: Journal, kind: str, field: str, name: str, cls: str) -> None:
+    """A new owner on a journal that already holds one of that name would fold records it never wrote."""
+    if any(r.payload.get(field) == name for r in journal.records(kind=kind)):
+        raise BadInput(
+            f"this journal already holds a {cls} named {name!r}; continue it with {cls}.from_journal(journal, "
+            f"name={name!r}) (or {cls}.open(path, name={name!r})), or choose another name."
+        )
+
+
 class _Policy(JournalOwner):
-    """What both policies share: the optional decision journal and the episode counter."""
+    """What both policies share: the journal, the episode counter, the opening record and the decision records.
 
-    name = "policy"
+    Records (one chain with whatever else writes to the journal):
 
-    def __init__(self, journal: Any = None) -> None:
-        self.journal = _check_journal(journal, type(self).__name__)
+    - "risk_policy" {"policy": name, "op": "open", "rule": "protect" | "risk_budget", <configuration>}: written by
+      the constructor, so `from_journal` rebuilds the policy with its configuration and no options but the name;
+    - "risk_policy" {"policy": name, "op": "new_episode"}: the episode counter moves (RiskBudget refills);
+    - "risk_decision" {"policy": name, "episode": n, <the RiskDecision's fields>}: one per decision. A RiskBudget
+      decision that takes a refused action charges its risk to the episode's budget when it is folded.
+    """
+
+    KINDS = (POLICY_KIND, DECISION_KIND)
+    RULE = "policy"  # what the "open" record calls the subclass
+
+    def _start(self, journal: Journal | None, name: str, config: dict[str, Any]) -> None:
+        journal = self._attach(journal)
+        _refuse_second_owner(journal, POLICY_KIND, "policy", name, type(self).__name__)
+        self._write(POLICY_KIND, {"policy": name, "op": "open", "rule": self.RULE, **config})
+
+    def _reset(self, name: str) -> None:
+        self.name = _check_name(name, type(self).__name__)
         self.episode = 0
+        self._opened = False
+
+    @classmethod
+    def from_journal(cls, journal: Journal, upto: int | None = None, **options: Any) -> Any:
+        """Rebuild the policy `name` (default: the class's) from its records; it keeps writing to the journal.
+
+        The configuration comes from the policy's "open" record, so `name=` is the only option needed.
+        """
+        policy = super().from_journal(journal, upto, **options)
+        if not policy._opened and upto is None:
+            names = sorted({r.payload.get("policy") for r in journal.records(kind=POLICY_KIND)})
+            raise BadInput(
+                f"no {cls.__name__} named {policy.name!r} in this journal (policies found: {names or 'none'}); "
+                "pass one of those names."
+            )
+        return policy
+
+    def _owns(self, record: Any) -> bool:
+        return record.kind in self.KINDS and record.payload.get("policy") == self.name
+
+    def _apply(self, record: Any) -> None:
+        """Fold one of this policy's records: the live calls go through here too, so live == rebuilt."""
+        p = record.payload
+        if record.kind == POLICY_KIND and p["op"] == "open":
+            if p.get("rule") != self.RULE:
+                raise BadInput(
+                    f"journal record {record.position} opens policy {self.name!r} as {p.get('rule')!r}, not as "
+                    f"{self.RULE!r}; rebuild it with the class that wrote it."
+                )
+            self._configure(p)
+            self._opened = True
+            return
+        if not self._opened:
+            raise BadInput(
+                f"journal record {record.position} belongs to policy {self.name!r} but comes before its 'open' "
+                "record; the journal was not written by this version of solvi_lab.risk."
+            )
+        if record.kind == POLICY_KIND:  # "new_episode" (the only other op the registered shape lets through)
+            self.episode += 1
+            self._new_episode()
+        else:
+            self._decided(p)
+
+    def _configure(self, p: dict[str, Any]) -> None:
+        """Take the configuration of the "open" record."""
+
+    def _new_episode(self) -> None:
+        """What else a new episode resets."""
+
+    def _decided(self, p: dict[str, Any]) -> None:
+        """What a decision record changes (nothing for Protect)."""
+
+    def _config(self) -> dict[str, Any]:
+        return {}
+
+    def state(self) -> dict[str, Any]:
+        """Everything that decides the policy's behaviour, as plain JSON."""
+        return {"name": self.name, "rule": self.RULE, **self._config(), "episode": self.episode}
 
     @writing_call
     def new_episode(self) -> None:
         """Start a new episode (RiskBudget also refills its budget)."""
-        self.episode += 1
+        self._write(POLICY_KIND, {"policy": self.name, "op": "new_episode"})
 
     def _take_accepted(self, action: str, p: Prediction, gain: float, left: float | None) -> RiskDecision:
         """Both policies take what the prediction accepts."""
@@ -142,9 +269,8 @@ class _Policy(JournalOwner):
 
     def _decision(self, choice: str, rationale: str, action: str, p: Prediction, gain: float, left: float | None):
         d = RiskDecision(choice, rationale, float(p.risk), int(p.support), gain, left, action, p.verdict, bool(p.hard))
-        if self.journal is not None:
-            # One chain for the decision and what it rested on: the record replays without the live objects.
-            self.journal.append(DECISION_KIND, {"policy": self.name, "episode": self.episode, **d.as_dict()})
+        # One chain for the decision and what it rested on: the record replays without the live objects.
+        self._write(DECISION_KIND, {"policy": self.name, "episode": self.episode, **d.as_dict()})
         return d
 
 
@@ -156,7 +282,17 @@ class Protect(_Policy):
     ['take', 'avoid', 'ask_s2']
     """
 
-    name = "protect"
+    RULE = "protect"
+
+    def __init__(self, journal: Journal | None = None, *, name: str = "protect") -> None:
+        self._reset(name)
+        self._start(journal, name, {})
+
+    @classmethod
+    def _empty(cls, *, name: str = "protect") -> Protect:
+        policy = cls.__new__(cls)
+        policy._reset(name)
+        return policy
 
     @writing_call
     def decide(self, action: str, prediction: Prediction, gain: float = 0.0) -> RiskDecision:
@@ -184,6 +320,27 @@ def _estimate(p: Prediction) -> str:
     return f"risk {p.risk:.2f}, support {p.support}"
 
 
+def _budget_config(max_risk_per_episode: Any, min_gain_ratio: Any, min_support: Any) -> dict[str, Any]:
+    """RiskBudget's configuration, checked, as its "open" record holds it."""
+    if not _is_number(max_risk_per_episode) or not math.isfinite(max_risk_per_episode) or max_risk_per_episode < 0:
+        raise BadInput(
+            f"max_risk_per_episode must be a finite number ≥ 0 (the total risk one episode may take), got "
+            f"{max_risk_per_episode!r}; e.g. 1.0, or 0 to take no refused action at all."
+        )
+    if not _is_number(min_gain_ratio) or not math.isfinite(min_gain_ratio) or min_gain_ratio < 0:
+        raise BadInput(
+            f"min_gain_ratio must be a finite number ≥ 0 (gain needed per unit of risk), got {min_gain_ratio!r}; "
+            "e.g. 1.0, or 0 to take whenever the gain is not negative. To never take a refused action use "
+            "Protect() instead."
+        )
+    need_int("min_support", min_support, min=0, hint="recorded cases a refusal must rest on to be traded; e.g. 3")
+    return {
+        "max_risk_per_episode": float(max_risk_per_episode),
+        "min_gain_ratio": float(min_gain_ratio),
+        "min_support": min_support,
+    }
+
+
 class RiskBudget(_Policy):
     """Take a refused action when its gain justifies its risk and the episode's budget allows it.
 
@@ -207,7 +364,7 @@ class RiskBudget(_Policy):
     'avoid'
     """
 
-    name = "risk_budget"
+    RULE = "risk_budget"
 
     def __init__(
         self,
@@ -215,26 +372,55 @@ class RiskBudget(_Policy):
         min_gain_ratio: float = 1.0,
         min_support: int = 3,
         *,
-        journal: Any = None,
+        journal: Journal | None = None,
+        name: str = "risk_budget",
     ) -> None:
-        if not _is_number(max_risk_per_episode) or not math.isfinite(max_risk_per_episode) or max_risk_per_episode < 0:
-            raise BadInput(
-                f"max_risk_per_episode must be a finite number ≥ 0 (the total risk one episode may take), got "
-                f"{max_risk_per_episode!r}; e.g. 1.0, or 0 to take no refused action at all."
-            )
-        if not _is_number(min_gain_ratio) or not math.isfinite(min_gain_ratio) or min_gain_ratio < 0:
-            raise BadInput(
-                f"min_gain_ratio must be a finite number ≥ 0 (gain needed per unit of risk), got {min_gain_ratio!r}; "
-                "e.g. 1.0, or 0 to take whenever the gain is not negative. To never take a refused action use "
-                "Protect() instead."
-            )
-        need_int("min_support", min_support, min=0, hint="recorded cases a refusal must rest on to be traded; e.g. 3")
-        super().__init__(journal)
-        self.max_risk_per_episode = float(max_risk_per_episode)
-        self.min_gain_ratio = float(min_gain_ratio)
-        self.min_support = min_support
+        config = _budget_config(max_risk_per_episode, min_gain_ratio, min_support)
+        self._reset(name)
+        self._start(journal, name, config)  # the "open" record sets the configuration (see _configure)
+
+    @classmethod
+    def _empty(
+        cls,
+        max_risk_per_episode: float = 1.0,
+        min_gain_ratio: float = 1.0,
+        min_support: int = 3,
+        *,
+        name: str = "risk_budget",
+    ) -> RiskBudget:
+        policy = cls.__new__(cls)
+        policy._reset(name)
+        policy._configure(_budget_config(max_risk_per_episode, min_gain_ratio, min_support))
+        return policy
+
+    def _reset(self, name: str) -> None:
+        super()._reset(name)
         self.spent = 0.0
         self.charged: dict[str, float] = {}  # action → risk charged this episode (for the rationale only)
+
+    def _configure(self, p: dict[str, Any]) -> None:
+        self.max_risk_per_episode = float(p["max_risk_per_episode"])
+        self.min_gain_ratio = float(p["min_gain_ratio"])
+        self.min_support = p["min_support"]
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "max_risk_per_episode": self.max_risk_per_episode,
+            "min_gain_ratio": self.min_gain_ratio,
+            "min_support": self.min_support,
+            "spent": self.spent,
+            "charged": [[a, r] for a, r in self.charged.items()],
+        }
+
+    def _new_episode(self) -> None:
+        self.spent = 0.0
+        self.charged = {}
+
+    def _decided(self, p: dict[str, Any]) -> None:
+        # Only a refused action that was taken is charged (an accepted one is free; a hard refusal is never taken).
+        if p["choice"] == "take" and p["verdict"] == "refuse":
+            self.spent += p["risk"]
+            self.charged[p["action"]] = self.charged.get(p["action"], 0.0) + p["risk"]
 
     @property
     def budget_left(self) -> float:
@@ -245,8 +431,6 @@ class RiskBudget(_Policy):
     def new_episode(self) -> None:
         """Start a new episode: the budget is full again and nothing is charged."""
         super().new_episode()
-        self.spent = 0.0
-        self.charged = {}
 
     @writing_call
     def decide(self, action: str, prediction: Prediction, gain: float = 0.0) -> RiskDecision:
@@ -302,16 +486,17 @@ class RiskBudget(_Policy):
                 gain,
                 left,
             )
-        self.spent += float(p.risk)
-        self.charged[action] = self.charged.get(action, 0.0) + float(p.risk)
+        # The charge itself is folded from the decision record (_decided); what is left after it, computed here
+        # exactly as the fold will, goes into the record.
+        after = max(0.0, self.max_risk_per_episode - (self.spent + float(p.risk)))
         return self._decision(
             "take",
             f"refused ({_estimate(p)}) but gain {gain:g} ≥ {self.min_gain_ratio:g} × risk "
-            f"and the risk fits the budget: {p.risk:.2f} charged, {self.budget_left:.2f} left",
+            f"and the risk fits the budget: {p.risk:.2f} charged, {after:.2f} left",
             action,
             p,
             gain,
-            self.budget_left,
+            after,
         )
 
 
@@ -322,6 +507,13 @@ def _freeze(context: Any) -> Hashable:
     """Contexts come back from a JSON journal as lists; a tuple is the hashable form of the same context."""
     if isinstance(context, list):
         return tuple(_freeze(c) for c in context)
+    return context
+
+
+def _thaw(context: Hashable) -> Any:
+    """A context as plain JSON data (tuples as lists), for state()."""
+    if isinstance(context, tuple):
+        return [_thaw(c) for c in context]
     return context
 
 
@@ -360,8 +552,13 @@ class LearnedGate(JournalOwner):
         The estimate: risk = failures / arrivals at the level (for a refusal, pooled from the bound to the level),
         support = those arrivals.
 
-    With `store=` (anything with a `.journal`) or `journal=`, every failed/arrived/end_episode is journaled as a
-    "learned_gate" record naming the gate, and `LearnedGate.replay(journal, name, ...)` rebuilds an equal gate.
+    A journal owner (solvi_lab.owner): every failed/arrived/end_episode is a "learned_gate" record naming the gate
+    in `journal=` (None: a new in-memory journal; `store=` is a shorthand for `journal=store.journal`), folded by
+    the one `_apply` used live and on rebuild. `LearnedGate.from_journal(journal, upto=None, name=..., **options)`
+    and `LearnedGate.open(path, name=..., **options)` rebuild an equal gate. The journal records observations,
+    not configuration: expiry, floor (a function, which no record can hold) and the reopen_* keywords are options,
+    passed again to `from_journal`/`open` — the same records under another configuration give that
+    configuration's gate. `state()` includes the configuration (the floor as its code fingerprint).
     Cost: O(1) per observation; predict is O(levels recorded in the context).
 
     >>> g = LearnedGate("depth", expiry=2, floor=lambda hero: hero + 1)
@@ -373,6 +570,8 @@ class LearnedGate(JournalOwner):
     ('accept', 0)
     """
 
+    KINDS = (GATE_KIND,)
+
     def __init__(
         self,
         name: str,
@@ -382,10 +581,14 @@ class LearnedGate(JournalOwner):
         reopen_support: int = 5,
         reopen_rate: float = 0.1,
         store: Any = None,
-        journal: Any = None,
+        journal: Journal | None = None,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise BadInput(f"a LearnedGate needs a non-empty name (it tags its journal records), got {name!r}.")
+        self._configure(name, expiry, floor, reopen_support, reopen_rate)
+        journal = self._attach(_journal_of(store, journal, "LearnedGate"))
+        _refuse_second_owner(journal, GATE_KIND, "gate", name, "LearnedGate")
+
+    def _configure(self, name: Any, expiry: Any, floor: Any, reopen_support: Any, reopen_rate: Any) -> None:
+        self.name = _check_name(name, "a LearnedGate")
         need_int("expiry", expiry, min=1, none=True, hint="episodes a failure is remembered, or None (never expires)")
         if floor is not None and not callable(floor):
             raise BadInput(
@@ -398,24 +601,96 @@ class LearnedGate(JournalOwner):
                 f"reopen_rate must be a number in [0, 1) (the failure rate low enough to reopen a level), "
                 f"got {reopen_rate!r}; e.g. 0.1."
             )
-        if store is not None and journal is not None:
-            raise BadInput("pass store= or journal=, not both: the gate journals into store.journal or journal.")
-        if store is not None and not hasattr(store, "journal"):
-            raise BadInput(
-                f"store= must have a .journal (a KnowledgeStore), got {type(store).__name__}; "
-                "or pass journal=Journal()."
-            )
-        self.name = name
         self.expiry = expiry
         self.floor = floor
+        self._floor_code = None if floor is None else code_fingerprint(floor)
         self.reopen_support = reopen_support
         self.reopen_rate = float(reopen_rate)
-        self.journal = _check_journal(store.journal if store is not None else journal, "LearnedGate")
         self.episodes = 0  # ended episodes
         # The window's counts, kept incrementally: context → level → [arrivals, failures].
         self._counts: dict[Hashable, dict[int, list[int]]] = {}
         self._current: list[tuple[Hashable, int, bool]] = []
         self._ended: deque[list[tuple[Hashable, int, bool]]] = deque()
+
+    # -- the journal-owner protocol (solvi_lab.owner) -----------------------------------------------------------
+    @classmethod
+    def _empty(
+        cls,
+        name: str,
+        expiry: int | None = 10,
+        floor: Callable[[Any], int] | None = None,
+        *,
+        reopen_support: int = 5,
+        reopen_rate: float = 0.1,
+        store: Any = None,
+        journal: Any = None,
+    ) -> LearnedGate:
+        gate = cls.__new__(cls)
+        gate._configure(name, expiry, floor, reopen_support, reopen_rate)
+        return gate
+
+    @classmethod
+    def from_journal(cls, journal: Journal, upto: int | None = None, **options: Any) -> LearnedGate:
+        """Rebuild the gate `name=` from its "learned_gate" records; it keeps writing to the journal.
+
+        Pass the live gate's expiry, floor and reopen_* keywords: the journal records observations, not
+        configuration. A name with no record gives a gate that has observed nothing.
+
+        >>> j = Journal()
+        >>> live = LearnedGate("depth", expiry=3, journal=j)
+        >>> live.arrived(2, 1); live.failed(2, 3); live.end_episode()
+        >>> again = LearnedGate.from_journal(j, name="depth", expiry=3)
+        >>> again.predict(2, 3) == live.predict(2, 3) and again.state() == live.state()
+        True
+        """
+        if "name" not in options:
+            raise BadInput("LearnedGate.from_journal needs name= (the gate's name in its records), e.g. name='depth'.")
+        return super().from_journal(journal, upto, **options)
+
+    @classmethod
+    def open(cls, path: Any, *, journal_options: dict[str, Any] | None = None, **options: Any) -> LearnedGate:
+        """Open the journal file at `path` and continue the gate `name=` in it (or start it there)."""
+        if "name" not in options:
+            raise BadInput("LearnedGate.open needs name= (the gate's name in its records), e.g. name='depth'.")
+        return super().open(path, journal_options=journal_options, **options)
+
+    def _owns(self, record: Any) -> bool:
+        return record.kind == GATE_KIND and record.payload.get("gate") == self.name
+
+    def _apply(self, record: Any) -> None:
+        """Fold one observation or episode end: the live calls go through here too, so live == rebuilt."""
+        p = record.payload
+        op = p["op"]
+        if op in ("failed", "arrived"):
+            context, level, failed = _freeze(p["context"]), p["level"], bool(p["failed"])
+            self._current.append((context, level, failed))
+            self._add(context, level, failed, +1)
+        elif op == "end_episode":
+            self._ended.append(self._current)
+            self._current = []
+            self.episodes += 1
+            if self.expiry is not None and len(self._ended) > self.expiry:
+                for context, level, failed in self._ended.popleft():
+                    self._add(context, level, failed, -1)
+        else:  # the registered shape lets no other op through; a hand-made journal could still try
+            raise BadInput(
+                f"journal record {record.position} of gate {self.name!r} has unknown op {op!r}; it was not "
+                "written by LearnedGate. Check that the journal is the one the gate wrote to."
+            )
+
+    def state(self) -> dict[str, Any]:
+        """Everything that decides the gate's predictions, as plain data (contexts as JSON gives them back)."""
+        return {
+            "name": self.name,
+            "expiry": self.expiry,
+            "floor": self._floor_code,
+            "reopen_support": self.reopen_support,
+            "reopen_rate": self.reopen_rate,
+            "episodes": self.episodes,
+            "current": [[_thaw(c), lv, f] for c, lv, f in self._current],
+            "ended": [[[_thaw(c), lv, f] for c, lv, f in ep] for ep in self._ended],
+            "counts": [[_thaw(c), [[lv, a, f] for lv, (a, f) in by.items()]] for c, by in self._counts.items()],
+        }
 
     # -- observations ----------------------------------------------------------------------------------------------
     @writing_call
@@ -431,12 +706,7 @@ class LearnedGate(JournalOwner):
         self._observe(_check_context(context), _check_level(level), failed, op="arrived")
 
     def _observe(self, context: Hashable, level: int, failed: bool, op: str) -> None:
-        if self.journal is not None:
-            self.journal.append(
-                GATE_KIND, {"gate": self.name, "op": op, "context": context, "level": level, "failed": failed}
-            )
-        self._current.append((context, level, failed))
-        self._add(context, level, failed, +1)
+        self._write(GATE_KIND, {"gate": self.name, "op": op, "context": context, "level": level, "failed": failed})
 
     def _add(self, context: Hashable, level: int, failed: bool, sign: int) -> None:
         by_level = self._counts.setdefault(context, {})
@@ -451,14 +721,7 @@ class LearnedGate(JournalOwner):
     @writing_call
     def end_episode(self) -> None:
         """Close the episode in progress; the oldest ended episode beyond `expiry` stops being read."""
-        if self.journal is not None:
-            self.journal.append(GATE_KIND, {"gate": self.name, "op": "end_episode"})
-        self._ended.append(self._current)
-        self._current = []
-        self.episodes += 1
-        if self.expiry is not None and len(self._ended) > self.expiry:
-            for context, level, failed in self._ended.popleft():
-                self._add(context, level, failed, -1)
+        self._write(GATE_KIND, {"gate": self.name, "op": "end_episode"})
 
     # -- reading ---------------------------------------------------------------------------------------------------
     def _floor(self, context: Hashable) -> int | None:
@@ -533,38 +796,3 @@ class LearnedGate(JournalOwner):
         else:
             why = f"no failure left uncleared at level {level} or shallower in {window} of context {context!r}"
         return Prediction("accept", risk=here, support=a, detail={"bound": b, "floor": floor}, reason=why)
-
-    # -- replay ----------------------------------------------------------------------------------------------------
-    @classmethod
-    def replay(
-        cls, journal: Any, name: str, expiry: int | None = 10, floor: Callable[[Any], int] | None = None, **kwargs: Any
-    ) -> LearnedGate:
-        """Rebuild the gate `name` from the "learned_gate" records of `journal` (the replayed gate journals nothing).
-
-        Pass the same expiry, floor (and reopen_* keywords) as the live gate: the journal records observations,
-        not configuration, so the same records under another configuration give that configuration's gate.
-
-        >>> from solvi_lab.journal import Journal
-        >>> j = Journal()
-        >>> live = LearnedGate("depth", expiry=3, journal=j)
-        >>> live.arrived(2, 1); live.failed(2, 3); live.end_episode()
-        >>> LearnedGate.replay(j, "depth", expiry=3).predict(2, 3) == live.predict(2, 3)
-        True
-        """
-        _check_journal(journal, "LearnedGate.replay")
-        gate = cls(name, expiry, floor, **kwargs)
-        for rec in journal.records(kind=GATE_KIND):
-            p = rec.payload
-            if p.get("gate") != name:
-                continue
-            op = p.get("op")
-            if op == "end_episode":
-                gate.end_episode()
-            elif op in ("failed", "arrived"):
-                gate._observe(_check_context(p["context"]), _check_level(p["level"]), bool(p["failed"]), op)
-            else:
-                raise BadInput(
-                    f"journal record {rec.position} of gate {name!r} has unknown op {op!r}; it was not "
-                    "written by LearnedGate. Check that the journal is the one the gate wrote to."
-                )
-        return gate

@@ -5,13 +5,13 @@ from solvi_lab.errors import BadInput, UnknownId
 from solvi_lab.journal import Journal
 
 
-def test_ask_records_and_replays(tmp_path):
+def test_ask_records_and_reruns(tmp_path):
     path = tmp_path / "d.jsonl"
     log = DecisionLog(Journal(path))
     d = log.ask("tier", lambda g: g["n"] * 2, {"n": 3}, answered_by="system1")
     assert (d.id, d.answer, d.answered_by, d.guarantee) == ("d0", 6, "system1", None)
-    assert log.replay("d0", lambda g: g["n"] * 2).same
-    assert not log.replay("d0", lambda g: g["n"] * 3).same
+    assert log.rerun("d0", lambda g: g["n"] * 2).same
+    assert not log.rerun("d0", lambda g: g["n"] * 3).same
     log.journal.close()
     again = DecisionLog(Journal(path))
     assert [x.id for x in again] == ["d0"] and again.get("d0").given == {"n": 3}

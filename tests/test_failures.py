@@ -144,7 +144,7 @@ def test_the_check_is_a_pure_function_of_the_given_facts_so_the_decision_replays
     d = log.ask("act", decide, fm.given(options=["dig", "walk"]), answered_by="rule")
     assert d.answer == "ask_person"
     fm.succeeded("dig")  # the live memory changed; the recorded decision still replays
-    assert log.replay(d.id, decide).same
+    assert log.rerun(d.id, decide).same
 
 
 def test_the_check_is_loud_when_its_fact_or_field_is_missing():

@@ -171,7 +171,7 @@ def test_a_decision_given_the_agenda_replays():
     d = ks.decisions.ask("next goal", decide, given, answered_by="system1")
     ag.update({"user_id": 7})  # the agenda moves on; the recorded decision does not
     assert ag.given({"user_id": 7})["open"] == ["exchanged"]
-    assert ks.decisions.replay(d.id, decide).same
+    assert ks.decisions.rerun(d.id, decide).same
     assert ks.decisions.get(d.id).given["agenda"]["open"] == ["authenticated"]
 
 

@@ -268,9 +268,11 @@ def _play(agent: _Agent, pits: np.ndarray, game: _Game) -> _Outcome:
 
 
 def _replay_matches(agent: _Agent) -> bool:
-    """The gate rebuilt from its journal predicts exactly what the live gate predicts, everywhere."""
-    again = LearnedGate.replay(agent.journal, "depth", **agent.gate_config)
-    return all(again.predict(h, lv) == agent.gate.predict(h, lv) for h in HERO_LEVELS for lv in range(MAX_DEPTH + 1))
+    """The gate rebuilt from its journal has the live gate's state and predicts exactly what it predicts."""
+    again = LearnedGate.from_journal(agent.journal, name="depth", **agent.gate_config)
+    return again.state() == agent.gate.state() and all(
+        again.predict(h, lv) == agent.gate.predict(h, lv) for h in HERO_LEVELS for lv in range(MAX_DEPTH + 1)
+    )
 
 
 def run(
