@@ -8,7 +8,8 @@ where it has been — is kept here as plain data and given to each decision:
   detectors `repeated`, `ping_pong`, `stalled`, `revisits` and `looping` (stalled AND repeated-or-ping-pong: a single
   detector also fires on honest repetition).
 - `Chooser` is the step built from these: the model proposes, a validator turns down what was already done without
-  progress (and what a check refuses), the rule answers otherwise; every step is a recorded decision that replays.
+  progress (and what a check refuses), the rule answers otherwise; every step is a recorded decision that replays
+  (`rerun()`, or `replay()`: the specification's name).
 - `LongMemory` keeps outcomes across episodes, decayed per episode; `scores(context)` is a given fact.
 
 Event keys, contexts and memory keys are any JSON value, kept and shown by one rule (the specification's: "a key
@@ -40,7 +41,7 @@ from .errors import BadInput
 from .journal import Journal, canonical, json_value
 from .validation import need_int
 
-__all__ = ["Episode", "EpisodeView", "Chooser", "Choice", "ChooserReplay", "LongMemory"]
+__all__ = ["Episode", "EpisodeView", "Chooser", "Choice", "ChooserRerun", "LongMemory"]
 
 PROGRESS, FACT = "progress", "fact"  # event kinds with a meaning of their own
 
@@ -248,8 +249,8 @@ class Choice:
 
 
 @dataclass
-class ChooserReplay:
-    """What `Chooser.replay()` found: steps re-checked, mismatches (id, name, old, new) and steps it could not run."""
+class ChooserRerun:
+    """What `Chooser.rerun()` found: steps re-checked, mismatches (id, name, old, new) and steps it could not run."""
 
     checked: int = 0
     mismatches: list[dict[str, Any]] = field(default_factory=list)
@@ -264,32 +265,48 @@ class Chooser:
     """Model proposes, a validator turns down repeats without progress and what `check` refuses, the rule answers.
 
     `model(given) -> option` is any callable given the recorded input `{"task", "options", "context", "episode"}`
-    (the episode snapshot and the option names). `storage` is a Journal or a DecisionLog (None: in memory); each
-    step is a decision there, and the chosen option is noted in the episode as an "act" event.
+    (the episode snapshot and the option names). Each step is a decision recorded in `journal` — a Journal (None:
+    a new in-memory one), or the DecisionLog writing into one (`ks.decisions`, say, so one log object sees every
+    step) — and the chosen option is noted in the episode as an "act" event. `storage=` is the specification's
+    name for the same argument (`Chooser(model, storage=...)`).
+
+    The Chooser is not a journal owner of its own: its only recorded state is its decisions, which its DecisionLog
+    owns (`Chooser(model, journal=j)` on a journal that already holds steps knows them). The rules and checks a
+    step used are functions, kept per decision name while this object lives; `rerun(rules=...)` takes them for
+    steps recorded by another process.
 
     >>> ep = Episode("e"); ch = Chooser(lambda g: "retry")
     >>> opts = {"retry": "press again", "handoff": "call a person"}
     >>> [ch.choose("next", "fix it", opts, rule="handoff", episode=ep).option for _ in range(2)]
     ['retry', 'handoff']
-    >>> ch.replay().ok
+    >>> ch.rerun().ok
     True
     """
 
-    def __init__(self, model: Callable[[dict[str, Any]], Any], storage: Journal | DecisionLog | None = None):
+    def __init__(
+        self,
+        model: Callable[[dict[str, Any]], Any],
+        journal: Journal | DecisionLog | None = None,
+        *,
+        storage: Journal | DecisionLog | None = None,
+    ):
         if not callable(model):
             raise BadInput(f"model must be a callable model(given) -> option, got {type(model).__name__}.")
-        if storage is None:
-            storage = DecisionLog(Journal())
-        elif isinstance(storage, Journal):
-            storage = DecisionLog(storage)
-        elif not isinstance(storage, DecisionLog):
-            raise BadInput(f"storage must be a Journal, a DecisionLog or None, got {type(storage).__name__}.")
+        if storage is not None and journal is not None:
+            raise BadInput("pass journal= or storage= (the specification's name for it), not both.")
+        which, target = ("storage", storage) if storage is not None else ("journal", journal)
+        if target is None or isinstance(target, Journal):
+            log = DecisionLog(target)
+        elif isinstance(target, DecisionLog):
+            log = target
+        else:
+            raise BadInput(f"{which} must be a Journal, a DecisionLog or None, got {type(target).__name__}.")
         self.model = model
-        self.log = storage
-        self._parts: dict[str, tuple[Any, Any]] = {}  # decision name -> (rule, check) last used, for replay
+        self.log = log
+        self._parts: dict[str, tuple[Any, Any]] = {}  # decision name -> (rule, check) last used, for rerun
 
     def _decide(self, given: dict[str, Any], rule: Any, check: Any) -> dict[str, Any]:
-        """The whole step as a pure function of the recorded input (used live and on replay)."""
+        """The whole step as a pure function of the recorded input (used live and by rerun)."""
         options = {canonical(o): o for o in given["options"]}
         proposed = self.model(given)
         refused = None
@@ -359,15 +376,15 @@ class Chooser:
             episode.note("act", option, {"decision": d.id})
         return Choice(option, action, answer["answered_by"], answer["proposed"], answer["refused"], d.id)
 
-    def replay(self, rules: dict[str, Any] | None = None, checks: dict[str, Any] | None = None) -> ChooserReplay:
-        """Re-run every stored step of the names this chooser knows on its recorded input; report mismatches.
+    def rerun(self, rules: dict[str, Any] | None = None, checks: dict[str, Any] | None = None) -> ChooserRerun:
+        """Run every stored step of the names this chooser knows again on its recorded input; report mismatches.
 
         Rules and checks default to the last ones `choose` used per name; pass `rules=`/`checks=` (by name) to
-        replay a reloaded log. A step whose rule is unknown is listed in `unchecked`.
+        rerun a reloaded log. A step whose rule is unknown is listed in `unchecked`. Nothing is written.
         """
         rules = {n: r for n, (r, _c) in self._parts.items()} | (rules or {})
         checks = {n: c for n, (_r, c) in self._parts.items()} | (checks or {})
-        report = ChooserReplay()
+        report = ChooserRerun()
         for d in self.log:
             if not (isinstance(d.given, dict) and {"task", "options", "context", "episode"} <= d.given.keys()):
                 continue  # not a Chooser step (the log may hold other decisions)
@@ -379,6 +396,10 @@ class Chooser:
             if canonical(new) != canonical(d.answer):
                 report.mismatches.append({"id": d.id, "name": d.name, "old": d.answer, "new": new})
         return report
+
+    def replay(self, rules: dict[str, Any] | None = None, checks: dict[str, Any] | None = None) -> ChooserRerun:
+        """The specification's name for `rerun` (`chooser.replay()` re-checks every stored step): the same call."""
+        return self.rerun(rules, checks)
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -1,4 +1,4 @@
-"""Episodes: events and progress, the view and its detectors, the Chooser and its replay, LongMemory."""
+"""Episodes: events and progress, the view and its detectors, the Chooser and its rerun (replay: the spec's name), LongMemory."""
 
 import pytest
 
@@ -169,9 +169,9 @@ def test_an_option_not_on_offer_and_a_refusing_check_fall_to_the_rule():
     assert ch.choose("next", "t", OPTIONS, rule="handoff").proposed == "{1, 2}"
 
 
-def test_every_step_is_recorded_in_the_storage():
+def test_every_step_is_recorded_in_the_journal():
     j = Journal()
-    ch = Chooser(lambda given: "retry", storage=j)
+    ch = Chooser(lambda given: "retry", journal=j)
     ep = Episode("e")
     ch.choose("next", "t", OPTIONS, rule="handoff", episode=ep)
     ch.choose("next", "t", OPTIONS, rule="handoff", episode=ep)
@@ -179,14 +179,14 @@ def test_every_step_is_recorded_in_the_storage():
     assert [(d.answer["option"], d.answered_by) for d in log] == [("retry", "system2"), ("handoff", "rule")]
     assert EpisodeView(ep.snapshot()).counts(since_progress=False) == {"retry": 1, "handoff": 1}
     log2 = DecisionLog(Journal())
-    assert Chooser(lambda g: "retry", storage=log2).log is log2
+    assert Chooser(lambda g: "retry", journal=log2).log is log2
 
 
-def test_replay_matches_an_unchanged_model_and_catches_a_changed_one():
+def test_rerun_matches_an_unchanged_model_and_catches_a_changed_one():
     j = Journal()
     proposals = iter(["retry", "retry", "reset"])
     state = {"model": lambda given: next(proposals)}
-    ch = Chooser(lambda given: state["model"](given), storage=j)
+    ch = Chooser(lambda given: state["model"](given), journal=j)
     ep = Episode("e")
     made = [ch.choose("next", "t", OPTIONS, rule="handoff", episode=ep) for _ in range(3)]
     assert [c.option for c in made] == ["retry", "handoff", "reset"]
@@ -197,7 +197,7 @@ def test_replay_matches_an_unchanged_model_and_catches_a_changed_one():
         return "reset" if done.get("handoff") else "retry"
 
     state["model"] = same
-    report = ch.replay()
+    report = ch.rerun()
     assert report.ok and report.checked == 3 and report.mismatches == []
     state["model"] = lambda given: "reset"  # the model changed
     report = ch.replay()
@@ -208,13 +208,25 @@ def test_replay_matches_an_unchanged_model_and_catches_a_changed_one():
     ]
 
 
-def test_replay_of_a_reloaded_log_needs_the_rules():
+def test_rerun_of_a_reloaded_log_needs_the_rules():
     j = Journal()
-    Chooser(lambda g: "retry", storage=j).choose("next", "t", OPTIONS, rule="handoff")
-    fresh = Chooser(lambda g: "retry", storage=j)
-    report = fresh.replay()
+    Chooser(lambda g: "retry", journal=j).choose("next", "t", OPTIONS, rule="handoff")
+    fresh = Chooser(lambda g: "retry", journal=j)
+    report = fresh.rerun()
     assert report.unchecked == ["d0"] and not report.ok
-    assert fresh.replay(rules={"next": "handoff"}).ok
+    assert fresh.rerun(rules={"next": "handoff"}).ok
+
+
+def test_the_specifications_names_storage_and_replay_are_the_same_calls():
+    j = Journal()
+    ch = Chooser(lambda g: "retry", storage=j)  # Chooser(model, storage=...): the specification's name for journal=
+    ch.choose("next", "t", OPTIONS, rule="handoff")
+    assert ch.log.journal is j and [d.id for d in DecisionLog(j)] == ["d0"]
+    assert ch.replay() == ch.rerun() and ch.replay().checked == 1  # chooser.replay(): the spec's name for rerun
+    with pytest.raises(BadInput, match="journal must be a Journal, a DecisionLog or None, got str"):
+        Chooser(lambda g: 1, journal="log.jsonl")
+    with pytest.raises(BadInput, match="not both"):
+        Chooser(lambda g: 1, journal=j, storage=j)
 
 
 def test_bad_chooser_input():

@@ -281,9 +281,10 @@ def _decisions_reload(path: Path, obj: Any) -> None:
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        log = DecisionLog(j)
+        log = DecisionLog.from_journal(j)
         for r in j.records(kind="decision"):
             log.get(f"d{r.position}")
+        assert log.state() == obj.state()
         KnowledgeStore(journal=j)  # the store folds decision records too
 
 
@@ -401,7 +402,8 @@ def _gate_reload(path: Path, obj: Any) -> None:
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        g = LearnedGate.replay(j, "depth", expiry=3)
+        g = LearnedGate.from_journal(j, name="depth", expiry=3)
+        assert g.state() == obj.state()
         for c in (1, "a", ("t", 1)):
             for lv in (0, 1, 2, 3):
                 assert g.predict(c, lv) == obj.predict(c, lv)
@@ -414,8 +416,11 @@ def _policy_make(d: Path):
 
 
 def _policy_reload(path: Path, obj: Any) -> None:
+    from ..risk import RiskBudget
+
     with Journal.open(path, mode="r") as j:
         assert j.verify()
+        assert RiskBudget.from_journal(j).state() == obj.state()
 
 
 def _prediction(verdict: Any, risk: Any, support: Any):
