@@ -204,6 +204,14 @@ class _Policy(JournalOwner):
         """Rebuild the policy `name` (default: the class's) from its records; it keeps writing to the journal.
 
         The configuration comes from the policy's "open" record, so `name=` is the only option needed.
+
+        >>> from solvi_lab.journal import Journal
+        >>> j = Journal(); rb = RiskBudget(0.5, journal=j)
+        >>> rb.decide("jump", Prediction("refuse", risk=0.2, support=5), gain=1.0).choice
+        'take'
+        >>> again = RiskBudget.from_journal(j)
+        >>> again.budget_left, again.state() == rb.state()
+        (0.3, True)
         """
         policy = super().from_journal(journal, upto, **options)
         if not policy._opened and upto is None:
