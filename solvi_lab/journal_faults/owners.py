@@ -343,7 +343,7 @@ FAILURES = Owner(
 def _learner_make(d: Path):
     from ..evidence import LearnerModel
 
-    return LearnerModel(Journal(d / "learner.jsonl"), clock=None)
+    return LearnerModel(journal=Journal(d / "learner.jsonl"))
 
 
 def _learner_reload(path: Path, obj: Any) -> None:
@@ -351,7 +351,7 @@ def _learner_reload(path: Path, obj: Any) -> None:
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        assert LearnerModel.rebuild(j, clock=None).fingerprint() == obj.fingerprint()
+        assert LearnerModel.from_journal(j).fingerprint() == obj.fingerprint()
 
 
 LEARNER = Owner(
