@@ -16,6 +16,7 @@ from solvi_lab.conformance import OwnerCase, check_journal_owner
 from solvi_lab.errors import BadInput, UnknownId
 from solvi_lab.evidence import KIND_WEIGHTS, LearnerModel
 from solvi_lab.journal import Journal
+from solvi_lab.worldmap import WorldMap
 
 DAY = 86400.0
 
@@ -93,8 +94,45 @@ def _learner_step(m: LearnerModel, rng: random.Random) -> None:
 
 LEARNER = OwnerCase("learner model", LearnerModel, make=lambda j: LearnerModel(journal=j), step=_learner_step)
 
+# -- the world map ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", [LEARNER], ids=lambda c: c.name)
+STATES = ["/", "/billing", 3, ("room", 1), ("room", (2, "b")), 2.5]
+ACTIONS = ["go", "Billing", ("door", 1)]
+
+
+def _map_step(m: WorldMap, rng: random.Random) -> None:
+    s, a, to = rng.choice(STATES), rng.choice(ACTIONS), rng.choice(STATES)
+    r = rng.random()
+    if r < 0.25:
+        m.see(s, a, to=rng.choice([None, to]))
+    elif r < 0.55:
+        m.arrive(s, a, to)
+    elif r < 0.75:
+        m.human(s, a, to, note=rng.choice([None, "Anna"]), document=rng.random() < 0.3)
+    elif r < 0.82:
+        m.drop(rng.choice(["the layout changed", "world B"]))
+    elif r < 0.86:
+        m.see(["room", 1], a)  # refused: a list is not a state
+    elif r < 0.9:
+        m.arrive(s, a, None)  # refused: an arrival has a destination
+    elif r < 0.93:
+        m.human(s, a, to, note=7)  # refused: a note is text
+    elif r < 0.96:
+        m.drop("  ")  # refused: say why
+    else:
+        m.arrive(s, {"a": 1}, True)  # refused: neither is a state or an action
+
+
+WORLDMAP = OwnerCase(
+    "world map",
+    WorldMap,
+    make=lambda j: WorldMap(journal=j, scope="A"),
+    step=_map_step,
+    options={"scope": "A"},
+)
+
+
+@pytest.mark.parametrize("case", [LEARNER, WORLDMAP], ids=lambda c: c.name)
 def test_the_owner_conforms(case, tmp_path):
     check_journal_owner(case, seeds=(0, 1, 2), steps=40, tmp=tmp_path)
 
@@ -154,3 +192,52 @@ def test_learner_open_from_journal_and_views_of_the_past(tmp_path):
     ks = Journal()
     with pytest.raises(BadInput, match="pass journal= or store=, not both"):
         LearnerModel(ks, store=type("S", (), {"journal": ks})())
+
+
+def test_map_steps_write_and_refuse():
+    m, refused, rng = WorldMap(), 0, random.Random(0)
+    for _ in range(200):
+        try:
+            _map_step(m, random.Random(rng.randrange(2**32)))
+        except BadInput:
+            refused += 1
+    assert {r.payload["op"] for r in m.journal} == {"see", "arrive", "human", "drop"}
+    assert 0 < refused < 200 and set(m.counts().values()) != {0}
+
+
+def test_map_open_journal_files_and_the_map_file_alias(tmp_path):
+    for name in ("map.jsonl", "map.sqlite"):
+        with WorldMap.open(tmp_path / name, scope="A") as m:
+            m.arrive("a", "x", "b")
+            m.human("a", "x", "c", note="Anna")
+        with WorldMap.open(tmp_path / name, scope="A") as again:
+            assert again.state() == m.state() and again.journal.path == tmp_path / name
+            again.drop("moved")
+            assert again.counts() == {"hypothesis": 2, "confirmed": 0, "refuted": 0}
+    m = WorldMap.open(tmp_path / "console.map.json", scope="console")  # the specification's map file
+    m.arrive("/", "Billing", "/billing")
+    m.save()
+    assert WorldMap(tmp_path / "console.map.json").state() == m.state()
+    assert WorldMap.open(tmp_path / "console.map.json").scope == "console"
+
+
+def test_map_shared_journal_one_map_per_journal_and_views_of_the_past():
+    j = Journal()
+    j.append("conformance.noise", {"n": 0, "text": "another owner"})
+    m = WorldMap(journal=j)
+    m.arrive("a", "x", "b")
+    m.arrive("a", "x", "c")
+    assert [c.since for c in m.claims()] == [0, 1]  # entries counted among the map's own records
+    assert WorldMap.from_journal(j).state() == m.state()
+    past = WorldMap.from_journal(j, upto=2)
+    assert past.edges() == [("a", "x", "b", "confirmed")] and m.rebuild(upto=2).state() == past.state()
+    with pytest.raises(BadInput, match="rebuilt up to journal position 2"):
+        past.arrive("a", "x", "d")
+    with pytest.raises(BadInput, match="already holds a world map"):
+        WorldMap(journal=j)
+    with pytest.raises(BadInput, match="holds other records too"):
+        m.save("elsewhere.json")
+    with pytest.raises(BadInput, match="not both"):
+        WorldMap("m.json", journal=Journal())
+    with pytest.raises(BadInput, match="pass a journal as WorldMap.journal="):
+        WorldMap(Journal())
