@@ -760,7 +760,7 @@ class WorldMap(JournalOwner):
         >>> m.rebuild(upto=1).counts()["confirmed"], m.counts()["confirmed"]
         (1, 0)
         """
-        n = len(self.journal)
+        n = self._position()  # a view of the past rebuilds within its own past
         if upto is None:
             upto = n
         if isinstance(upto, bool) or not isinstance(upto, int) or not 0 <= upto <= n:

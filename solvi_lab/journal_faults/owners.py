@@ -529,7 +529,7 @@ AGENDA = Owner(
 def _map_make(d: Path):
     from ..worldmap import WorldMap
 
-    m = WorldMap(d / "map.json")
+    m = WorldMap.open(d / "map.json")  # a .json path: the specification's map file, saved with save()
     m._fault_dir = d  # noqa: SLF001 - the harness saves beside it
     return m
 
@@ -543,7 +543,7 @@ def _map_reload(path: Path, obj: Any) -> None:
     from ..worldmap import WorldMap
 
     obj.save()
-    again = WorldMap(path)
+    again = WorldMap.open(path)
     assert again.verify() and again.edges() == obj.edges()
 
 

@@ -241,3 +241,12 @@ def test_map_shared_journal_one_map_per_journal_and_views_of_the_past():
         WorldMap("m.json", journal=Journal())
     with pytest.raises(BadInput, match="pass a journal as WorldMap.journal="):
         WorldMap(Journal())
+
+
+def test_a_view_of_the_past_verifies_and_snapshots_at_its_own_position():
+    m = WorldMap()
+    m.arrive("a", "x", "b")
+    m.drop("moved")
+    past = m.rebuild(upto=1)
+    assert bool(past.verify()) and past.snapshot("a")["position"] == 1
+    assert past.snapshot("a")["head"] == m.journal[0].hash and m.snapshot("a")["head"] == m.journal.last_hash
