@@ -814,8 +814,8 @@ class WorldMap(JournalOwner):
             e = edges.setdefault(k, {"s": s, "a": a, "to": body["o"], "rank": rank, "source": src, "items": []})
             e["rank"] = max(e["rank"], rank)
             e["items"].append(it["id"])
-        for e in edges.values():
-            p = {
+        out._claim_all(
+            {
                 "op": "claim",
                 "s": e["s"],
                 "a": e["a"],
@@ -824,8 +824,14 @@ class WorldMap(JournalOwner):
                 "source": e["source"],
                 "items": e["items"],
             }
-            out._write(MAP_RECORD_KIND, p)
+            for e in edges.values()
+        )
         return out
+
+    def _claim_all(self, payloads: Iterable[dict[str, Any]]) -> None:
+        """Write claims imported as they are (the view of a store): one "claim" entry each."""
+        for p in payloads:
+            self._write(MAP_RECORD_KIND, p)
 
     # -- the fold ----------------------------------------------------------------------------------------------
 
