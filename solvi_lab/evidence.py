@@ -7,15 +7,18 @@ else — mastery, its label, when to review, whether a misconception still block
 the journal, starting from the default state, every time it is read. A cache makes reads cheap (it folds only
 the records appended since the last read), but its meaning is "replay the whole journal from the default".
 
->>> m = LearnerModel(clock=None)
+The model is a journal owner (``solvi_lab.owner``): every call is written, then folded by the one ``_apply``
+that a rebuild (``LearnerModel.from_journal(journal)``) uses too.
+
+>>> m = LearnerModel()                       # deterministic: every write passes at=
 >>> e = m.record("fractions", "free_recall", "correct", at=0)
->>> round(m.state("fractions", at=0)["mastery"], 4)          # 0.35 × 0.75 × (1 − 0)
+>>> round(m.concept_state("fractions", at=0)["mastery"], 4)          # 0.35 × 0.75 × (1 − 0)
 0.2625
 >>> _ = m.assert_state("fractions", 0.95, by="ana", source="learner", why="I know this", at=1)
->>> s = m.state("fractions", at=1)
+>>> s = m.concept_state("fractions", at=1)
 >>> round(s["mastery"], 4), s["assertion"]["mastery"], s["shown"]   # the assertion sits beside, it is no prior
 (0.2625, 0.95, 'derived')
->>> LearnerModel.rebuild(m.journal).fingerprint() == m.fingerprint()
+>>> LearnerModel.from_journal(m.journal).state() == m.state()
 True
 
 What the model guarantees, and why (each point closes a flaw of the design it learned from; see
@@ -26,20 +29,20 @@ docs/readme/evidence.md):
 - **the score cannot invert the result** — an optional numeric score is clamped into the band its categorical
   result allows (:func:`observed_value`).
 - **assertions are not priors** — "I know this" or a teacher's override is journaled as an assertion, kept beside
-  the derived mastery with its own source and rank; :meth:`LearnerModel.state` says which one it shows and why.
+  the derived mastery with its own source and rank; :meth:`LearnerModel.concept_state` says which one it shows and why.
 - **ids are resolved** — an evidence id cited anywhere is resolved against the journal first
   (:meth:`LearnerModel.cite`, :class:`~solvi_lab.errors.UnknownId` otherwise). Provenance (free text),
   confidence (only journaled evidence counts) and deduplication (``dedupe_key``) are three separate fields.
 - **the misconception vocabulary is closed** — ``active``, ``repairing``, ``stale``, ``resolved``; every read path
   looks a status up in :data:`MISCONCEPTION_POLICY`, which handles each explicitly; any other string is refused.
-- **rebuild is a reconstruction** — :meth:`LearnerModel.rebuild` replays the whole journal from the default.
+- **rebuild is a reconstruction** — :meth:`LearnerModel.from_journal` replays the whole journal from the default.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -47,7 +50,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import BadInput, UnknownId
-from .journal import Journal, canonical, register_kind
+from .journal import Journal, Record, canonical, register_kind
 from .owner import JournalOwner
 from .validation import ANY, Opt, op_shapes, shape, writing_call
 
@@ -430,67 +433,113 @@ class _Misconception:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
+_UNSET: Any = object()  # marks the deprecated `clock=` as not given
+
+
 class LearnerModel(JournalOwner):
-    """A learner model projected from typed evidence in a journal.
+    """A learner model projected from typed evidence in a journal (a journal owner: see ``solvi_lab.owner``).
 
-    `journal_or_store` is a :class:`~solvi_lab.journal.Journal`, anything with a `.journal` attribute (a
-    KnowledgeStore), or None for a new in-memory journal. `clock` gives the time of a call made without `at=`
-    (seconds, default `time.time`; with None every write must pass `at=`, and a read without `at=` is as of the
-    latest time the journal holds). Opening a model on a journal replays it.
+    `journal` is the :class:`~solvi_lab.journal.Journal` it writes to (None: a new in-memory journal); to share a
+    knowledge store's journal pass ``store=ks`` instead. A journal that already holds evidence is folded first: the
+    model continues it, and several models on one journal each catch up on the others' records before every call.
+    `timestamps` is the wall-clock source for a call made without `at=` (a callable returning seconds, e.g.
+    ``time.time``). The default None is deterministic: every write must pass `at=`, and a read without `at=` is as
+    of the latest time the journal holds. (`clock=` is the older name of `timestamps`.)
 
-    >>> m = LearnerModel(clock=None)
+    >>> m = LearnerModel()
     >>> m.open_misconception("sign", "m1", "thinks −(−a) is −a", by="tutor", at=0)
     'm1'
-    >>> m.state("sign", at=0)["label"], [x["status"] for x in m.misconceptions("sign", at=0)]
+    >>> m.concept_state("sign", at=0)["label"], [x["status"] for x in m.misconceptions("sign", at=0)]
     ('misconception', ['active'])
     """
 
-    def __init__(self, journal_or_store: Any = None, *, clock: Callable[[], float] | None = time.time):
-        if journal_or_store is None:
-            journal = Journal()
-        elif isinstance(journal_or_store, Journal):
-            journal = journal_or_store
-        elif isinstance(getattr(journal_or_store, "journal", None), Journal):
-            journal = journal_or_store.journal
-        else:
+    KINDS = (EVIDENCE_KIND, LEARNER_KIND)
+
+    def __init__(
+        self,
+        journal: Journal | None = None,
+        *,
+        timestamps: Callable[[], float] | None = None,
+        store: Any = None,
+        clock: Any = _UNSET,
+    ):
+        self._configure(timestamps, clock)
+        if store is not None:
+            if journal is not None:
+                raise BadInput("pass journal= or store=, not both: the model writes to one journal.")
+            journal = getattr(store, "journal", None)
+            if not isinstance(journal, Journal):
+                raise BadInput(
+                    f"store= must have a .journal (a KnowledgeStore), got {type(store).__name__}; pass "
+                    "journal=Journal(...) instead."
+                )
+        elif journal is not None and not isinstance(journal, Journal):
             raise BadInput(
-                f"LearnerModel needs a Journal, an object with a .journal (a KnowledgeStore) or None, "
-                f"got {type(journal_or_store).__name__}."
+                f"LearnerModel needs a Journal (journal=), a store (store=) or None, got {type(journal).__name__}; "
+                "to open a journal file use LearnerModel.open(path)."
             )
-        if clock is not None and not callable(clock):
-            raise BadInput("clock must be a callable returning seconds (e.g. time.time), or None.")
-        self.journal: Journal = journal
-        self._clock = clock
+        self._attach(journal)
+        self._sync()
+
+    def _configure(self, timestamps: Any, clock: Any = _UNSET) -> None:
+        if clock is not _UNSET:  # the older name of `timestamps`
+            warnings.warn(
+                "LearnerModel(clock=...) is now LearnerModel(timestamps=...)", DeprecationWarning, stacklevel=3
+            )
+            timestamps = clock
+        if timestamps is not None and not callable(timestamps):
+            raise BadInput(
+                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got {timestamps!r}."
+            )
+        self._timestamps = timestamps
         self._seen = 0  # journal positions < _seen are folded into the cache
+        self._ordinal: dict[int, int] = {}  # journal position of each of the model's records -> its ordinal
         self._concepts: dict[str, _Concept] = {}
         self._misconceptions: dict[str, _Misconception] = {}
         self._assertions: dict[str, list[dict[str, Any]]] = {}
         self._evidence: dict[str, dict[str, Any]] = {}
         self._dedupe: dict[str, str] = {}
-        self._sync()
+
+    # -- the journal-owner protocol (solvi_lab.owner) ---------------------------------------------------------
+    @classmethod
+    def _empty(
+        cls, *, timestamps: Callable[[], float] | None = None, store: Any = None, clock: Any = _UNSET
+    ) -> LearnerModel:
+        model = cls.__new__(cls)
+        model._configure(timestamps, clock)
+        return model
 
     @classmethod
-    def rebuild(cls, journal_or_store: Any, *, clock: Callable[[], float] | None = time.time) -> LearnerModel:
-        """Reconstruct the model from the DEFAULT state over the whole journal (nothing carried over).
+    def from_journal(cls, journal: Journal, upto: int | None = None, **options: Any) -> LearnerModel:
+        """Reconstruct the model from the DEFAULT state over the journal (before position `upto` only, when given:
+        a read-only view of the past). Nothing is carried over; `options` are the constructor's (`timestamps`).
 
         It equals the live model by construction — the live model's cache is the same fold, only incremental —
-        and `fingerprint()` is how to check it.
+        and `state()` (or `fingerprint()`) is how to check it.
 
-        >>> m = LearnerModel(clock=None); _ = m.record("x", "transfer", "correct", at=0)
-        >>> LearnerModel.rebuild(m.journal).snapshot() == m.snapshot()
+        >>> m = LearnerModel(); _ = m.record("x", "transfer", "correct", at=0)
+        >>> LearnerModel.from_journal(m.journal).snapshot() == m.snapshot()
         True
         """
-        return cls(journal_or_store, clock=clock)
+        options.pop("store", None)  # the journal is given
+        return super().from_journal(journal, upto, **options)
+
+    def _apply(self, record: Record) -> None:
+        """Fold one of the model's records: the live calls (through `_write`) and every rebuild come through here."""
+        self._ordinal[record.position] = self._folded
+        if record.kind == EVIDENCE_KIND:
+            self._fold_evidence(record.position, record.payload)
+        else:
+            self._fold_learner(record.position, record.payload)
+        self._seen = max(self._seen, record.position + 1)
 
     # -- the fold -------------------------------------------------------------------------------------------------
     def _sync(self) -> None:
-        """Fold the records appended since the last read (by this model or any other writer)."""
-        for rec in self.journal.records(self._seen):
-            if rec.kind == EVIDENCE_KIND:
-                self._fold_evidence(rec.position, rec.payload)
-            elif rec.kind == LEARNER_KIND:
-                self._fold_learner(rec.position, rec.payload)
-            self._seen = rec.position + 1
+        """Fold the records appended since the last read (by this model or any other writer on the journal)."""
+        end = self.journal.position if self._upto is None else self._upto
+        if self._seen < end:
+            self._fold(self.journal.records(self._seen, end))
+            self._seen = end
 
     def _concept(self, name: str) -> _Concept:
         c = self._concepts.get(name)
@@ -755,9 +804,12 @@ class LearnerModel(JournalOwner):
     # -- writing --------------------------------------------------------------------------------------------------
     def _now(self, at: Any) -> float:
         if at is None:
-            if self._clock is None:
-                raise BadInput("this model has no clock; pass at= (a datetime or seconds).")
-            return _seconds(self._clock())
+            if self._timestamps is None:
+                raise BadInput(
+                    "this model has no clock; pass at= (a datetime or seconds), or build it with "
+                    "LearnerModel(timestamps=time.time) to stamp calls without at= with the wall-clock time."
+                )
+            return _seconds(self._timestamps())
         return _seconds(at)
 
     @writing_call
@@ -782,7 +834,7 @@ class LearnerModel(JournalOwner):
         and that evidence's id is returned (BadInput if the retry differs in what was observed). It is checked
         against the journal only — no other field can suppress a record.
 
-        >>> m = LearnerModel(clock=None)
+        >>> m = LearnerModel()
         >>> m.record("x", "guided_recall", "correct", hints=1, at=0, dedupe_key="q1")
         'e0'
         >>> m.record("x", "guided_recall", "correct", hints=1, at=5, dedupe_key="q1")   # a retry
@@ -823,8 +875,7 @@ class LearnerModel(JournalOwner):
                 )
             return old["id"]
         self._validate_context(p)
-        rec = self.journal.append(EVIDENCE_KIND, p)
-        self._sync()
+        rec = self._write(EVIDENCE_KIND, p)
         return _evidence_id(rec.position)
 
     @writing_call
@@ -833,7 +884,7 @@ class LearnerModel(JournalOwner):
     ) -> str:
         """Open a misconception with an explicit id (status active) and return the id.
 
-        >>> m = LearnerModel(clock=None)
+        >>> m = LearnerModel()
         >>> m.open_misconception("x", "m1", "adds denominators", by="tutor", at=0)
         'm1'
         """
@@ -847,8 +898,7 @@ class LearnerModel(JournalOwner):
             "at": self._now(at),
         }
         self._validate_open(p)
-        self.journal.append(LEARNER_KIND, p)
-        self._sync()
+        self._write(LEARNER_KIND, p)
         return misconception_id
 
     @writing_call
@@ -859,7 +909,7 @@ class LearnerModel(JournalOwner):
         status no read path understands, and "repairing"/"resolved" are reached only by linked evidence.
         Returns the status now in effect.
 
-        >>> m = LearnerModel(clock=None); _ = m.open_misconception("x", "m1", "d", by="t", at=0)
+        >>> m = LearnerModel(); _ = m.open_misconception("x", "m1", "d", by="t", at=0)
         >>> m.set_misconception_status("m1", "stale", by="teacher", why="not checked this term", at=1)
         'stale'
         """
@@ -873,8 +923,7 @@ class LearnerModel(JournalOwner):
             "at": self._now(at),
         }
         self._validate_status_action(p)
-        self.journal.append(LEARNER_KIND, p)
-        self._sync()
+        self._write(LEARNER_KIND, p)
         return self._effective(self._misconceptions[misconception_id], p["at"])
 
     @writing_call
@@ -896,7 +945,7 @@ class LearnerModel(JournalOwner):
         over. `cites` are evidence ids the assertion rests on: each is resolved first (UnknownId otherwise) and
         must be about the same concept. `provenance` is free text and is never resolved.
 
-        >>> m = LearnerModel(clock=None)
+        >>> m = LearnerModel()
         >>> m.assert_state("x", 0.9, by="ana", why="I know this", at=0, cites=["e5"])
         Traceback (most recent call last):
         ...
@@ -917,8 +966,7 @@ class LearnerModel(JournalOwner):
             "provenance": _check_provenance(list(provenance) if isinstance(provenance, tuple) else provenance),
         }
         self._validate_assertion(p)
-        rec = self.journal.append(LEARNER_KIND, p)
-        self._sync()
+        rec = self._write(LEARNER_KIND, p)
         return _assertion_id(rec.position)
 
     # -- reading --------------------------------------------------------------------------------------------------
@@ -928,7 +976,7 @@ class LearnerModel(JournalOwner):
         Every id must resolve against the journal first — an unknown id raises UnknownId and nothing is
         counted. Known evidence of weight 0 (an exposure) is dropped: it cannot confirm anything.
 
-        >>> m = LearnerModel(clock=None)
+        >>> m = LearnerModel()
         >>> a = m.record("x", "exposure", "correct", at=0); b = m.record("x", "recognition", "correct", at=600)
         >>> m.cite([a, b])
         ('e1',)
@@ -955,8 +1003,8 @@ class LearnerModel(JournalOwner):
         return sorted(self._concepts)
 
     def _read_at(self, at: Any) -> float:
-        if at is None and self._clock is None:
-            # Without a clock, "now" is the latest time the journal has seen.
+        if at is None and self._timestamps is None:
+            # Without a wall-clock source, "now" is the latest time the journal has seen.
             times = [c.last_any_at for c in self._concepts.values() if c.last_any_at is not None]
             times += [m.last_checked_at for m in self._misconceptions.values()]
             times += [a["at"] for lst in self._assertions.values() for a in lst]
@@ -1037,7 +1085,7 @@ class LearnerModel(JournalOwner):
             return "assertion", f"no evidence yet; showing {who}, unverified"
         return "derived", f"{who} does not outrank {n} evidence record(s); the assertion is kept beside"
 
-    def state(self, concept: str, at: Any = None) -> dict[str, Any]:
+    def concept_state(self, concept: str, at: Any = None) -> dict[str, Any]:
         """The concept's state as of time `at` (review timing and staleness depend on it).
 
         `mastery`, `label`, `confidence` and the counts are derived from the journal's evidence alone, replayed
@@ -1106,7 +1154,7 @@ class LearnerModel(JournalOwner):
         """What a tutor's prompt needs: the `n` concepts that most need attention, and every misconception whose
         status enters the pack (active, repairing, stale — never cut by `n`), with rendered lines.
 
-        >>> m = LearnerModel(clock=None); _ = m.open_misconception("x", "m1", "adds denominators", by="t", at=0)
+        >>> m = LearnerModel(); _ = m.open_misconception("x", "m1", "adds denominators", by="t", at=0)
         >>> m.context_pack(at=0)["lines"][0]
         'misconception m1 on x [active]: adds denominators — blocking: address it before building on the concept'
         """
@@ -1114,7 +1162,7 @@ class LearnerModel(JournalOwner):
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise BadInput(f"n must be a non-negative int, got {n!r}.")
         t = self._read_at(at)
-        states = [self.state(c, t) for c in self._concepts]
+        states = [self.concept_state(c, t) for c in self._concepts]
         states.sort(key=lambda s: (_LABEL_PRIORITY[s["label"]], s["mastery"], s["concept"]))
         pack_mcs = [m for m in self.misconceptions(at=t) if status_policy(m["status"]).in_context_pack]
         lines = [
@@ -1142,8 +1190,58 @@ class LearnerModel(JournalOwner):
         }
 
     def fingerprint(self) -> str:
-        """SHA-256 of the canonical snapshot: equal for the live model and `LearnerModel.rebuild(journal)`."""
+        """SHA-256 of the canonical snapshot: equal for the live model and `LearnerModel.from_journal(journal)`."""
         return hashlib.sha256(canonical(self.snapshot()).encode("utf-8")).hexdigest()
+
+    def state(self) -> dict[str, Any]:
+        """Everything that decides the model's behaviour, as plain JSON (what the conformance check compares).
+
+        The snapshot, with every journal position (and every id built from one) given as the ordinal of the
+        model's own record instead — the first evidence or learner record is 0 — so the state does not depend on
+        the records of other owners in a shared journal. It holds no wall-clock time beyond the `at` of each record.
+
+        >>> j = Journal(); _ = j.append("note", {"n": 1})   # another owner's record
+        >>> m = LearnerModel(j); e = m.record("x", "recognition", "correct", at=0)
+        >>> e, list(m.state()["evidence"])
+        ('e1', ['e0'])
+        """
+        self._sync()
+        o = self._ordinal
+
+        def pos(p: int) -> int:
+            return p if p < 0 else o[p]
+
+        def ref(i: str | None) -> str | None:
+            return i if i is None else f"{i[0]}{o[int(i[1:])]}"
+
+        concepts = {
+            k: {**asdict(c), "position": pos(c.position), "last_evidence_position": pos(c.last_evidence_position)}
+            for k, c in sorted(self._concepts.items())
+        }
+        misconceptions = {
+            k: {
+                **asdict(mc),
+                "opened_position": pos(mc.opened_position),
+                "history": [{**h, "position": pos(h["position"]), "evidence": ref(h["evidence"])} for h in mc.history],
+            }
+            for k, mc in sorted(self._misconceptions.items())
+        }
+        assertions = {
+            k: [
+                {**a, "id": ref(a["id"]), "position": pos(a["position"]), "cites": [ref(e) for e in a["cites"]]}
+                for a in v
+            ]
+            for k, v in sorted(self._assertions.items())
+        }
+        evidence = {ref(k): {**v, "id": ref(k), "position": pos(v["position"])} for k, v in self._evidence.items()}
+        return {
+            "records": self._folded,
+            "concepts": concepts,
+            "misconceptions": misconceptions,
+            "assertions": assertions,
+            "evidence": evidence,
+            "dedupe": {k: ref(v) for k, v in sorted(self._dedupe.items())},
+        }
 
 
 def _repair_refusals(ev: dict[str, Any]) -> list[str]:

@@ -12,12 +12,20 @@ structure anew on every task unless it keeps a map. A :class:`WorldMap` is writt
   or refutes each one.
 
 Each claim has a status (``hypothesis``, ``confirmed``, ``refuted``), a source (``seen``, ``observed``, ``told``,
-``human``: who made it first) and its evidence (how many reports of each kind). Every call is one entry of the map's
-own hash-chained :class:`~solvi_lab.journal.Journal`, and the claims are a fold over that journal: ``save()``
-writes the records (and a readable copy of the edges) as JSON; loading checks the chain and rebuilds the claims by
-replaying it — an edge edited in the file changes nothing, a broken chain raises
-:class:`~solvi_lab.errors.CorruptJournal`. ``verify()`` checks the chain and that the map equals its replay;
-``rebuild(upto=n)`` is the map as it was after the first n entries.
+``human``: who made it first) and its evidence (how many reports of each kind). Every call is one entry (a record of
+kind ``"worldmap"``) of a hash-chained :class:`~solvi_lab.journal.Journal`, and the claims are a fold over it: the
+map is a journal owner (``solvi_lab.owner``), written through ``_write`` and folded by the one ``_apply`` that
+``WorldMap.from_journal(journal, upto=None)`` uses too. Where the map is kept:
+
+- ``WorldMap()``: its own journal in memory; ``WorldMap(journal=j)``: journal ``j`` (any backend, possibly shared
+  with other owners — one map per journal); ``WorldMap.open("map.jsonl")``: a journal file, appended as it goes;
+- ``WorldMap("console.map.json")`` (the specification's call, the same as ``WorldMap.open`` of a ``.json`` path):
+  the map file. ``save()`` writes the records (and a readable copy of the edges) as JSON; loading checks the chain
+  and rebuilds the claims by replaying it — an edge edited in the file changes nothing, a broken chain raises
+  :class:`~solvi_lab.errors.CorruptJournal`.
+
+``verify()`` checks the chain and that the map equals its replay; ``rebuild(upto=n)`` (the specification's name for
+``from_journal(m.journal, upto=n)``) is the map as it was after the first n entries.
 
 >>> m = WorldMap()
 >>> m.see("/", "Billing")
@@ -63,9 +71,9 @@ from typing import Any
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal
-from .journal import Journal, VerifyReport, canonical
+from .journal import GENESIS, Journal, Record, VerifyReport, canonical, register_kind
 from .owner import JournalOwner
-from .validation import writing_call
+from .validation import ANY, Opt, op_shapes, writing_call
 
 __all__ = [
     "WorldMap",
@@ -110,6 +118,21 @@ CLAIM_STATUSES = tuple(s.value for s in ClaimStatus)
 CLAIM_SOURCES = tuple(s.value for s in ClaimSource)
 #: Journal record kind of every map entry.
 MAP_RECORD_KIND = "worldmap"
+_ID = Opt((str, None))  # a knowledge-store item or flag id
+_EDGE = {"s": ANY, "a": ANY, "to": ANY}  # states and actions in their tagged JSON form (see encode)
+register_kind(
+    MAP_RECORD_KIND,
+    op_shapes(
+        MAP_RECORD_KIND,
+        {
+            "see": {**_EDGE, "item": _ID},
+            "arrive": {**_EDGE, "item": _ID},
+            "human": {**_EDGE, "source": str, "note": Opt(str), "item": _ID},
+            "drop": {"why": str, "flag": _ID},
+            "claim": {**_EDGE, "status": str, "source": str, "items": ANY},
+        },
+    ),
+)
 #: The "format" field of a saved map file.
 FORMAT = "solvi_lab.worldmap/1"
 #: The relation of every fact a map writes into a knowledge store.
@@ -193,7 +216,8 @@ class Claim:
     source: who made it first: seen | observed | told | human.
     evidence: reports per kind: seen, observed (arrivals), told, human.
     notes: the notes given with person/document claims.
-    since: journal position of the entry that made it; changed: of the entry that last changed its status.
+    since: number of the map entry that made it; changed: of the entry that last changed its status (entries are
+        counted among the map's own records: the journal position when the map has a journal of its own).
     dropped: True while it is a hypothesis only because drop() turned a confirmed claim back.
     items: ids of the knowledge-store items written for it (oldest first).
 
@@ -277,11 +301,15 @@ class Arrival:
 
 
 class WorldMap(JournalOwner):
-    """A map of claims "(state, action) leads to state", folded from its own hash-chained journal.
+    """A map of claims "(state, action) leads to state", folded from its hash-chained journal.
 
-    path: the map file; loaded (chain checked, claims replayed) when it exists, written by :meth:`save`.
+    path: the specification's map file (positional, an alias of ``WorldMap.open(path)`` for a ``.json`` path);
+        loaded (chain checked, claims replayed) when it exists, written by :meth:`save`.
+    journal: the journal the map writes to (None: a new in-memory one; a journal holding a map already is refused —
+        continue it with :meth:`from_journal`). Not together with `path`.
     knowledge: an optional knowledge store; every claim with a destination is then also a "leads_to" fact item.
-    scope: the map's name in the store (facts get scope ``{"map": scope}``); default "default".
+    scope: the map's name in the store (facts get scope ``{"map": scope}``); default "default". A map file records
+        it; a journal does not (pass it again to ``open``/``from_journal``).
 
     >>> m = WorldMap()
     >>> m.arrive(("room", 1), "east", ("room", 2)).was is None
@@ -292,25 +320,115 @@ class WorldMap(JournalOwner):
     (1, {'hypothesis': 0, 'confirmed': 1, 'refuted': 0})
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, knowledge: Any = None, scope: str | None = None):
+    KINDS = (MAP_RECORD_KIND,)
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None = None,
+        *,
+        journal: Journal | None = None,
+        knowledge: Any = None,
+        scope: str | None = None,
+    ):
+        self._configure(knowledge, scope)
+        if path is not None and journal is not None:
+            raise BadInput(
+                "pass a map file path or journal=, not both: a map lives either in its own file (saved with "
+                "save()) or in a journal it writes as it goes."
+            )
+        if path is not None:
+            if not isinstance(path, (str, os.PathLike)):
+                raise BadInput(
+                    f"WorldMap's positional argument is a map file path, got {type(path).__name__}; pass a "
+                    "journal as WorldMap(journal=...)."
+                )
+            self._open_file(Path(path), scope)
+            return
+        journal = self._attach(journal)  # None: a new in-memory journal, no time stamps
+        if any(True for _ in journal.records(kind=MAP_RECORD_KIND)):
+            raise BadInput(
+                "this journal already holds a world map (one map per journal); continue it with "
+                "WorldMap.from_journal(journal) or WorldMap.open(path), or give this map a journal of its own."
+            )
+
+    def _configure(self, knowledge: Any, scope: str | None) -> None:
         if scope is not None and not isinstance(scope, str):
             raise BadInput(f"scope must be a string naming the map (e.g. 'console'), got {type(scope).__name__}.")
         if knowledge is not None and not (hasattr(knowledge, "add") and hasattr(knowledge, "flag")):
             raise BadInput(
                 f"knowledge of type {type(knowledge).__name__} has no add(...) and flag(...); pass a KnowledgeStore or None."
             )
-        self.path = None if path is None else Path(path)
+        self.path: Path | None = None
         self.knowledge = knowledge
-        self.journal = Journal()  # no time stamps: the same calls give the same chain, byte for byte
+        self.scope = "default" if scope is None else scope
         self._reset()
-        loaded_scope = None
-        if self.path is not None and self.path.exists():
-            loaded_scope = self._load(self.path)
+
+    def _open_file(self, path: Path, scope: str | None) -> None:
+        """The specification's map file: loaded (chain checked, claims replayed) when it exists; save() writes it."""
+        self.path = path
+        self.journal = Journal()  # no time stamps: the same calls give the same chain, byte for byte
+        loaded_scope = self._load(path) if path.exists() else None
         if scope is not None and loaded_scope is not None and scope != loaded_scope:
             raise BadInput(
-                f"{self.path} holds the map {loaded_scope!r}, not {scope!r}; pass scope={loaded_scope!r} or another path."
+                f"{path} holds the map {loaded_scope!r}, not {scope!r}; pass scope={loaded_scope!r} or another path."
             )
-        self.scope = scope if scope is not None else (loaded_scope if loaded_scope is not None else "default")
+        if scope is None and loaded_scope is not None:
+            self.scope = loaded_scope
+
+    # -- the journal-owner protocol (solvi_lab.owner) -----------------------------------------------------------
+
+    @classmethod
+    def _empty(cls, *, knowledge: Any = None, scope: str | None = None) -> WorldMap:
+        m = cls.__new__(cls)
+        m._configure(knowledge, scope)
+        return m
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike,
+        *,
+        journal_options: dict[str, Any] | None = None,
+        knowledge: Any = None,
+        scope: str | None = None,
+    ) -> WorldMap:
+        """Open the map kept at `path` and continue it (or start one there).
+
+        A ``.json`` path is the specification's map file — the same as ``WorldMap(path)``: the records as one JSON
+        document, loaded when it exists and written by :meth:`save`. Any other path is a journal file (JSONL, or
+        SQLite for ``.sqlite``/``.db``) that every call appends to as it goes; `journal_options` go to
+        ``Journal(path, ...)``. The scope is not in the journal's records: pass the same `scope` each time.
+
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "map.jsonl"
+        >>> with WorldMap.open(p) as m:
+        ...     _ = m.arrive("a", "x", "b")
+        >>> with WorldMap.open(p) as again:
+        ...     again.edges()
+        [('a', 'x', 'b', 'confirmed')]
+        """
+        if str(path).endswith(".json"):
+            if journal_options:
+                raise BadInput(
+                    "journal_options apply to a journal file; a .json map file keeps its records in memory "
+                    "and is written by save(). Use a .jsonl or .sqlite path for a journal file."
+                )
+            return cls(path, knowledge=knowledge, scope=scope)
+        return super().open(path, journal_options=journal_options, knowledge=knowledge, scope=scope)
+
+    def _apply(self, record: Record) -> None:
+        """Fold one map entry (live, through `_write`, and on every rebuild). Claims note the entry's number."""
+        self._fold_entry(record.payload, self._folded)
+
+    def state(self) -> dict[str, Any]:
+        """Everything that decides the map's behaviour, as plain JSON: its scope, the drops and every claim (in the
+        order they were made, with their entry numbers and store items).
+
+        >>> m = WorldMap(); _ = m.arrive("a", "x", "b")
+        >>> WorldMap.from_journal(m.journal).state() == m.state()
+        True
+        """
+        return {"scope": self.scope, "drops": self._drops, "claims": [c.as_dict() for c in self.claims()]}
 
     def _reset(self) -> None:
         # state key -> action key -> destination key (None: not yet known) -> Claim. Insertion order is replay
@@ -329,7 +447,7 @@ class WorldMap(JournalOwner):
         p = self._payload("see", state, action, to)
         if to is not None and self.knowledge is not None and self._find(p, to_key=_key(p["to"])) is None:
             p["item"] = self._store_add(p, "seen")
-        self._write(p)
+        self._write(MAP_RECORD_KIND, p)
 
     @writing_call
     def arrive(self, state: Node, action: Node, to: Node) -> Arrival:
@@ -351,7 +469,7 @@ class WorldMap(JournalOwner):
             p["item"] = self._store_add(p, "observed")
         bucket = self._edges.get(_key(p["s"]), {}).get(_key(p["a"]), {})
         prior = {k: (c.status, c.dropped) for k, c in bucket.items()}
-        self._write(p)
+        self._write(MAP_RECORD_KIND, p)
         bucket = self._edges[_key(p["s"])][_key(p["a"])]
         claim = bucket[_key(p["to"])]
         refuted = tuple(
@@ -382,7 +500,7 @@ class WorldMap(JournalOwner):
             p["note"] = note
         if self.knowledge is not None:
             p["item"] = self._store_add(p, p["source"], note=note)
-        self._write(p)
+        self._write(MAP_RECORD_KIND, p)
 
     @writing_call
     def drop(self, why: str) -> int:
@@ -402,7 +520,7 @@ class WorldMap(JournalOwner):
         p: dict[str, Any] = {"op": "drop", "why": why}
         if self.knowledge is not None:
             p["flag"] = self.knowledge.flag(scope=self.store_scope, why=why, by="worldmap")
-        self._write(p)
+        self._write(MAP_RECORD_KIND, p)
         return n
 
     # -- asking ------------------------------------------------------------------------------------------------
@@ -534,9 +652,17 @@ class WorldMap(JournalOwner):
                 for c in self.claims(state)
             ],
             "counts": self.counts(),
-            "position": len(self.journal),
-            "head": self.journal.last_hash,
+            "position": self._position(),
+            "head": self._head(),
         }
+
+    def _position(self) -> int:
+        """The journal position this map stands at (a view of the past stands at its `upto`)."""
+        return self.journal.position if self._upto is None else self._upto
+
+    def _head(self) -> str:
+        n = self._position()
+        return self.journal.last_hash if n == self.journal.position else (self.journal[n - 1].hash if n else GENESIS)
 
     @property
     def store_scope(self) -> dict[str, str]:
@@ -546,10 +672,18 @@ class WorldMap(JournalOwner):
     # -- the journal: save, load, verify, rebuild ----------------------------------------------------------------
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the map file (the journal's records, and the edges as a readable copy load ignores)."""
+        """Write the map file (the journal's records, and the edges as a readable copy load ignores).
+
+        A map whose journal holds other owners' records (a shared journal) is kept by that journal: save() refuses.
+        """
         target = Path(path) if path is not None else self.path
         if target is None:
             raise BadInput("save: this map has no path; pass save('map.json') or create it as WorldMap('map.json').")
+        if self._folded != self.journal.position or self._upto is not None:
+            raise BadInput(
+                "save: this map's journal holds other records too (or the map is a view of the past); a map file "
+                "holds one map's records alone. The journal is what keeps this map: open it with WorldMap.open(path)."
+            )
         doc = {
             "format": FORMAT,
             "scope": self.scope,
@@ -580,9 +714,9 @@ class WorldMap(JournalOwner):
                 )
             try:
                 got = self.journal.append(MAP_RECORD_KIND, rec.get("payload"))
-            except BadInput:
+            except BadInput as e:
                 raise CorruptJournal(
-                    f"{path}: record {i} has a payload that is not JSON; restore from a backup."
+                    f"{path}: record {i} is not a valid map entry ({e}); restore from a backup."
                 ) from None
             if got.prev != rec.get("prev") or got.hash != rec.get("hash") or rec.get("t") is not None:
                 raise CorruptJournal(
@@ -591,7 +725,8 @@ class WorldMap(JournalOwner):
                     "map at any earlier entry."
                 )
             try:
-                self._apply(got.payload, got.position)
+                self._apply(got)
+                self._folded += 1
             except (KeyError, TypeError, ValueError, BadInput) as e:
                 raise CorruptJournal(
                     f"{path}: record {i} is not a valid map entry ({e}); restore from a backup."
@@ -605,7 +740,7 @@ class WorldMap(JournalOwner):
         if not chain:
             return chain
         replay = self.rebuild()
-        if self._state() != replay._state():
+        if self.state() != replay.state():
             return VerifyReport(
                 False,
                 chain.records,
@@ -617,25 +752,20 @@ class WorldMap(JournalOwner):
     def rebuild(self, upto: int | None = None) -> WorldMap:
         """The map as it was after the first ``upto`` journal entries (all of them by default), by replay.
 
-        The result has no path and no store (it is a view of the past, not a writer); item ids stay in its claims.
+        The specification's name for ``WorldMap.from_journal(m.journal, upto)``: `upto` is a journal position (the
+        number of entries when the map has its own journal). The result is a read-only view of the past with no path
+        and no store (writes are refused); item ids stay in its claims.
 
         >>> m = WorldMap(); _ = m.arrive("a", "x", "b"); _ = m.drop("moved")
         >>> m.rebuild(upto=1).counts()["confirmed"], m.counts()["confirmed"]
         (1, 0)
         """
-        n = len(self.journal)
+        n = self._position()  # a view of the past rebuilds within its own past
         if upto is None:
             upto = n
         if isinstance(upto, bool) or not isinstance(upto, int) or not 0 <= upto <= n:
             raise BadInput(f"rebuild: upto must be an int between 0 and {n} (the number of entries), got {upto!r}.")
-        out = WorldMap(scope=self.scope)
-        for rec in self.journal.records(0, upto):
-            got = out.journal.append(rec.kind, rec.payload)
-            out._apply(got.payload, got.position)
-        return out
-
-    def _state(self) -> str:
-        return canonical([c.as_dict() for c in self.claims()] + [self._drops])
+        return type(self).from_journal(self.journal, upto, scope=self.scope)
 
     # -- the store ---------------------------------------------------------------------------------------------
 
@@ -684,8 +814,8 @@ class WorldMap(JournalOwner):
             e = edges.setdefault(k, {"s": s, "a": a, "to": body["o"], "rank": rank, "source": src, "items": []})
             e["rank"] = max(e["rank"], rank)
             e["items"].append(it["id"])
-        for e in edges.values():
-            p = {
+        out._claim_all(
+            {
                 "op": "claim",
                 "s": e["s"],
                 "a": e["a"],
@@ -694,9 +824,14 @@ class WorldMap(JournalOwner):
                 "source": e["source"],
                 "items": e["items"],
             }
-            got = out.journal.append(MAP_RECORD_KIND, p)
-            out._apply(got.payload, got.position)
+            for e in edges.values()
+        )
         return out
+
+    def _claim_all(self, payloads: Iterable[dict[str, Any]]) -> None:
+        """Write claims imported as they are (the view of a store): one "claim" entry each."""
+        for p in payloads:
+            self._write(MAP_RECORD_KIND, p)
 
     # -- the fold ----------------------------------------------------------------------------------------------
 
@@ -711,12 +846,8 @@ class WorldMap(JournalOwner):
         bucket = self._edges.get(_key(p["s"]), {}).get(_key(p["a"]), {})
         return any(k is not None and k != tk and c.status != "refuted" for k, c in bucket.items())
 
-    def _write(self, p: dict[str, Any]) -> None:
-        rec = self.journal.append(MAP_RECORD_KIND, p)
-        self._apply(rec.payload, rec.position)
-
-    def _apply(self, p: dict[str, Any], pos: int) -> None:
-        """Fold one entry into the claims. Everything the map holds comes through here, live and on replay."""
+    def _fold_entry(self, p: dict[str, Any], pos: int) -> None:
+        """Fold entry number `pos` into the claims. Everything the map holds comes through here, live and on replay."""
         op = p["op"]
         if op == "drop":
             self._drops += 1

@@ -31,7 +31,7 @@ GOOD = {"kind": "free_recall", "result": "correct", "hints": 0, "evaluator_confi
 
 
 def model() -> LearnerModel:
-    return LearnerModel(clock=None)
+    return LearnerModel()
 
 
 # -- weights table ------------------------------------------------------------------------------------------------
@@ -69,7 +69,7 @@ def test_exposure_moves_nothing():
     m = model()
     for i in range(5):
         m.record("x", "exposure", "correct", at=i)
-    s = m.state("x", at=10)
+    s = m.concept_state("x", at=10)
     assert (s["mastery"], s["label"], s["exposures"], s["evidence_count"], s["confidence"]) == (
         0.0,
         "unknown",
@@ -102,15 +102,15 @@ def test_contradictory_score_cannot_invert_the_learning_signal():
     m = model()
     for d in range(3):
         m.record("x", "transfer", "correct", at=d * DAY)
-    before = m.state("x", at=3 * DAY)["mastery"]
+    before = m.concept_state("x", at=3 * DAY)["mastery"]
     e = m.record("x", "transfer", "incorrect", score=1.0, at=3 * DAY)  # an "incorrect" that says 1.0
-    after = m.state("x", at=3 * DAY)["mastery"]
+    after = m.concept_state("x", at=3 * DAY)["mastery"]
     assert m.evidence(e)["observed"] == 0.3 and m.evidence(e)["score_clamped"] is True
     assert after < before
     assert after == pytest.approx(before + LEARNING_RATE * 1.0 * (0.3 - before))
     m2 = model()
     e2 = m2.record("y", "free_recall", "correct", score=0.0, at=0)  # a "correct" that says 0
-    assert m2.evidence(e2)["observed"] == 0.7 and m2.state("y", at=0)["mastery"] > 0
+    assert m2.evidence(e2)["observed"] == 0.7 and m2.concept_state("y", at=0)["mastery"] > 0
 
 
 # -- spacing --------------------------------------------------------------------------------------------------------
@@ -140,21 +140,21 @@ def test_spacing_is_measured_from_the_last_non_exposure_evidence():
 def test_mastery_update_is_exact_and_labels_follow():
     m = model()
     m.record("x", "free_recall", "correct", at=0)
-    s = m.state("x", at=0)
+    s = m.concept_state("x", at=0)
     assert s["mastery"] == pytest.approx(0.2625) and s["label"] == "learning"
     m.record("x", "transfer", "correct", at=DAY)
     expected = 0.2625 + 0.35 * 1.0 * (1 - 0.2625)
-    s = m.state("x", at=DAY)
+    s = m.concept_state("x", at=DAY)
     assert s["mastery"] == pytest.approx(expected) and s["label"] == "fragile"
     assert s["stability_days"] == pytest.approx(2.0)  # 1 day after the first success, × (1 + 1.0)
     assert s["next_review_at"] == pytest.approx(3 * DAY)
-    assert m.state("x", at=3 * DAY)["label"] == "review_due"
+    assert m.concept_state("x", at=3 * DAY)["label"] == "review_due"
     for d in (10, 25, 50):
         m.record("x", "transfer", "correct", at=d * DAY)
-    s = m.state("x", at=50 * DAY)
+    s = m.concept_state("x", at=50 * DAY)
     assert s["label"] == "stable" and s["mastery"] >= 0.8 and s["stability_days"] >= 7
     m.record("x", "free_recall", "incorrect", at=51 * DAY)
-    s = m.state("x", at=51 * DAY)
+    s = m.concept_state("x", at=51 * DAY)
     assert s["lapses"] == 1 and s["successes"] == 5
 
 
@@ -163,15 +163,15 @@ def test_confidence_ceiling_counts_journaled_retrievals_only():
     m = model()
     m.record("x", "recognition", "correct", at=0)
     m.record("x", "self_report", "correct", at=1000)
-    s = m.state("x", at=1000)
+    s = m.concept_state("x", at=1000)
     assert (s["retrievals"], s["confidence_ceiling"]) == (0, 0.35)
     assert s["confidence"] == pytest.approx(min(0.35, 1 - math.exp(-(0.25 + 0.1))))
     m.record("x", "guided_recall", "correct", at=2000)
-    assert m.state("x", at=2000)["confidence_ceiling"] == 0.6
+    assert m.concept_state("x", at=2000)["confidence_ceiling"] == 0.6
 
 
 def test_unknown_concept_reads_as_the_default_state():
-    s = model().state("never-seen", at=0)
+    s = model().concept_state("never-seen", at=0)
     assert (s["mastery"], s["label"], s["assertion"], s["shown"], s["evidence_count"]) == (
         0.0,
         "unknown",
@@ -201,15 +201,15 @@ def test_learner_assertion_is_no_prior_and_is_shown_only_without_evidence():
     m, bare = model(), model()
     a = m.assert_state("x", 0.95, by="learner:ben", source="learner", why="I know this", at=0)
     assert a == "a0"
-    s = m.state("x", at=0)
+    s = m.concept_state("x", at=0)
     assert (s["mastery"], s["shown"], s["shown_mastery"]) == (0.0, "assertion", 0.95)
     assert "no evidence yet" in s["why"]
     for d in (1, 2, 3):
         m.record("x", "free_recall", "incorrect", evaluator_confidence=0.9, at=d * DAY)
         bare.record("x", "free_recall", "incorrect", evaluator_confidence=0.9, at=d * DAY)
-        s = m.state("x", at=d * DAY)
+        s = m.concept_state("x", at=d * DAY)
         assert (s["shown"], s["shown_mastery"], s["mastery"]) == ("derived", 0.0, 0.0)
-    assert s["mastery"] == bare.state("x", at=3 * DAY)["mastery"]
+    assert s["mastery"] == bare.concept_state("x", at=3 * DAY)["mastery"]
     assert s["assertion"]["mastery"] == 0.95 and s["assertion"]["source"] == "learner"
     assert s["assertion"]["rank"] == 1 and s["assertion"]["by"] == "learner:ben"
     assert "outranks it" in s["why"]
@@ -219,7 +219,7 @@ def test_learner_assertion_after_evidence_is_not_shown():
     m = model()
     m.record("x", "free_recall", "incorrect", at=0)
     m.assert_state("x", 0.9, by="learner:ben", why="I know it now", at=1)
-    s = m.state("x", at=1)
+    s = m.concept_state("x", at=1)
     assert (s["shown"], s["shown_mastery"], s["assertion"]["mastery"]) == ("derived", 0.0, 0.9)
     assert "does not outrank 1 evidence" in s["why"]
 
@@ -229,7 +229,7 @@ def test_teacher_override_is_shown_until_evidence_after_it():
     m.record("x", "free_recall", "correct", at=0)
     m.assert_state("x", 0.3, by="learner:ben", why="unsure", at=1)
     m.assert_state("x", 0.9, by="teacher:lee", source="teacher", why="did it on the board", at=2)
-    s = m.state("x", at=2)
+    s = m.concept_state("x", at=2)
     assert (s["shown"], s["shown_mastery"], s["assertion"]["source"], s["assertion"]["rank"]) == (
         "assertion",
         0.9,
@@ -238,7 +238,7 @@ def test_teacher_override_is_shown_until_evidence_after_it():
     )
     assert s["mastery"] == pytest.approx(0.2625)
     m.record("x", "free_recall", "incorrect", at=3)
-    s = m.state("x", at=3)
+    s = m.concept_state("x", at=3)
     assert s["shown"] == "derived" and s["shown_mastery"] == s["mastery"] < 0.2625
     assert s["assertion"]["mastery"] == 0.9  # still beside it
 
@@ -259,7 +259,7 @@ def test_assertion_is_journaled_with_its_provenance():
     rec = m.journal[int(aid[1:])]
     assert rec.kind == "learner" and rec.payload["op"] == "assert_state"
     assert rec.payload["cites"] == [e] and rec.payload["provenance"] == ["oral exam 3 March", "e999 in the old system"]
-    assert m.state("x", at=1)["assertion"]["cites"] == [e]
+    assert m.concept_state("x", at=1)["assertion"]["cites"] == [e]
 
 
 @pytest.mark.parametrize(
@@ -295,17 +295,20 @@ def test_assertion_may_not_cite_evidence_on_another_concept():
 def test_fabricated_evidence_id_is_refused_and_moves_nothing():
     m = model()
     m.record("x", "recognition", "correct", at=0)  # e0
-    ceiling, confidence = m.state("x", at=0)["confidence_ceiling"], m.state("x", at=0)["confidence"]
+    ceiling, confidence = m.concept_state("x", at=0)["confidence_ceiling"], m.concept_state("x", at=0)["confidence"]
     with pytest.raises(UnknownId, match="'e1' does not resolve against the journal .the journal has only 1 records"):
         m.cite(["e1"])
     with pytest.raises(UnknownId):
         m.assert_state("x", 0.95, by="ana", why="see e1", at=0, cites=["e1"])
     assert len(m.journal) == 1
-    assert (m.state("x", at=0)["confidence_ceiling"], m.state("x", at=0)["confidence"]) == (ceiling, confidence)
+    assert (m.concept_state("x", at=0)["confidence_ceiling"], m.concept_state("x", at=0)["confidence"]) == (
+        ceiling,
+        confidence,
+    )
     # the real record that takes the guessed id is counted, not suppressed
     real = m.record("x", "free_recall", "incorrect", at=DAY)
     assert real == "e1"
-    assert m.state("x", at=DAY)["evidence_count"] == 2
+    assert m.concept_state("x", at=DAY)["evidence_count"] == 2
     assert m.cite([real]) == ("e1",)
 
 
@@ -327,21 +330,21 @@ def test_provenance_is_free_form_and_gates_nothing():
     m = model()
     e = m.record("x", "recognition", "correct", at=0, provenance=["e77", "quiz 4, question 2"])
     assert m.evidence(e)["provenance"] == ["e77", "quiz 4, question 2"]
-    assert m.state("x", at=0)["confidence_ceiling"] == 0.35
+    assert m.concept_state("x", at=0)["confidence_ceiling"] == 0.35
     m.record("x", "recognition", "correct", at=600, provenance=[e])  # naming an id in provenance: no dedup
-    assert m.state("x", at=600)["evidence_count"] == 2
+    assert m.concept_state("x", at=600)["evidence_count"] == 2
 
 
 def test_dedupe_key_makes_a_retry_idempotent_and_nothing_else_dedups():
     m = model()
     e = m.record("x", "free_recall", "correct", at=0, dedupe_key="quiz4-q2")
     assert m.record("x", "free_recall", "correct", at=50, dedupe_key="quiz4-q2") == e
-    assert len(m.journal) == 1 and m.state("x", at=50)["evidence_count"] == 1
+    assert len(m.journal) == 1 and m.concept_state("x", at=50)["evidence_count"] == 1
     with pytest.raises(BadInput, match="result differ"):
         m.record("x", "free_recall", "incorrect", at=60, dedupe_key="quiz4-q2")
     assert m.record("x", "free_recall", "correct", at=70, dedupe_key="quiz4-q3") == "e1"
     assert m.record("x", "free_recall", "correct", at=80) == "e2"  # no key, never deduplicated
-    assert m.state("x", at=80)["evidence_count"] == 3
+    assert m.concept_state("x", at=80)["evidence_count"] == 3
 
 
 # -- misconceptions: every status, every transition, every read path ----------------------------------------------
@@ -467,7 +470,7 @@ def test_every_status_is_handled_by_every_read_path(target):
     mc = m.misconceptions(at=t)[0]
     assert mc["status"] == target and mc["blocking"] is blocking
     assert [x["id"] for x in m.misconceptions(at=t, status=target)] == ["m1"]  # listed under its own status
-    s = m.state("neg", at=t)
+    s = m.concept_state("neg", at=t)
     assert (s["label"] == "misconception") is blocking
     assert s["blocking_misconceptions"] == (["m1"] if blocking else [])
     pack = m.context_pack(n=0, at=t)  # n=0: misconceptions are never cut by the concept limit
@@ -511,7 +514,7 @@ def test_context_pack_orders_by_what_needs_attention():
     pack = m.context_pack(n=3, at=50 * DAY)
     assert [s["concept"] for s in pack["concepts"]] == ["neg", "a", "b"]
     assert [s["label"] for s in pack["concepts"]] == ["misconception", "review_due", "unknown"]
-    assert m.state("c", at=50 * DAY)["label"] == "stable"
+    assert m.concept_state("c", at=50 * DAY)["label"] == "stable"
     with pytest.raises(BadInput):
         m.context_pack(n=-1)
 
@@ -529,10 +532,10 @@ def mixed(m: LearnerModel) -> None:
 def test_rebuild_equals_live_and_starts_from_default():
     m = model()
     mixed(m)
-    r = LearnerModel.rebuild(m.journal)
+    r = LearnerModel.from_journal(m.journal)
     assert r.fingerprint() == m.fingerprint() and r.snapshot() == m.snapshot()
-    assert r.state("neg", at=3 * DAY) == m.state("neg", at=3 * DAY)
-    assert r.state("neg", at=3 * DAY)["mastery"] < 0.95  # the override is not a prior, not even on rebuild
+    assert r.concept_state("neg", at=3 * DAY) == m.concept_state("neg", at=3 * DAY)
+    assert r.concept_state("neg", at=3 * DAY)["mastery"] < 0.95  # the override is not a prior, not even on rebuild
 
 
 def test_rebuild_from_a_file_journal_and_from_a_store_like_object(tmp_path):
@@ -546,18 +549,18 @@ def test_rebuild_from_a_file_journal_and_from_a_store_like_object(tmp_path):
     class StoreLike:
         journal = Journal(path)
 
-    assert LearnerModel.rebuild(StoreLike()).fingerprint() == fp
+    assert LearnerModel(store=StoreLike()).fingerprint() == fp
     StoreLike.journal.close()
 
 
 def test_cache_catches_up_with_records_appended_by_another_writer():
     j = Journal()
     reader, writer = LearnerModel(j), LearnerModel(j)
-    reader.state("x", at=0)
+    reader.concept_state("x", at=0)
     j.append("note", {"op": "add"})  # a record kind the model does not own is skipped
     writer.record("x", "transfer", "correct", at=1)
-    assert reader.state("x", at=1)["mastery"] == pytest.approx(0.35)
-    assert reader.fingerprint() == writer.fingerprint() == LearnerModel.rebuild(j).fingerprint()
+    assert reader.concept_state("x", at=1)["mastery"] == pytest.approx(0.35)
+    assert reader.fingerprint() == writer.fingerprint() == LearnerModel.from_journal(j).fingerprint()
 
 
 events = st.lists(
@@ -598,8 +601,8 @@ def test_live_equals_rebuild_after_every_step(steps):
             m.assert_state(concept, 0.99, by="teacher", source="teacher", why="override", at=t)
         elif action == "stale":
             m.set_misconception_status("m", "stale", by="teacher", why="check", at=t)
-        assert 0.0 <= m.state(concept, at=t)["mastery"] <= 1.0
-        assert LearnerModel.rebuild(m.journal).fingerprint() == m.fingerprint()
+        assert 0.0 <= m.concept_state(concept, at=t)["mastery"] <= 1.0
+        assert LearnerModel.from_journal(m.journal).fingerprint() == m.fingerprint()
 
 
 # -- bad input ------------------------------------------------------------------------------------------------------
@@ -634,7 +637,7 @@ def test_construction_and_clock_errors():
         LearnerModel("learner.jsonl")
     with pytest.raises(BadInput, match="no clock; pass at="):
         model().record("x", "recognition", "correct")
-    m = LearnerModel(clock=lambda: 123.0)
+    m = LearnerModel(timestamps=lambda: 123.0)
     assert m.evidence(m.record("x", "recognition", "correct"))["at"] == 123.0
     assert issubclass(BadInput, SolviLabError) and issubclass(UnknownId, SolviLabError)
 
@@ -660,7 +663,7 @@ def test_hand_written_records_are_refused_on_replay(kind, payload, match):
     j = Journal()
     j.append(kind, payload)
     with pytest.raises(BadInput, match=match):
-        LearnerModel(j)
+        LearnerModel.from_journal(j)
 
 
 @pytest.mark.parametrize(

@@ -344,7 +344,7 @@ FAILURES = Owner(
 def _learner_make(d: Path):
     from ..evidence import LearnerModel
 
-    return LearnerModel(Journal(d / "learner.jsonl"), clock=None)
+    return LearnerModel(journal=Journal(d / "learner.jsonl"))
 
 
 def _learner_reload(path: Path, obj: Any) -> None:
@@ -352,7 +352,7 @@ def _learner_reload(path: Path, obj: Any) -> None:
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        assert LearnerModel.rebuild(j, clock=None).fingerprint() == obj.fingerprint()
+        assert LearnerModel.from_journal(j).fingerprint() == obj.fingerprint()
 
 
 LEARNER = Owner(
@@ -534,7 +534,7 @@ AGENDA = Owner(
 def _map_make(d: Path):
     from ..worldmap import WorldMap
 
-    m = WorldMap(d / "map.json")
+    m = WorldMap.open(d / "map.json")  # a .json path: the specification's map file, saved with save()
     m._fault_dir = d  # noqa: SLF001 - the harness saves beside it
     return m
 
@@ -548,7 +548,7 @@ def _map_reload(path: Path, obj: Any) -> None:
     from ..worldmap import WorldMap
 
     obj.save()
-    again = WorldMap(path)
+    again = WorldMap.open(path)
     assert again.verify() and again.edges() == obj.edges()
 
 

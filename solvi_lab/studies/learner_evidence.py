@@ -242,7 +242,7 @@ def _flaw1_fabricated_prior() -> dict[str, Any]:
     naive.patch("fractions", mastery=0.95)
     shown_before_naive = naive.mastery["fractions"]
     model.assert_state("fractions", 0.95, by="learner:ben", source="learner", why="I know this", at=0)
-    shown_before_solvi = model.state("fractions", at=0)["shown_mastery"]  # no evidence yet: the assertion
+    shown_before_solvi = model.concept_state("fractions", at=0)["shown_mastery"]  # no evidence yet: the assertion
     shown_naive, shown_solvi = [], []
     for day in (1, 2, 3):
         naive.record("fractions", at=day * DAY, **FAILURE)
@@ -250,8 +250,8 @@ def _flaw1_fabricated_prior() -> dict[str, Any]:
         bare.record("fractions", at=day * DAY, evaluator="grader", **FAILURE)
         naive_bare.record("fractions", at=day * DAY, **FAILURE)
         shown_naive.append(naive.mastery["fractions"])
-        shown_solvi.append(model.state("fractions", at=day * DAY)["shown_mastery"])
-    s = model.state("fractions", at=3 * DAY)
+        shown_solvi.append(model.concept_state("fractions", at=day * DAY)["shown_mastery"])
+    s = model.concept_state("fractions", at=3 * DAY)
     return {
         "shown_before_naive": shown_before_naive,
         "shown_before_solvi": shown_before_solvi,
@@ -259,7 +259,7 @@ def _flaw1_fabricated_prior() -> dict[str, Any]:
         "shown_after_failures_solvi": s["shown_mastery"],
         "failures_to_below_half_naive": next(i + 1 for i, v in enumerate(shown_naive) if v < 0.5),
         "failures_to_below_half_solvi": next(i + 1 for i, v in enumerate(shown_solvi) if v < 0.5),
-        "assertion_moves_derived_solvi": s["mastery"] - bare.state("fractions", at=3 * DAY)["mastery"],
+        "assertion_moves_derived_solvi": s["mastery"] - bare.concept_state("fractions", at=3 * DAY)["mastery"],
         "assertion_moves_derived_naive": naive.mastery["fractions"] - naive_bare.mastery["fractions"],
         "assertion_kept_beside": s["assertion"] is not None and s["assertion"]["mastery"] == 0.95,
         "why": s["why"],
@@ -280,7 +280,7 @@ def _flaw2_repairing() -> dict[str, Any]:
         "blocks_solvi": model.misconceptions("negatives", at=DAY)[0]["blocking"],
         "in_pack_naive": "m-sign" in naive.context_pack(),
         "in_pack_solvi": any(m["id"] == "m-sign" for m in model.context_pack(at=DAY)["misconceptions"]),
-        "label_solvi": model.state("negatives", at=DAY)["label"],
+        "label_solvi": model.concept_state("negatives", at=DAY)["label"],
     }
     solvi_resolved_at = None
     for k, day in enumerate((2, 3, 4, 5), start=2):
@@ -331,7 +331,7 @@ def _flaw4_unresolved_id() -> dict[str, Any]:
     """An id that resolves to nothing is appended to the learner's evidence list before the real record arrives."""
     naive, model = NaiveLearnerProfile(), LearnerModel()
     ceiling_before_naive = naive.confidence_ceiling("algebra")
-    ceiling_before_solvi = model.state("algebra", at=0)["confidence_ceiling"]
+    ceiling_before_solvi = model.concept_state("algebra", at=0)["confidence_ceiling"]
     # The next id each model will hand out, guessed ahead of time (or taken from another id namespace).
     fabricated_naive, fabricated_solvi = f"ev-{naive._next}", f"e{len(model.journal)}"
     naive.patch("algebra", evidence_ids_append=(fabricated_naive,))
@@ -341,7 +341,7 @@ def _flaw4_unresolved_id() -> dict[str, Any]:
     except UnknownId:
         accepted_solvi = False
     ceiling_naive = naive.confidence_ceiling("algebra")
-    ceiling_solvi = model.state("algebra", at=0)["confidence_ceiling"]
+    ceiling_solvi = model.concept_state("algebra", at=0)["confidence_ceiling"]
     # Now the real record arrives — an honest failure — and takes exactly the fabricated id.
     real_naive = naive.record("algebra", at=DAY, **FAILURE)
     real_solvi = model.record("algebra", at=DAY, evaluator="grader", **FAILURE)
@@ -355,7 +355,7 @@ def _flaw4_unresolved_id() -> dict[str, Any]:
         "real_id_collides_naive": real_naive == fabricated_naive,
         "real_id_collides_solvi": real_solvi == fabricated_solvi,
         "suppressed_naive": len(naive.skipped),
-        "suppressed_solvi": 1 - model.state("algebra", at=DAY)["evidence_count"],
+        "suppressed_solvi": 1 - model.concept_state("algebra", at=DAY)["evidence_count"],
         "cite_real_solvi": list(model.cite([real_solvi])),
     }
 
@@ -370,8 +370,8 @@ def _flaw5_rebuild() -> dict[str, Any]:
     model.assert_state("graphs", 0.95, by="teacher:lee", source="teacher", why="did well in class", at=2 * DAY)
     rebuilt_naive = naive.rebuild().mastery["graphs"]
     default_naive = naive.replay_from_default().mastery["graphs"]
-    rebuilt = LearnerModel.rebuild(model.journal)
-    live_s, rebuilt_s = model.state("graphs", at=2 * DAY), rebuilt.state("graphs", at=2 * DAY)
+    rebuilt = LearnerModel.from_journal(model.journal)
+    live_s, rebuilt_s = model.concept_state("graphs", at=2 * DAY), rebuilt.concept_state("graphs", at=2 * DAY)
     return {
         "rebuilt_naive": rebuilt_naive,
         "from_default_naive": default_naive,
@@ -440,18 +440,18 @@ def _flaw7_rotation() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "evidence.jsonl"
         journal = Journal(path)
-        model = LearnerModel(journal, clock=None)
+        model = LearnerModel(journal)
         for day in range(6):
             model.record("algebra", "free_recall", "correct", at=day * DAY, evaluator="grader")
-        live_solvi = model.state("algebra", at=6 * DAY)["mastery"]
-        full = LearnerModel.rebuild(journal, clock=None).state("algebra", at=6 * DAY)["mastery"]
+        live_solvi = model.concept_state("algebra", at=6 * DAY)["mastery"]
+        full = LearnerModel.from_journal(journal).concept_state("algebra", at=6 * DAY)["mastery"]
         close = getattr(journal, "close", None)
         if close is not None:
             close()
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         path.write_text("".join(lines[-3:]), encoding="utf-8")  # what a rotation would leave to load
         try:
-            LearnerModel.rebuild(Journal(path), clock=None)
+            LearnerModel.from_journal(Journal(path))
             truncated_refused = False
         except CorruptJournal:
             truncated_refused = True
@@ -482,7 +482,7 @@ def _flaw8_9_derived_fields() -> dict[str, Any]:
         name: set(inspect.signature(getattr(LearnerModel, name)).parameters) & set(_DERIVED_FIELDS)
         for name in ("record", "assert_state", "open_misconception", "set_misconception_status")
     }
-    s = model.state("graphs", at=2 * DAY)
+    s = model.concept_state("graphs", at=2 * DAY)
     label_after_write_naive = naive.derived_label("graphs")
     naive.record("graphs", "free_recall", "incorrect", at=3 * DAY)  # the stored label is never updated or read
     return {
@@ -521,7 +521,7 @@ def _flaw10_namespaces() -> dict[str, Any]:
         "ids_in_field_naive": len(naive.evidence_ids["algebra"]),
         "distinct_ids_in_field_naive": len(set(naive.evidence_ids["algebra"])),
         "other_namespace_accepted_solvi": other_namespace_accepted,
-        "suppressed_solvi": 2 - model.state("algebra", at=DAY)["evidence_count"],
+        "suppressed_solvi": 2 - model.concept_state("algebra", at=DAY)["evidence_count"],
         "cite_real_solvi": list(model.cite([real])) == [real],
     }
 
@@ -554,7 +554,7 @@ def _random_rebuilds(seed: int, n: int) -> dict[str, Any]:
                 v = round(rng.random(), 2)
                 model.assert_state(c, v, by="teacher:lee", source="teacher", why="override", at=t)
                 naive.patch(c, mastery=v)
-        solvi_equal += LearnerModel.rebuild(model.journal).fingerprint() == model.fingerprint()
+        solvi_equal += LearnerModel.from_journal(model.journal).fingerprint() == model.fingerprint()
         rebuilt, default = naive.rebuild(), naive.replay_from_default()
         naive_equal += all(abs(rebuilt.mastery.get(k, 0.0) - default.mastery.get(k, 0.0)) < 1e-12 for k in concepts)
     return {"sequences": n, "solvi_equal": solvi_equal, "naive_equal": naive_equal}
@@ -609,7 +609,7 @@ def _trajectories() -> tuple[pl.DataFrame, dict[str, Any]]:
         if asserted is not None:
             model.assert_state("fractions", asserted, by=f"learner:{name}", why="I know this", at=0)
             naive.patch("fractions", mastery=asserted)
-        s0 = model.state("fractions", at=0)
+        s0 = model.concept_state("fractions", at=0)
         rows_for = [
             (
                 0,
@@ -626,7 +626,7 @@ def _trajectories() -> tuple[pl.DataFrame, dict[str, Any]]:
         for i, (day, kind, result, hints) in enumerate(seq, start=1):
             model.record("fractions", kind, result, hints=hints, at=day * DAY, evaluator="grader")
             naive.record("fractions", kind, result, hints=hints, at=day * DAY)
-            s = model.state("fractions", at=day * DAY)
+            s = model.concept_state("fractions", at=day * DAY)
             rows_for.append(
                 (
                     i,
