@@ -367,7 +367,7 @@ def run(
     predict_s = time.perf_counter() - t0
     replay_ok = _replay(model, train_set)
     # the journal holds only condition vectors; the model rebuilt from it must be the live one
-    again = ConservativeActionModel.replay(store, vocab)
+    again = ConservativeActionModel.from_journal(store.journal, vocab=vocab, store=store)
     journal_equal = again.snapshot() == model.snapshot()
     held_users = {int(t["index"]): t["user_id"] for t in data.tasks[held_out_split][:test_tasks]}
     trained_users = {t["user_id"] for t in data.tasks["train"][:train_tasks]}
