@@ -38,13 +38,13 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
 from .codehash import digest_callable
 from .errors import BadInput
-from .journal import Journal, register_kind
+from .journal import Journal, Record, register_kind
 from .knowledge.store import KnowledgeStore
 from .owner import JournalOwner
 from .prediction import Prediction
@@ -146,12 +146,11 @@ def _encode(value: Any) -> Any:
 
 
 def _decode(value: Any) -> Any:
-    """The inverse of _encode (lists → tuples, '<unreadable>' → UNREADABLE)."""
-    if isinstance(value, list):
-        return tuple(_decode(v) for v in value)
-    if value == UNREADABLE_TOKEN:
-        return UNREADABLE
-    return value
+    """The inverse of _encode (lists → tuples, '<unreadable>' → UNREADABLE). JSON gives exact types, hence
+    `type(...) is list` (the fold decodes every value of every observation: this is its hot path)."""
+    if type(value) is list:
+        return tuple([_decode(v) for v in value])
+    return UNREADABLE if value == UNREADABLE_TOKEN else value
 
 
 def _sort_key(value: Any) -> str:
@@ -484,8 +483,10 @@ class ConservativeActionModel(JournalOwner):
         and folded by the one method ``_apply`` — live and when the model is rebuilt with
         :meth:`from_journal` or :meth:`open`. ``store=`` shares a KnowledgeStore (its journal is the model's);
         ``journal=`` builds a store on that journal; with neither the journal is a new in-memory one and there is
-        no store. :meth:`commit` (which needs a store) writes one ``"action"`` item per action. Records of another
-        vocabulary in the same journal are not this model's: it ignores them.
+        no store. ``journal=False`` keeps no journal at all (the same records are folded, then dropped): for a
+        model nobody rebuilds, whose journal would cost more than the model (a journaled observation holds its
+        whole condition vector). :meth:`commit` (which needs a store) writes one ``"action"`` item per action.
+        Records of another vocabulary in the same journal are not this model's: it ignores them.
 
     Costs: ``observe`` is O(conditions) plus the refused vectors a newly allowed value releases; ``predict`` is
     O(conditions + signatures sharing a violated condition); signatures are recomputed lazily after a change in
@@ -502,8 +503,13 @@ class ConservativeActionModel(JournalOwner):
 
     KINDS = (OBSERVATION_KIND, COMMIT_KIND)
 
-    def __init__(self, vocab: Vocabulary, journal: Journal | None = None, store: Any = None) -> None:
+    def __init__(self, vocab: Vocabulary, journal: Journal | Literal[False] | None = None, store: Any = None) -> None:
         self._configure(vocab)
+        if journal is False:  # no journal at all: the records are folded as written, and kept nowhere
+            if store is not None:
+                raise BadInput("journal=False keeps no journal, so it takes no store; pass one of them.")
+            self.journal = None
+            return
         if store is not None:
             if not (hasattr(store, "add") and hasattr(store, "journal")):
                 raise BadInput(
@@ -609,12 +615,15 @@ class ConservativeActionModel(JournalOwner):
         action = p["action"]
         conds = self.vocab.conditions(action)
         vec_in = p["vector"]
-        if len(vec_in) != len(conds) or not all(c in vec_in for c in conds):
+        try:
+            if len(vec_in) != len(conds):
+                raise KeyError(action)
+            vector = tuple([_decode(vec_in[c]) for c in conds])
+        except KeyError:
             raise BadInput(
                 f"journal record {record.position} of {action!r} holds conditions {sorted(vec_in)}, but the "
                 f"vocabulary gives {list(conds)}; the journal was written by another vocabulary."
-            )
-        vector = tuple(_decode(vec_in[c]) for c in conds)
+            ) from None
         accepted = p["accepted"]
         effect_key = _effect_key(p["effect"])
         model = self._models.get(action)
@@ -625,6 +634,14 @@ class ConservativeActionModel(JournalOwner):
             model.effect_values[effect_key] = json.loads(effect_key)
         model.learn(vector, accepted, effect_key if accepted else None)
         self._dirty.add(action)
+
+    def _record(self, kind: str, payload: dict[str, Any]) -> None:
+        """The live path: `_write` (append, then `_apply` the record); with journal=False, `_apply` the same
+        payload without keeping it (it is already plain JSON, as the journal would give it back)."""
+        if self.journal is None and self._upto is None:
+            self._apply(Record(-1, kind, payload, "", ""))
+        else:
+            self._write(kind, payload)
 
     def _writable(self, what: str) -> None:
         if self._upto is not None:
@@ -658,7 +675,7 @@ class ConservativeActionModel(JournalOwner):
         vector = self.vocab.vector(state, action, args)
         conds = self.vocab.conditions(action)
         # written first, then folded by _apply from the record: a record the journal refuses is not learned either
-        self._write(
+        self._record(
             OBSERVATION_KIND,
             {
                 "action": action,
@@ -827,7 +844,7 @@ class ConservativeActionModel(JournalOwner):
                 supersedes=self._item_ids.get(action),
             )
         if written:
-            self._write(COMMIT_KIND, {"vocab": self.vocab.fingerprint, "items": written})
+            self._record(COMMIT_KIND, {"vocab": self.vocab.fingerprint, "items": written})
         return written
 
     def _body(self, action: str) -> dict[str, Any]:

@@ -126,8 +126,13 @@ def _check(name: str, value: Any, low: int, high: int) -> int:
 
 
 def train(transitions: list[Transition], vocab: Any, store: Any = None) -> ConservativeActionModel:
-    """A model that observed every transition, in order."""
-    model = ConservativeActionModel(vocab, store=store)
+    """A model that observed every transition, in order: journaled in `store` when given, else kept without a
+    journal (a journaled observation holds its whole condition vector: at full size, hundreds of MB per model)."""
+    model = (
+        ConservativeActionModel(vocab, store=store)
+        if store is not None
+        else ConservativeActionModel(vocab, journal=False)
+    )
     for t in transitions:
         model.observe(t.state, t.tool, t.args, t.accepted, t.effect)
     return model
