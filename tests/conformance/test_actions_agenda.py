@@ -201,3 +201,21 @@ def test_a_rebuild_with_another_vocabulary_is_refused():
         ConservativeActionModel.from_journal(j, vocab=other)
     with pytest.raises(BadInput, match="journal= and store= name different journals"):
         ConservativeActionModel(VOCAB, journal=Journal(), store=ConservativeActionModel(VOCAB, journal=j).store)
+
+
+def test_a_model_without_a_journal_learns_the_same_and_keeps_nothing():
+    kept, unkept = ConservativeActionModel(VOCAB), ConservativeActionModel(VOCAB, journal=False)
+    rng = random.Random(5)
+    for _ in range(60):
+        args = {"order": rng.choice(ORDERS), "items": ["a"] * rng.randrange(3)}
+        accepted = rng.random() < 0.5
+        effect = rng.choice([None, {}, {"status": "x"}]) if accepted else None
+        action = rng.choice(["cancel", "modify"])
+        for m in (kept, unkept):
+            m.observe(STATE, action, args, accepted, effect)
+    assert unkept.journal is None and kept.journal.position == 60
+    assert unkept.state() == kept.state()
+    with pytest.raises(BadInput, match="commit\\(\\) needs a store"):
+        unkept.commit()
+    with pytest.raises(BadInput, match="journal=False keeps no journal"):
+        ConservativeActionModel(VOCAB, journal=False, store=ConservativeActionModel(VOCAB, journal=Journal()).store)
