@@ -501,11 +501,13 @@ def _agenda_make(d: Path):
 
 
 def _agenda_reload(path: Path, obj: Any) -> None:
-    from ..knowledge import KnowledgeStore
+    from ..agenda import Agenda
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        assert KnowledgeStore(journal=j).fingerprint() == obj.store.fingerprint()
+        again = Agenda.from_journal(j)  # folds a store on j too
+        assert again.store.fingerprint() == obj.store.fingerprint()
+        assert again.state() == obj.state()
 
 
 AGENDA = Owner(
