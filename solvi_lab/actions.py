@@ -67,7 +67,7 @@ __all__ = [
 UNREADABLE_TOKEN = "<unreadable>"
 #: Journal record kind of one observation.
 OBSERVATION_KIND = "action_observation"
-#: Journal record kind written by commit(): which item id holds each action's model (so a rebuilt model knows what its next commit supersedes).
+#: Journal record kind written by commit(): which item id holds each action's model (what its next commit supersedes).
 COMMIT_KIND = "action_commit"
 #: Store item kind of one action's model.
 ITEM_KIND = "action"
