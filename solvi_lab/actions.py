@@ -140,7 +140,7 @@ def _encode(value: Any) -> Any:
     """A normalised value as plain JSON (UNREADABLE → '<unreadable>', tuples → lists)."""
     if value is UNREADABLE:
         return UNREADABLE_TOKEN
-    if isinstance(value, tuple):
+    if type(value) is tuple:  # normalised values are exact tuples (see _normalise)
         return [_encode(v) for v in value]
     return value
 
