@@ -38,13 +38,14 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
 from .codehash import digest_callable
 from .errors import BadInput
-from .journal import register_kind
+from .journal import Journal, Record, register_kind
+from .knowledge.store import KnowledgeStore
 from .owner import JournalOwner
 from .prediction import Prediction
 from .validation import shape, writing_call
@@ -66,7 +67,7 @@ __all__ = [
 UNREADABLE_TOKEN = "<unreadable>"
 #: Journal record kind of one observation.
 OBSERVATION_KIND = "action_observation"
-#: Journal record kind written by commit(): which item id holds each action's model (so replay can supersede).
+#: Journal record kind written by commit(): which item id holds each action's model (what its next commit supersedes).
 COMMIT_KIND = "action_commit"
 #: Store item kind of one action's model.
 ITEM_KIND = "action"
@@ -139,18 +140,17 @@ def _encode(value: Any) -> Any:
     """A normalised value as plain JSON (UNREADABLE → '<unreadable>', tuples → lists)."""
     if value is UNREADABLE:
         return UNREADABLE_TOKEN
-    if isinstance(value, tuple):
+    if type(value) is tuple:  # normalised values are exact tuples (see _normalise)
         return [_encode(v) for v in value]
     return value
 
 
 def _decode(value: Any) -> Any:
-    """The inverse of _encode (lists → tuples, '<unreadable>' → UNREADABLE)."""
-    if isinstance(value, list):
-        return tuple(_decode(v) for v in value)
-    if value == UNREADABLE_TOKEN:
-        return UNREADABLE
-    return value
+    """The inverse of _encode (lists → tuples, '<unreadable>' → UNREADABLE). JSON gives exact types, hence
+    `type(...) is list` (the fold decodes every value of every observation: this is its hot path)."""
+    if type(value) is list:
+        return tuple([_decode(v) for v in value])
+    return UNREADABLE if value == UNREADABLE_TOKEN else value
 
 
 def _sort_key(value: Any) -> str:
@@ -441,6 +441,29 @@ class _ActionModel:
         return out
 
 
+def _effect_key(effect: Any) -> str:
+    """The key of an observed effect: its canonical JSON text ("{}" for None: an accepted call observed without an
+    effect changed nothing). The one function for the live path (checking the caller's effect) and the fold."""
+    if effect is None:
+        return "{}"
+    if not isinstance(effect, Mapping):
+        raise BadInput(
+            f"observe: effect must be a dict of what changed (e.g. {{'status': 'cancelled'}}) or None, "
+            f"got {type(effect).__name__}."
+        )
+    try:
+        return json.dumps(effect, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise BadInput(
+            f"observe: effect {effect!r} is not plain JSON ({e}); use str/int/float/bool/None, lists and dicts."
+        ) from e
+
+
+def _store_on(journal: Journal) -> KnowledgeStore:
+    """A knowledge store on `journal`: the store the model's commit() writes its "action" items to."""
+    return KnowledgeStore.from_journal(journal)
+
+
 def _laplace_fail(failures: int, total: int) -> float:
     """Laplace-smoothed failure probability: (failures + 1) / (total + 2)."""
     return (failures + 1) / (total + 2)
@@ -455,9 +478,15 @@ class ConservativeActionModel(JournalOwner):
     """Learns what an environment accepts, per action, and says "unknown" where it has not learned it.
 
     vocab: the :class:`Vocabulary` whose conditions the model sees.
-    store: optional knowledge store (``store.add(...)`` and ``store.journal.append(kind, payload)``). With a store,
-        every observation is journaled as a compact ``"action_observation"`` record (the condition vector, not the
-        state), :meth:`commit` writes one ``"action"`` item per action, and :meth:`replay` rebuilds the model.
+    journal / store: where it keeps its knowledge (the journal-owner protocol, solvi_lab/owner.py). Every
+        observation is journaled as a compact ``"action_observation"`` record (the condition vector, not the state)
+        and folded by the one method ``_apply`` — live and when the model is rebuilt with
+        :meth:`from_journal` or :meth:`open`. ``store=`` shares a KnowledgeStore (its journal is the model's);
+        ``journal=`` builds a store on that journal; with neither the journal is a new in-memory one and there is
+        no store. ``journal=False`` keeps no journal at all (the same records are folded, then dropped): for a
+        model nobody rebuilds, whose journal would cost more than the model (a journaled observation holds its
+        whole condition vector). :meth:`commit` (which needs a store) writes one ``"action"`` item per action.
+        Records of another vocabulary in the same journal are not this model's: it ignores them.
 
     Costs: ``observe`` is O(conditions) plus the refused vectors a newly allowed value releases; ``predict`` is
     O(conditions + signatures sharing a violated condition); signatures are recomputed lazily after a change in
@@ -468,23 +497,158 @@ class ConservativeActionModel(JournalOwner):
     >>> m.observe({}, "ret", {"items": [1]}, accepted=True)
     >>> m.predict({}, "ret", {"items": [2]}).verdict, m.predict({}, "ret", {"items": []}).verdict
     ('accept', 'unknown')
+    >>> ConservativeActionModel.from_journal(m.journal, vocab=vocab).state() == m.state()
+    True
     """
 
-    def __init__(self, vocab: Vocabulary, store: Any = None) -> None:
+    KINDS = (OBSERVATION_KIND, COMMIT_KIND)
+
+    def __init__(self, vocab: Vocabulary, journal: Journal | Literal[False] | None = None, store: Any = None) -> None:
+        self._configure(vocab)
+        if journal is False:  # no journal at all: the records are folded as written, and kept nowhere
+            if store is not None:
+                raise BadInput("journal=False keeps no journal, so it takes no store; pass one of them.")
+            self.journal = None
+            return
+        if store is not None:
+            if not (hasattr(store, "add") and hasattr(store, "journal")):
+                raise BadInput(
+                    f"store of type {type(store).__name__} has no add(...) and journal; pass a KnowledgeStore or None."
+                )
+            if store.journal is None:
+                raise BadInput(
+                    "this store is a rebuilt, read-only view (it has no journal); pass the live store, or journal=."
+                )
+            if journal is not None and journal is not store.journal:
+                raise BadInput("journal= and store= name different journals; pass one of them (the store's journal).")
+            journal = store.journal
+        elif journal is not None:
+            self._attach(journal)
+            store = _store_on(journal)
+        self._attach(journal)
+        self.store = store
+        # a journal that already holds this vocabulary's records: continue the model they describe
+        self._fold(self.journal.records())
+
+    def _configure(self, vocab: Any) -> None:
         if not isinstance(vocab, Vocabulary):
             raise BadInput(
                 f"vocab must be a Vocabulary, got {type(vocab).__name__}; build one with Vocabulary({{...}})."
             )
-        if store is not None and not (hasattr(store, "add") and hasattr(store, "journal")):
-            raise BadInput(
-                f"store of type {type(store).__name__} has no add(...) and journal; pass a KnowledgeStore or None."
-            )
         self.vocab = vocab
-        self.store = store
+        self.store: Any = None
         self._models: dict[str, _ActionModel] = {}
         self._item_ids: dict[str, str] = {}  # action -> id of its latest committed item (what the next supersedes)
         self._dirty: set[str] = set()  # actions changed since their last commit
-        self.replay_skipped = 0  # observations of another vocabulary seen by replay()
+        self.other_vocab_records = 0  # observations of another vocabulary a rebuild passed over
+
+    # -- the journal-owner protocol (solvi_lab.owner) ---------------------------------------------------------------
+
+    @classmethod
+    def _empty(cls, vocab: Vocabulary, store: Any = None) -> ConservativeActionModel:
+        model = cls.__new__(cls)
+        model._configure(vocab)
+        return model
+
+    @classmethod
+    def from_journal(
+        cls, journal: Journal, upto: int | None = None, *, vocab: Vocabulary, store: Any = None
+    ) -> ConservativeActionModel:
+        """Rebuild the model from the observations journaled under ``vocab``'s fingerprint.
+
+        With ``upto``: the model as it was before journal position ``upto`` (a read-only view, without a store).
+        Without: it writes on to ``journal``, through ``store`` when given (a store on that journal), else through
+        a store built on it. Observations of another vocabulary are passed over (counted in
+        ``other_vocab_records``); a journal holding observations but none under this vocabulary is a mistake and
+        raises BadInput.
+
+        >>> vocab = Vocabulary({"n": lambda s, a: a["n"]})
+        >>> m = ConservativeActionModel(vocab, journal=Journal())
+        >>> m.observe({}, "go", {"n": 1}, accepted=True); m.observe({}, "go", {"n": 2}, accepted=False)
+        >>> ConservativeActionModel.from_journal(m.journal, upto=1, vocab=vocab).predict({}, "go", {"n": 2}).verdict
+        'unknown'
+        """
+        if store is not None and (getattr(store, "journal", None) is not journal):
+            raise BadInput("store= must be a store on this very journal (store.journal is journal), or None.")
+        model = super().from_journal(journal, upto, vocab=vocab)
+        model._check_vocabulary(journal, upto)
+        if upto is None:
+            model.store = store if store is not None else _store_on(journal)
+        return model
+
+    @classmethod
+    def open(
+        cls, path: Any, *, vocab: Vocabulary, journal_options: dict[str, Any] | None = None
+    ) -> ConservativeActionModel:
+        """Open the journal file at ``path`` (created when absent) and continue the model of ``vocab`` it holds, or
+        start one there, with a store on that journal. Close it (or use ``with``) to release the file."""
+        journal = Journal(path, **(journal_options or {}))
+        try:
+            model = cls(vocab, journal=journal)
+            model._check_vocabulary(journal, None)
+        except BaseException:
+            journal.close()
+            raise
+        return model
+
+    def _check_vocabulary(self, journal: Journal, upto: int | None) -> None:
+        fp = self.vocab.fingerprint
+        other = sum(1 for r in journal.records(0, upto, kind=OBSERVATION_KIND) if r.payload.get("vocab") != fp)
+        self.other_vocab_records = other
+        if other and not any(m.n_accepted + m.n_refused for m in self._models.values()):
+            raise BadInput(
+                f"the journal holds {other} action observations, none under vocabulary {fp[:12]}; rebuild with "
+                "the vocabulary that observed them."
+            )
+
+    def _owns(self, record: Any) -> bool:
+        return record.kind in self.KINDS and record.payload.get("vocab") == self.vocab.fingerprint
+
+    def _apply(self, record: Any) -> None:
+        """Fold one of this model's records: the live calls go through here too, so live == rebuilt."""
+        p = record.payload
+        if record.kind == COMMIT_KIND:
+            for action, item_id in p["items"].items():
+                self._item_ids[action] = item_id
+                self._dirty.discard(action)
+            return
+        action = p["action"]
+        conds = self.vocab.conditions(action)
+        vec_in = p["vector"]
+        try:
+            if len(vec_in) != len(conds):
+                raise KeyError(action)
+            vector = tuple([_decode(vec_in[c]) for c in conds])
+        except KeyError:
+            raise BadInput(
+                f"journal record {record.position} of {action!r} holds conditions {sorted(vec_in)}, but the "
+                f"vocabulary gives {list(conds)}; the journal was written by another vocabulary."
+            ) from None
+        accepted = p["accepted"]
+        effect_key = _effect_key(p["effect"])
+        model = self._models.get(action)
+        if model is None:
+            hard_idx = frozenset(i for i, c in enumerate(conds) if c in self.vocab.hard)
+            model = self._models[action] = _ActionModel(conds, hard_idx)
+        if accepted and effect_key not in model.effect_values:
+            model.effect_values[effect_key] = json.loads(effect_key)
+        model.learn(vector, accepted, effect_key if accepted else None)
+        self._dirty.add(action)
+
+    def _record(self, kind: str, payload: dict[str, Any]) -> None:
+        """The live path: `_write` (append, then `_apply` the record); with journal=False, `_apply` the same
+        payload without keeping it (it is already plain JSON, as the journal would give it back)."""
+        if self.journal is None and self._upto is None:
+            self._apply(Record(-1, kind, payload, "", ""))
+        else:
+            self._write(kind, payload)
+
+    def _writable(self, what: str) -> None:
+        if self._upto is not None:
+            raise BadInput(
+                f"this model was rebuilt up to journal position {self._upto} (a view of the past); {what} writes "
+                "nothing here — rebuild it without upto= to go on writing."
+            )
 
     # -- learning -------------------------------------------------------------------------------------------------
 
@@ -506,48 +670,21 @@ class ConservativeActionModel(JournalOwner):
         self._check_call(action, args, "observe")
         if not isinstance(accepted, bool):
             raise BadInput(f"observe: accepted must be True or False, got {accepted!r}; pass what the environment did.")
-        effect_key = self._effect_key(effect)
+        self._writable("observe()")
+        effect_key = _effect_key(effect)  # refuses an effect that is not a JSON dict, before anything is written
         vector = self.vocab.vector(state, action, args)
-        if self.store is not None:  # journal first: a record the journal refuses must not be learned either
-            conds = self.vocab.conditions(action)
-            self.store.journal.append(
-                OBSERVATION_KIND,
-                {
-                    "action": action,
-                    "vector": {c: _encode(v) for c, v in zip(conds, vector)},
-                    "accepted": accepted,
-                    "effect": None if effect is None else json.loads(effect_key),
-                    "vocab": self.vocab.fingerprint,
-                },
-            )
-        self._learn(action, vector, accepted, effect_key, effect)
-
-    def _learn(self, action: str, vector: tuple, accepted: bool, effect_key: str | None, effect: Any) -> None:
-        model = self._models.get(action)
-        if model is None:
-            conds = self.vocab.conditions(action)
-            hard_idx = frozenset(i for i, c in enumerate(conds) if c in self.vocab.hard)
-            model = self._models[action] = _ActionModel(conds, hard_idx)
-        if accepted and effect_key not in model.effect_values:
-            model.effect_values[effect_key] = json.loads(effect_key)
-        model.learn(vector, accepted, effect_key if accepted else None)
-        self._dirty.add(action)
-
-    @staticmethod
-    def _effect_key(effect: Any) -> str:
-        if effect is None:
-            return "{}"  # an accepted call observed without an effect changed nothing: the same as {}
-        if not isinstance(effect, Mapping):
-            raise BadInput(
-                f"observe: effect must be a dict of what changed (e.g. {{'status': 'cancelled'}}) or None, "
-                f"got {type(effect).__name__}."
-            )
-        try:
-            return json.dumps(effect, sort_keys=True, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError) as e:
-            raise BadInput(
-                f"observe: effect {effect!r} is not plain JSON ({e}); use str/int/float/bool/None, lists and dicts."
-            ) from e
+        conds = self.vocab.conditions(action)
+        # written first, then folded by _apply from the record: a record the journal refuses is not learned either
+        self._record(
+            OBSERVATION_KIND,
+            {
+                "action": action,
+                "vector": {c: _encode(v) for c, v in zip(conds, vector)},
+                "accepted": accepted,
+                "effect": None if effect is None else json.loads(effect_key),
+                "vocab": self.vocab.fingerprint,
+            },
+        )
 
     @staticmethod
     def _check_call(action: Any, args: Any, where: str) -> None:
@@ -688,22 +825,26 @@ class ConservativeActionModel(JournalOwner):
     def commit(self) -> dict[str, str]:
         """Write each changed action's model as an "action" item (superseding its previous version).
 
-        Returns action → new item id. Actions unchanged since their last commit are not rewritten.
+        Returns action → new item id. Actions unchanged since their last commit are not rewritten. The items go
+        into the store; a ``"action_commit"`` record then says which item each action's next commit supersedes.
         """
+        self._writable("commit()")
         if self.store is None:
-            raise BadInput("commit() needs a store; build the model with ConservativeActionModel(vocab, store=...).")
+            raise BadInput(
+                "commit() needs a store; build the model with ConservativeActionModel(vocab, store=...) or "
+                "ConservativeActionModel(vocab, journal=...)."
+            )
         written: dict[str, str] = {}
         for action in sorted(self._dirty):
-            body = self._body(action)
-            item_id = self.store.add(
-                ITEM_KIND, body, source="outcome", by="action_model", supersedes=self._item_ids.get(action)
+            written[action] = self.store.add(
+                ITEM_KIND,
+                self._body(action),
+                source="outcome",
+                by="action_model",
+                supersedes=self._item_ids.get(action),
             )
-            self._item_ids[action] = item_id
-            written[action] = item_id
         if written:
-            # lets replay() know which item each action's next commit supersedes
-            self.store.journal.append(COMMIT_KIND, {"vocab": self.vocab.fingerprint, "items": written})
-        self._dirty.clear()
+            self._record(COMMIT_KIND, {"vocab": self.vocab.fingerprint, "items": written})
         return written
 
     def _body(self, action: str) -> dict[str, Any]:
@@ -721,53 +862,44 @@ class ConservativeActionModel(JournalOwner):
         }
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
-        """Every action's model as JSON (the bodies commit() writes): what replay equality is checked on."""
+        """Every action's model as JSON (the bodies commit() writes)."""
         return {a: self._body(a) for a in sorted(self._models)}
+
+    def state(self) -> dict[str, Any]:
+        """Everything that decides the model's behaviour, as plain JSON: per action the snapshot's body plus the
+        counts behind it (allowed values with their counts, accepted and refused vectors, predicted effects), the
+        committed item of each action and the actions changed since their last commit."""
+
+        def vectors(counter: Counter) -> list[list[Any]]:
+            return sorted(([_encode(v), n] for v, n in counter.items()), key=_sort_key)
+
+        def effect(key: Any) -> Any:
+            return "<mixed>" if key is _MIXED else key
+
+        actions = {}
+        for a in sorted(self._models):
+            m = self._models[a]
+            actions[a] = {
+                **self._body(a),
+                "allowed_counts": [sorted(([_encode(v), n] for v, n in d.items()), key=_sort_key) for d in m.allowed],
+                "accepted": vectors(m.accepted),
+                "refused": vectors(m.refused),
+                "effect_by_vector": sorted(
+                    ([_encode(v), effect(k)] for v, k in m.effect_by_vector.items()), key=_sort_key
+                ),
+                "effect_all": effect(m.effect_all),
+            }
+        return {
+            "vocab": self.vocab.fingerprint,
+            "actions": actions,
+            "items": dict(sorted(self._item_ids.items())),
+            "dirty": sorted(self._dirty),
+        }
 
     @property
     def actions(self) -> tuple[str, ...]:
         """The actions observed so far, sorted."""
         return tuple(sorted(self._models))
-
-    @classmethod
-    def replay(cls, store: Any, vocab: Vocabulary) -> ConservativeActionModel:
-        """Rebuild the model from the observations journaled in ``store`` under ``vocab``'s fingerprint.
-
-        Observations made with another vocabulary are skipped (counted in ``replay_skipped``); if the journal holds
-        observations but none under this vocabulary, that is a mistake and raises BadInput.
-        """
-        model = cls(vocab, store=store)
-        fp = vocab.fingerprint
-        matched = 0
-        for rec in store.journal:
-            kind = rec.kind
-            if kind == OBSERVATION_KIND:
-                p = rec.payload
-                if p.get("vocab") != fp:
-                    model.replay_skipped += 1
-                    continue
-                action = p["action"]
-                conds = vocab.conditions(action)
-                vec_in = p["vector"]
-                if set(vec_in) != set(conds):
-                    raise BadInput(
-                        f"journal record {getattr(rec, 'position', '?')} of {action!r} holds conditions {sorted(vec_in)}, "
-                        f"but the vocabulary gives {list(conds)}; the journal was written by another vocabulary."
-                    )
-                vector = tuple(_decode(vec_in[c]) for c in conds)
-                effect = p.get("effect")
-                model._learn(action, vector, bool(p["accepted"]), model._effect_key(effect), effect)
-                matched += 1
-            elif kind == COMMIT_KIND and rec.payload.get("vocab") == fp:
-                for action, item_id in rec.payload["items"].items():
-                    model._item_ids[action] = item_id
-                    model._dirty.discard(action)
-        if matched == 0 and model.replay_skipped:
-            raise BadInput(
-                f"the journal holds {model.replay_skipped} action observations, none under vocabulary "
-                f"{fp[:12]}; replay with the vocabulary that observed them."
-            )
-        return model
 
     # -- reading --------------------------------------------------------------------------------------------------
 

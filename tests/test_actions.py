@@ -424,7 +424,7 @@ def test_observations_are_journaled_compactly_and_replay_equals_live():
         "effect": None,
         "vocab": live.vocab.fingerprint,
     }
-    again = ConservativeActionModel.replay(store, vocab(hard={"own_method"}))
+    again = ConservativeActionModel.from_journal(store.journal, vocab=vocab(hard={"own_method"}))
     assert again.snapshot() == live.snapshot()
     for order, pay in itertools.product(STATE["orders"].keys() | {"#77"}, ["card_1", "gift_2", "nope"]):
         assert again.predict(STATE, "pay", call(order, pay)) == live.predict(STATE, "pay", call(order, pay))
@@ -447,7 +447,7 @@ def test_commit_writes_one_item_per_action_and_supersedes():
     second = m.commit()
     assert list(second) == ["pay"] and store.item(second["pay"])["supersedes"] == first["pay"]
     # a replayed model knows which item its next commit supersedes
-    again = ConservativeActionModel.replay(store, vocab())
+    again = ConservativeActionModel.from_journal(store.journal, vocab=vocab(), store=store)
     again.observe(STATE, "cancel", call("#2"), accepted=False)
     third = again.commit()
     assert store.item(third["cancel"])["supersedes"] == first["cancel"]
@@ -458,7 +458,7 @@ def test_replay_with_another_vocabulary_is_refused():
     store = _store()
     _drive(ConservativeActionModel(vocab(), store=store), CALLS)
     with pytest.raises(BadInput, match="none under vocabulary"):
-        ConservativeActionModel.replay(store, vocab(hard={"status"}))
+        ConservativeActionModel.from_journal(store.journal, vocab=vocab(hard={"status"}))
 
 
 # frame --------------------------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ from matplotlib.patches import FancyArrowPatch  # noqa: E402
 
 from solvi_lab.errors import BadInput, UnknownId, WriteRefused  # noqa: E402
 from solvi_lab.explore.graph import graph, node_label  # noqa: E402
+from solvi_lab.explore.plot import STATUS_COLOURS, derivations, layered_layout  # noqa: E402
 from solvi_lab.journal import Journal  # noqa: E402
 from solvi_lab.knowledge import KnowledgeStore  # noqa: E402
-from solvi_lab.plot import STATUS_COLOURS, derivations, layered_layout  # noqa: E402
 
 
 def story() -> KnowledgeStore:
@@ -180,3 +180,11 @@ def test_layered_layout_puts_dependents_right_of_premises() -> None:
     assert pos["k1"][0] < pos["k2"][0] < pos["k3"][0]
     assert pos["k0"][0] == pos["k1"][0] == 0.0
     assert pos == layered_layout(graph(story()))  # deterministic
+
+
+def test_the_old_import_path_is_the_same_module_api():
+    import solvi_lab.explore.plot as new
+    import solvi_lab.plot as old
+
+    assert old.__all__ == new.__all__
+    assert all(getattr(old, name) is getattr(new, name) for name in new.__all__)

@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from solvi_lab.errors import BadInput, CorruptJournal, JournalLocked
+from solvi_lab.explore.parquet import export_journal, import_journal
 from solvi_lab.journal import GENESIS, Head, Journal, _hash_text, _header_text, canonical
 from solvi_lab.knowledge import KnowledgeStore
-from solvi_lab.parquet import export_journal, import_journal
 
 
 @pytest.fixture(params=["jsonl", "sqlite"])

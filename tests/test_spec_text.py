@@ -209,7 +209,7 @@ def test_effects_replay_from_the_journal():
     m.observe(state, "get", {"order_id": "#1"}, accepted=True)
     m.observe(state, "cancel", {"order_id": "#1"}, accepted=True, effect={"status": "cancelled"})
     m.observe(state, "cancel", {"order_id": "#1"}, accepted=True, effect={"status": "pending"})
-    again = ConservativeActionModel.replay(ks, vocab)
+    again = ConservativeActionModel.from_journal(ks.journal, vocab=vocab)
     for action in ("get", "cancel", "pay"):
         assert again.predict(state, action, {"order_id": "#1"}) == m.predict(state, action, {"order_id": "#1"})
     assert again.predict(state, "get", {"order_id": "#1"}).effects == {}

@@ -1,7 +1,7 @@
 """Exploration: frames, time travel and derivation graphs of a knowledge store, read through its view
 (`ks.view()`) and its journal only — nothing here imports the store's internals, and the store imports this package
-only inside its thin delegations (`ks.frame()`, `ks.diff()`, `ks.graph()`). Drawing: solvi_lab.plot; Parquet:
-solvi_lab.parquet.
+only inside its thin delegations (`ks.frame()`, `ks.diff()`, `ks.graph()`). Drawing: explore.plot; Parquet:
+explore.parquet (imported on their own: matplotlib and pyarrow load only when asked for).
 
 >>> from solvi_lab.knowledge import KnowledgeStore
 >>> ks = KnowledgeStore()

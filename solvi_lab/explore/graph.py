@@ -24,7 +24,7 @@ networkx is for analysis and pictures, not the hot path: the graph is built from
 >>> g.nodes["k2"]["status"]
 'refuted'
 
-See Also: `solvi_lab.plot.derivations` (draw it), `frames.store_frame` (the same items as a table).
+See Also: `solvi_lab.explore.plot.derivations` (draw it), `frames.store_frame` (the same items as a table).
 """
 
 from __future__ import annotations

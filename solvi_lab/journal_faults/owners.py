@@ -472,14 +472,11 @@ def _actions_make(d: Path):
 
 def _actions_reload(path: Path, obj: Any) -> None:
     from ..actions import ConservativeActionModel
-    from ..knowledge import KnowledgeStore
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        ks = KnowledgeStore(journal=j)
-        if any(r.kind == "action_observation" for r in j):
-            m = ConservativeActionModel.replay(ks, _vocab())
-            assert m.snapshot() == obj.snapshot()
+        m = ConservativeActionModel.from_journal(j, vocab=_vocab())  # folds the store on j too
+        assert m.state() == obj.state()
 
 
 ACTIONS = Owner(
@@ -509,11 +506,13 @@ def _agenda_make(d: Path):
 
 
 def _agenda_reload(path: Path, obj: Any) -> None:
-    from ..knowledge import KnowledgeStore
+    from ..agenda import Agenda
 
     with Journal.open(path, mode="r") as j:
         assert j.verify()
-        assert KnowledgeStore(journal=j).fingerprint() == obj.store.fingerprint()
+        again = Agenda.from_journal(j)  # folds a store on j too
+        assert again.store.fingerprint() == obj.store.fingerprint()
+        assert again.state() == obj.state()
 
 
 AGENDA = Owner(

@@ -585,10 +585,11 @@ def _main_arms(worlds_list: list[World], steps: int, seed: int, stream: int, row
     for arm in ARMS:
         carried = arm.startswith("carried")
         vocab = _vocabulary(with_place=arm == "carried_place")
-        agent = _Agent(ConservativeActionModel(vocab), None, _rng(seed, stream, arm, "agent"))
+        # journal=False: the study never rebuilds these models, and a journal would hold every condition vector
+        agent = _Agent(ConservativeActionModel(vocab, journal=False), None, _rng(seed, stream, arm, "agent"))
         for w, world in enumerate(worlds_list):
             if not carried:
-                agent.model = ConservativeActionModel(vocab)  # nothing carried: learn this world from scratch
+                agent.model = ConservativeActionModel(vocab, journal=False)  # nothing carried: learn from scratch
                 agent.accepted_ops = set()
             agent.agenda = _agenda() if arm.endswith("agenda") else None
             agent.new_world()
@@ -647,7 +648,8 @@ def _changed_world(steps: int, episodes: int, seed: int, stream: int, rows: list
     b = rewire(a, rng)
     ks = KnowledgeStore()
     wmap = WorldMap(knowledge=ks, scope="A")
-    agent = _Agent(ConservativeActionModel(_vocabulary(with_place=False)), None, _rng(seed, stream, "changed", "agent"))
+    model = ConservativeActionModel(_vocabulary(with_place=False), journal=False)
+    agent = _Agent(model, None, _rng(seed, stream, "changed", "agent"))
     agent.new_world(wmap)
     out = {"dropped": 0}
     for phase, world in (("A", a), ("B", b)):

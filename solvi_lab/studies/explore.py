@@ -29,10 +29,10 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from ..explore import diff, graph, store_frame
+from ..explore.parquet import export_journal, import_journal
+from ..explore.plot import STATUS_COLOURS, derivations
 from ..journal import Journal
 from ..knowledge import STATUSES, KnowledgeStore
-from ..parquet import export_journal, import_journal
-from ..plot import STATUS_COLOURS, derivations
 from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 

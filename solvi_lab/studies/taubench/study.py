@@ -126,8 +126,13 @@ def _check(name: str, value: Any, low: int, high: int) -> int:
 
 
 def train(transitions: list[Transition], vocab: Any, store: Any = None) -> ConservativeActionModel:
-    """A model that observed every transition, in order."""
-    model = ConservativeActionModel(vocab, store=store)
+    """A model that observed every transition, in order: journaled in `store` when given, else kept without a
+    journal (a journaled observation holds its whole condition vector: at full size, hundreds of MB per model)."""
+    model = (
+        ConservativeActionModel(vocab, store=store)
+        if store is not None
+        else ConservativeActionModel(vocab, journal=False)
+    )
     for t in transitions:
         model.observe(t.state, t.tool, t.args, t.accepted, t.effect)
     return model
@@ -367,7 +372,7 @@ def run(
     predict_s = time.perf_counter() - t0
     replay_ok = _replay(model, train_set)
     # the journal holds only condition vectors; the model rebuilt from it must be the live one
-    again = ConservativeActionModel.replay(store, vocab)
+    again = ConservativeActionModel.from_journal(store.journal, vocab=vocab, store=store)
     journal_equal = again.snapshot() == model.snapshot()
     held_users = {int(t["index"]): t["user_id"] for t in data.tasks[held_out_split][:test_tasks]}
     trained_users = {t["user_id"] for t in data.tasks["train"][:train_tasks]}

@@ -240,7 +240,10 @@ def run(
     for fold in FOLDS:
         store = KnowledgeStore()
         models[("full", fold)] = train(probes[fold], vocab, store=store)
-        journal_equal &= ConservativeActionModel.replay(store, vocab).snapshot() == models[("full", fold)].snapshot()
+        journal_equal &= (
+            ConservativeActionModel.from_journal(store.journal, vocab=vocab, store=store).snapshot()
+            == models[("full", fold)].snapshot()
+        )
         replay_ok += sum(
             models[("full", fold)].predict(t.state, t.tool, t.args).verdict == ("accept" if t.accepted else "refuse")
             for t in probes[fold]

@@ -1,0 +1,256 @@
+"""A journal as a Parquet file, for analysis tools that read Parquet, and back — with its hash chain checked.
+
+`export_journal` writes one row per record: position, kind, op (the payload's "op" when it has one, for filtering),
+t, payload (canonical JSON text), prev and hash, and keeps the journal's head (record count and last hash) in the
+file's metadata. `import_journal` reads it back and re-checks every record's hash and link and the head before
+returning a single record, so an edited, reordered or truncated file (even one cut at a row boundary) is refused
+with CorruptJournal naming the first bad position; `KnowledgeStore.replay(records)` then rebuilds the same store.
+
+>>> import tempfile, pathlib
+>>> from solvi_lab.knowledge import KnowledgeStore
+>>> ks = KnowledgeStore()
+>>> _ = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person")
+>>> path = export_journal(ks.journal, pathlib.Path(tempfile.mkdtemp()) / "run.parquet")
+>>> records = import_journal(path)
+>>> KnowledgeStore.replay(records).fingerprint() == ks.fingerprint()
+True
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ..errors import BadInput, CorruptJournal
+
+# The record hash is the journal's own definition (journal.py); importing it keeps the two from drifting apart.
+from ..journal import GENESIS, Head, Journal, Record, _loads, canonical, record_hash
+
+__all__ = ["PARQUET_SCHEMA", "export_journal", "import_journal", "journal_from_records", "record_hash"]
+
+HEAD_COUNT, HEAD_HASH = b"solvi_lab.journal.count", b"solvi_lab.journal.head"  # Parquet key-value metadata
+
+PARQUET_SCHEMA: dict[str, Any] = {
+    "position": pl.Int64,
+    "kind": pl.Utf8,
+    "op": pl.Utf8,
+    "t": pl.Float64,
+    "payload": pl.Utf8,
+    "prev": pl.Utf8,
+    "hash": pl.Utf8,
+}
+
+
+def _records_of(journal: Any) -> Iterable[Record]:
+    if isinstance(journal, Journal):
+        return journal
+    inner = getattr(journal, "journal", None)
+    if isinstance(inner, Journal):  # a KnowledgeStore (or anything holding its journal)
+        return inner
+    raise BadInput(
+        f"export_journal() takes a Journal (or a store holding one as .journal), got "
+        f"{type(journal).__name__}; a rebuilt store has no journal — export the live store's."
+    )
+
+
+def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
+    """Write every record of `journal` to a Parquet file at `path` (replaced atomically if it exists).
+
+    Returns the path. Cost: one pass over the journal; payloads are written as canonical JSON text (the text the
+    hash covers), so the file is as exact as the journal itself.
+
+    >>> import tempfile, pathlib
+    >>> j = Journal(); _ = j.append("note", {"n": 1})
+    >>> p = export_journal(j, pathlib.Path(tempfile.mkdtemp()) / "j.parquet")
+    >>> pl.read_parquet(p).select("position", "kind", "payload").row(0)
+    (0, 'note', '{"n":1}')
+    """
+    records = _records_of(journal)
+    path = Path(path)
+    if path.is_dir():
+        raise BadInput(f"{path} is a directory; pass a file path such as {path / 'journal.parquet'}.")
+    cols: dict[str, list[Any]] = {k: [] for k in PARQUET_SCHEMA}
+    for r in records:
+        cols["position"].append(r.position)
+        cols["kind"].append(r.kind)
+        op = r.payload.get("op") if isinstance(r.payload, dict) else None
+        cols["op"].append(op if isinstance(op, str) else None)
+        cols["t"].append(None if r.t is None else float(r.t))
+        cols["payload"].append(canonical(r.payload))
+        cols["prev"].append(r.prev)
+        cols["hash"].append(r.hash)
+    frame = pl.DataFrame(cols, schema=PARQUET_SCHEMA)
+    head = Head(len(cols["hash"]), cols["hash"][-1] if cols["hash"] else GENESIS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Write beside the target, then rename: a reader never sees half a file, and a failed write leaves the old one.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        import pyarrow.parquet as pq
+
+        table = frame.to_arrow()
+        meta = dict(table.schema.metadata or {})
+        meta.update({HEAD_COUNT: str(head.count).encode(), HEAD_HASH: head.hash.encode()})
+        pq.write_table(table.replace_schema_metadata(meta), tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def import_journal(path: str | os.PathLike) -> list[Record]:
+    """Read a Parquet file written by `export_journal` and return its records, after checking the whole chain.
+
+    Raises BadInput when there is no file at `path`, and CorruptJournal — naming the first bad position and what
+    is wrong there — when the file is not a journal export, a record was edited (its hash does not match its
+    content), or records were inserted, deleted or reordered (a position or a prev link does not follow).
+
+    The records replay into a store (`KnowledgeStore.replay(records)`) or a writable journal
+    (`journal_from_records(records)`).
+
+    >>> import tempfile, pathlib
+    >>> j = Journal(); _ = j.append("note", {"n": 1})
+    >>> p = export_journal(j, pathlib.Path(tempfile.mkdtemp()) / "j.parquet")
+    >>> [(r.position, r.kind, r.payload) for r in import_journal(p)]
+    [(0, 'note', {'n': 1})]
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise BadInput(f"no file at {path}; pass the path export_journal() wrote (a .parquet file).")
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as e:  # polars raises several error types for a file that is not Parquet
+        raise CorruptJournal(
+            f"{path} is not a readable Parquet file ({type(e).__name__}: {e}); re-export it with "
+            "export_journal(journal, path)."
+        ) from None
+    head = _export_head(path)  # checked after the rows, so a damaged row is named by its position first
+    missing = [c for c in ("position", "kind", "payload", "prev", "hash", "t") if c not in frame.columns]
+    if missing:
+        raise CorruptJournal(
+            f"{path} is not a journal export: it lacks column(s) {missing}; export_journal() "
+            f"writes {list(PARQUET_SCHEMA)}."
+        )
+    where = str(path)
+    out: list[Record] = []
+    prev = GENESIS
+    for n, (position, kind, payload_text, rprev, rhash, t) in enumerate(
+        frame.select("position", "kind", "payload", "prev", "hash", "t").iter_rows()
+    ):
+        if position != n:
+            raise CorruptJournal(
+                f"{where}: expected position {n}, found {position}: a record was inserted, deleted "
+                f"or reordered. The records before position {n} are intact; re-export the "
+                "journal from its source."
+            )
+        if not isinstance(kind, str) or not isinstance(payload_text, str):
+            raise CorruptJournal(
+                f"{where}: record {n} has no kind or no payload; the file was edited. Re-export "
+                "the journal from its source."
+            )
+        if rprev != prev:
+            raise CorruptJournal(
+                f"{where}: record {n} does not link to record {n - 1} (its prev hash differs): a "
+                "record before it was edited, deleted or reordered. The records before position "
+                f"{n} are intact; re-export the journal from its source."
+            )
+        try:
+            payload = _loads(payload_text)  # strict: NaN, Infinity and too-long ints are not JSON here either
+        except (ValueError, RecursionError):
+            raise CorruptJournal(
+                f"{where}: record {n}'s payload is not JSON; the file was edited. Re-export the "
+                "journal from its source."
+            ) from None
+        if record_hash(n, kind, payload, rprev, t) != rhash:
+            raise CorruptJournal(
+                f"{where}: record {n} was edited after it was written (its hash does not match "
+                f"its content). The records before position {n} are intact; re-export the journal "
+                "from its source."
+            )
+        out.append(Record(n, kind, payload, rprev, rhash, t))
+        prev = rhash
+    if head is None:
+        raise CorruptJournal(
+            f"{path} carries no journal head (record count and last hash) in its metadata, so a cut at a row "
+            "boundary could not be noticed; re-export it with export_journal(journal, path)."
+        )
+    if len(out) != head.count or prev != head.hash:
+        raise CorruptJournal(
+            f"{where}: holds {len(out)} records ending in {prev[:12]}…, but the export's head says {head.count} "
+            f"ending in {head.hash[:12]}…: the file was cut or its tail rewritten. Re-export the journal from "
+            "its source."
+        )
+    return out
+
+
+def _export_head(path: Path) -> Head | None:
+    try:
+        import pyarrow.parquet as pq
+
+        meta = pq.read_schema(path).metadata or {}
+        return Head.parse((int(meta[HEAD_COUNT]), meta[HEAD_HASH].decode()))
+    except Exception:  # absent or unreadable: import_journal refuses the file once the rows are checked
+        return None
+
+
+def journal_from_records(
+    records: Iterable[Record],
+    path: str | os.PathLike | None = None,
+    *,
+    timestamps: Callable[[], float] | None = time.time,
+) -> Journal:
+    """A writable Journal (in memory, or a new file at `path`) holding exactly these records, with the same hashes.
+
+    Each record is appended again with its own time stamp, so the new journal recomputes every hash; the result is
+    compared with the records' hashes and CorruptJournal is raised if they differ (records that are not one
+    unbroken chain). Later appends are stamped by `timestamps` — or, for a journal without stamps (written with
+    no `timestamps`, as studies and tests do), stay unstamped. Refuses an existing file at `path` (it would be
+    appended to), and records that mix stamped and unstamped ones (replay those with KnowledgeStore.replay).
+
+    >>> j = Journal(); _ = j.append("note", {"n": 1})
+    >>> journal_from_records(list(j)).head() == j.head()
+    True
+    """
+    records = list(records)
+    if path is not None and Path(path).exists():
+        raise BadInput(
+            f"{path} exists; journal_from_records() writes a new journal. Pass a new path, or None for memory."
+        )
+    stamped = {r.t is not None for r in records}
+    if len(stamped) > 1:
+        raise BadInput(
+            "these records mix time-stamped and unstamped ones, which one Journal timestamps source cannot "
+            "reproduce; replay them with KnowledgeStore.replay(records) instead."
+        )
+    pending = [r.t for r in records]
+    pending.reverse()
+
+    def stamps() -> float:
+        # The records' own stamps while importing (the hash covers them), then the caller's timestamps source.
+        if pending:
+            return pending.pop()  # type: ignore[return-value]  # stamped records only reach here
+        if timestamps is None:
+            raise BadInput(
+                "this journal was imported with timestamps=None and its records are time-stamped; pass "
+                "timestamps=time.time to journal_from_records() to append to it."
+            )
+        return timestamps()
+
+    j = Journal(path, timestamps=stamps if stamped == {True} else None)
+    for i, r in enumerate(records):
+        got = j.append(r.kind, r.payload)
+        if got.hash != r.hash:
+            j.close()
+            raise CorruptJournal(
+                f"record {i} (given with position {r.position}): re-appending it gives hash {got.hash[:12]}…, not its own "
+                f"{r.hash[:12]}…; these records are not one unbroken chain (import_journal() "
+                "checks the chain and names the first bad position)."
+            )
+    return j
