@@ -1444,7 +1444,10 @@ class KnowledgeStore(JournalOwner):
         records = records if isinstance(records, list) else list(records)
         for r in records:
             if r.kind == RECORD_KIND and r.payload.get("op") == "retract":
-                skip.add(r.payload["id"])
+                p = r.payload
+                skip.add(p["id"])
+                # known before the item's add is folded, so its why names who retracted it, as the live store's
+                self._retracted[p["id"]] = {"position": r.position, "by": p.get("by"), "why": p.get("why")}
         self._skip = skip
         if at is None:
             self._fold(records)
