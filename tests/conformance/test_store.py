@@ -65,7 +65,9 @@ def _add(ks: KnowledgeStore, rng: random.Random) -> None:
     present = _ids(ks, present=True)
     if rng.random() < 0.7:
         kind = "fact"
-        body = {"s": rng.choice(SUBJECTS), "r": rng.choice(RELATIONS), "o": rng.choice(VALUES)}
+        # mostly one key, so that ranks, disputes and new versions meet
+        body = {"s": rng.choice(SUBJECTS[:1] * 3 + SUBJECTS), "r": rng.choice(RELATIONS[:1] * 2 + RELATIONS)}
+        body["o"] = rng.choice(VALUES)
         if rng.random() < 0.15:
             kw["scope"] = {"map": rng.choice(["A", "B"])}
     else:
@@ -73,12 +75,11 @@ def _add(ks: KnowledgeStore, rng: random.Random) -> None:
         body = {"name": rng.choice(NAMES)}
     r = rng.random()
     source = (
-        "outcome" if r < 0.25 else "person" if r < 0.55 else "spec" if r < 0.8 else "verified" if r < 0.92 else "model"
+        "outcome" if r < 0.12 else "person" if r < 0.5 else "spec" if r < 0.78 else "verified" if r < 0.92 else "model"
     )
-    if source == "verified":
-        if rng.random() < 0.7:  # a decision System 2 answered alone under a guarantee, naming this fact's value
-            d = ks.decisions.record("ask", {"q": 1}, body.get("o", "x"), answered_by="system2", guarantee="g")
-            kw["of"] = d.id
+    decisions = list(ks.decisions)
+    if source == "verified" and decisions and rng.random() < 0.8:  # refused unless its answer matches the fact
+        kw["of"] = rng.choice(decisions).id
     if present and rng.random() < 0.25:
         kw["derived_from"] = rng.sample(present, min(len(present), rng.choice([1, 2])))
     same = [i for i in present if ks.view().record(i).kind == kind]
@@ -110,20 +111,25 @@ def _one_call(ks: KnowledgeStore, rng: random.Random) -> None:
     r = rng.random()
     present = _ids(ks, present=True)
     pick = (lambda ids: rng.choice(ids)) if present else None
-    if r < 0.42 or not present:
+    disputes = ks.disputes()
+    if disputes and rng.random() < 0.3:  # a person answers an open dispute
+        d = rng.choice(disputes)
+        ks.resolve(rng.choice([d["question"], d["key"]]), rng.choice(d["sides"])["value"], by="ann", why="asked")
+    elif r < 0.05:  # a decision in the shared journal, which a "verified" item may name (answered alone or not)
+        ks.decisions.record(
+            "ask", {"q": 1}, rng.choice(VALUES), answered_by=rng.choice(["system2", "rule"]), guarantee="g"
+        )
+    elif r < 0.42 or not present:
         _add(ks, rng)
     elif r < 0.48:
         ks.use(pick(present), wrong=rng.random() < 0.3)
     elif r < 0.55:
         ks.retract(pick(present), by=rng.choice(WHO), why=rng.choice(["typo", "wrong customer", ""]))  # "" refused
     elif r < 0.62:
-        disputes = ks.disputes()
-        if disputes and rng.random() < 0.85:
-            d = rng.choice(disputes)
-            ks.resolve(d["key"], rng.choice(d["sides"])["value"], by="ann", why="asked")
-        else:  # refused: no open dispute on the key, or a value no side holds
-            f = ks.view().record(pick(present))
-            ks.resolve((f.scope, "c1", "tier"), "nobody's value", by="ann")
+        if disputes and rng.random() < 0.5:  # refused: a value no side holds
+            ks.resolve(disputes[0]["key"], "nobody's value", by="ann")
+        else:  # refused: no open dispute there (or no such key)
+            ks.resolve((None, rng.choice(SUBJECTS), rng.choice(RELATIONS)), rng.choice(VALUES), by="ann")
     elif r < 0.67:
         hyps = _ids(ks, status="hypothesis")
         target = rng.choice(hyps) if hyps and rng.random() < 0.8 else pick(present)  # a non-hypothesis: refused
