@@ -4,7 +4,8 @@
 t, payload (canonical JSON text), prev and hash, and keeps the journal's head (record count and last hash) in the
 file's metadata. `import_journal` reads it back and re-checks every record's hash and link and the head before
 returning a single record, so an edited, reordered or truncated file (even one cut at a row boundary) is refused
-with CorruptJournal naming the first bad position; `KnowledgeStore.from_records(records)` then rebuilds the same store.
+with CorruptJournal naming the first bad position; `KnowledgeStore.from_records(records)` then rebuilds the same
+store.
 
 >>> import tempfile, pathlib
 >>> from solvi_lab.knowledge import KnowledgeStore
@@ -229,7 +230,7 @@ def journal_from_records(
     if len(stamped) > 1:
         raise BadInput(
             "these records mix time-stamped and unstamped ones, which one Journal timestamps source cannot "
-            "reproduce; replay them with KnowledgeStore.from_records(records) instead."
+            "reproduce; fold them with KnowledgeStore.from_records(records) instead."
         )
     pending = [r.t for r in records]
     pending.reverse()

@@ -91,8 +91,8 @@ def status_at(view: KnowledgeStore, iid: str) -> str | None:
 def diff(ks: KnowledgeStore, a: int, b: int | None = None) -> pl.DataFrame:
     """The items whose status differs between the store at position `a` and at position `b` (b=None: now).
 
-    Both are `KnowledgeStore.from_journal(ks.journal, upto=...)`: the store just before the record at that position. One row per changed item,
-    in the order the items were written, with columns id, kind, s, r, o (as in `store_frame`), source, learned_at,
+    Both are `KnowledgeStore.from_journal(ks.journal, upto=...)` (`ks.at(...)`): the store just before the record
+    at that position. One row per changed item, in the order the items were written, with columns id, kind, s, r, o (as in `store_frame`), source, learned_at,
     from_status (None: not in the store at a — written later, or refused), to_status (None: not in the store
     at b), why (the item's why at b: for a retracted item who retracted it and why, or which retracted premise
     it rests on) and why_before (its why at a). None where the item is not in that store.

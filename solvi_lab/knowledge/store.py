@@ -2,8 +2,9 @@
 
 Every write is a journal record; the store's state is the fold of its journal, so the same journal always gives
 the same state and the same fingerprint. `KnowledgeStore.from_journal(journal, skip={x})` (the specification's
-`ks.rebuild(skip={x})`) folds the journal as if x had never been written — the definition a retraction must meet — and `retract(x)` reaches the same state by re-folding only the competition
-keys that x (and what rests on x) touch, following premise edges only where a status actually changed.
+`ks.rebuild(skip={x})`) folds the journal as if x had never been written — the definition a retraction must
+meet — and `retract(x)` reaches the same state by re-folding only the competition keys that x (and what rests on
+x) touch, following premise edges only where a status actually changed.
 
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
