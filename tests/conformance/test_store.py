@@ -327,3 +327,32 @@ def test_the_check_catches_a_store_whose_live_path_differs_from_its_fold(tmp_pat
     )
     found = problems(leaky, seeds=(0,), steps=40, tmp=tmp_path)
     assert "seed 0: from_journal(journal) differs from the live owner" in found
+
+
+def test_gate_shadow_reads_no_journal_record():
+    """The shadow is built from the live store's state, not by folding the journal again: a gate asks for it while
+    reading the journal is made to fail, and gets the store with the candidate."""
+
+    class NoReplay(WriteGate):
+        name = "no_replay"
+
+        def admit(self, store, item, shadow):
+            journal = store.journal
+            real = journal.records
+            journal.records = lambda *a, **k: (_ for _ in ()).throw(AssertionError("the shadow read the journal"))
+            try:
+                sh = shadow.store()
+            finally:
+                journal.records = real
+            n = sum(1 for r in sh.view().records() if r.kind == "rule" and r.status == "active")
+            return Verdict(True, "measured", {"active": n})
+
+    ks = KnowledgeStore(gates=[NoReplay()])
+    a = ks.add("rule", {"name": "r0"}, source="spec")
+    b = ks.add("rule", {"name": "r1"}, source="spec")
+    ks.add("rule", {"name": "r0"}, source="spec", supersedes=a)  # the new version refutes a in the shadow too
+    ks.add("rule", {"name": "r2"}, source="spec", hypothesis=True)
+    ks.add("rule", {"name": "r1"}, source="person", supersedes=b)
+    ks.add("rule", {"name": "r3"}, source="spec")
+    assert [r.payload["verdicts"][0]["measured"]["active"] for r in ks.journal] == [1, 2, 2, 2, 2, 3]
+    assert KnowledgeStore.from_journal(ks.journal).state() == ks.state()
