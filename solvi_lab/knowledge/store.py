@@ -1474,7 +1474,16 @@ class KnowledgeStore(JournalOwner):
     def open(cls, path: Any, *, journal_options: dict[str, Any] | None = None, **options: Any) -> KnowledgeStore:
         """Open the store kept in the journal file at `path` (created when absent) and continue it; the file is
         folded in one pass as it loads. `journal_options` go to Journal (timestamps, expect_head, durability,
-        backend, ...); `options` (gates) to the store. Close it (or use `with`) to release the file."""
+        backend, ...); `options` (gates) to the store. Close it (or use `with`) to release the file.
+
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "ks.sqlite"
+        >>> with KnowledgeStore.open(path) as ks:
+        ...     a = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+        >>> with KnowledgeStore.open(path) as again:
+        ...     again.status(a)
+        'active'
+        """
         st = cls._empty(**options)
         jo = {**(journal_options or {}), "on_load": st._load, "load_checks": False}
         journal = Journal(path, **jo)
@@ -1497,7 +1506,14 @@ class KnowledgeStore(JournalOwner):
         """What decides this store's behaviour, as plain data: the fingerprint (every item, question and flag, and
         the decision count), the journal position folded, the retractions (who and why are not in the
         fingerprint: a retracted item is absent from it) and the decisions a "verified" item may name. A live store
-        first folds what other writers appended."""
+        first folds what other writers appended.
+
+        >>> ks = KnowledgeStore(); _ = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+        >>> KnowledgeStore.from_journal(ks.journal).state() == ks.state()
+        True
+        >>> sorted(ks.state())
+        ['decisions', 'fingerprint', 'position', 'retracted', 'ticks']
+        """
         self._catch_up()
         return {
             "fingerprint": self.fingerprint(),
