@@ -183,9 +183,9 @@ class KnowledgeStore(JournalOwner):
     - `KnowledgeStore(journal=None, *, gates=())`: a store writing to `journal` (a new in-memory one by default;
       a shared one — with a DecisionLog, say — is folded first). `gates`: WriteGates run after the source and
       consistency checks.
-    - `KnowledgeStore.open(path, **options)` — or `KnowledgeStore(path)`, the specification's spelling — opens a
-      JSONL or SQLite journal file (created when absent) and continues the store in it; `timestamps=` and
-      `expect_head=` go to the Journal.
+    - `KnowledgeStore.open(path, journal_options=None, gates=())` — or `KnowledgeStore(path, timestamps=None,
+      expect_head=None)`, the specification's spelling — opens a JSONL or SQLite journal file (created when absent)
+      and continues the store in it; `journal_options` (timestamps, expect_head, durability, ...) go to the Journal.
     - `KnowledgeStore.from_journal(journal, upto=None, skip=())` rebuilds it (a read-only view of the past with
       `upto`, or of the store without the items in `skip`); `from_records(records, ...)` does the same from a list
       of records (a Parquet import). `ks.rebuild(...)` (the specification's name) and `ks.at(p)` delegate to it.
