@@ -1662,7 +1662,9 @@ def _shadow_of(live: KnowledgeStore, payload: dict[str, Any]) -> KnowledgeStore:
     payload = json.loads(canonical(payload))  # exactly what the journal will give back (tuples become lists)
     live._flush_digests()  # the sums the shadow starts from must be settled (a read, as fingerprint() does)
     sh = KnowledgeStore.__new__(KnowledgeStore)
-    sh.__dict__.update(live.__dict__)  # scalars and read-only state shared; what the add can change, copied below
+    # Scalars shared by value; every dict behind a copy-on-write overlay (the ones an add writes to are set up
+    # below); other objects (flags, the skip set) are read, never written, by an add.
+    sh.__dict__.update({k: _Overlay(v) if type(v) is dict else v for k, v in live.__dict__.items()})
     sh.__dict__.pop("_names_index", None)  # snapshot's name index is the live store's: the shadow builds its own
     sh.journal, sh.decisions = None, None
     sh._read_only = "a gate's shadow (the store as it would be with the candidate)"
@@ -1678,19 +1680,12 @@ def _shadow_of(live: KnowledgeStore, payload: dict[str, Any]) -> KnowledgeStore:
         if old is not None and old.id not in items:
             items[old.id] = old.copy()
         cp = _Key(key)
-        for name in _Key.__slots__:
-            setattr(cp, name, getattr(ks, name))
-        cp.events, cp.item_ids = list(ks.events), list(ks.item_ids)
+        for name in _Key.__slots__:  # every list and dict of the key copied (events, items, questions, checkpoints)
+            v = getattr(ks, name)
+            setattr(cp, name, list(v) if type(v) is list else dict(v) if type(v) is dict else v)
         cp.live = {i: items[i] for i in ks.live}
-        if ks.questions:  # the open question is the last one; closing it changes it in place
-            cp.questions = list(ks.questions)
-            if ks.open_q is not None:
-                cp.open_q = dict(ks.open_q)
-                cp.questions[-1] = cp.open_q
-        if ks.q_digests:
-            cp.q_digests = list(ks.q_digests)
-        if ks.checkpoints is not None:
-            cp.checkpoints = list(ks.checkpoints)
+        if ks.open_q is not None:  # the open question is the last one; closing it changes it in place
+            cp.questions[-1] = cp.open_q
         keys = _Overlay(live._keys, {key: cp})
     else:
         keys = _Overlay(live._keys)
