@@ -145,7 +145,7 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
             continue
         if impl != "solvi" and every and len(times) % every == 0 and checked < check:
             checked += 1
-            exact += ks.fingerprint() == KnowledgeStore.replay(ks.journal).fingerprint()
+            exact += ks.fingerprint() == KnowledgeStore.from_journal(ks.journal).fingerprint()
             gc.collect()  # the replay is garbage now: collect it here, not inside the next timed retraction
     samples = sorted(zip(times, key_events))
     times = [s[0] for s in samples]

@@ -230,3 +230,26 @@ class DecisionLog(JournalOwner):
             raise BadInput(f"decide must be a callable taking the given facts, got {type(decide).__name__}.")
         d = self.get(did)
         return Rerun(did, d.answer, decide(d.given))
+
+
+def read_decision(record: Record) -> Decision:
+    """The decision a journal record of kind "decision" holds — for readers of a shared journal (the knowledge
+    store's source check) that need a decision without keeping a DecisionLog. Raises BadInput for another kind.
+
+    >>> log = DecisionLog()
+    >>> d = log.record("tier", {"hint": "vip"}, "VIP", answered_by="system2", guarantee=0.95)
+    >>> read_decision(log.journal[0]) == d
+    True
+    """
+    if not isinstance(record, Record) or record.kind != DECISION_KIND:
+        raise BadInput(f"read_decision reads a journal record of kind {DECISION_KIND!r}, got {record!r}.")
+    p = record.payload
+    return Decision(
+        decision_id(record.position),
+        p["name"],
+        p["given"],
+        p["answer"],
+        p["answered_by"],
+        p.get("guarantee"),
+        record.position,
+    )

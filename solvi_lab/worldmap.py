@@ -809,7 +809,7 @@ class WorldMap(JournalOwner):
             else:
                 rank = 1
             src = {"outcome": "observed", "person": "human", "spec": "told", "verified": "told"}[it["source"]]
-            if it["source"] == "spec" and it.get("by") == _ENVIRONMENT:
+            if it["source"] == "spec" and it.get("who") == _ENVIRONMENT:
                 src = "seen"
             e = edges.setdefault(k, {"s": s, "a": a, "to": body["o"], "rank": rank, "source": src, "items": []})
             e["rank"] = max(e["rank"], rank)

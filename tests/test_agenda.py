@@ -288,10 +288,10 @@ def test_overrides_are_person_facts_and_clearing_supersedes_them():
     on = ag.overrides()["auth_first"]["item"]
     rec = ks.item(on)
     assert rec["body"] == {"s": ["gate", "auth_first"], "r": "overridden", "o": True}
-    assert rec["source"] == "person" and rec["by"] == "lead" and rec["evidence"] == {"why": "verified by phone"}
+    assert rec["source"] == "person" and rec["who"] == "lead" and rec["evidence"] == {"why": "verified by phone"}
     ag.clear_override("auth_first", by="ann", why="call ended")
     active = ks.query(kind="fact", s=["gate", "auth_first"], r="overridden", status="active")
-    assert [(f["body"]["o"], f["by"], f["supersedes"]) for f in active] == [(False, "ann", on)]
+    assert [(f["body"]["o"], f["who"], f["supersedes"]) for f in active] == [(False, "ann", on)]
     assert ks.item(on)["status"] == "refuted"  # the override really ended, in the store too
     assert not ks.disputes()
     ag.override("auth_first", by="lead", why="again")

@@ -106,7 +106,7 @@ def test_columns_agree_with_item_records() -> None:
         body = rec["body"] if rec["kind"] == "fact" else {}
         assert row["kind"] == rec["kind"]
         assert row["source"] == rec["source"]
-        assert row["by"] == json_text(rec["by"])
+        assert row["by"] == json_text(rec["who"])
         for col in ("s", "r", "o"):
             assert row[col] == json_text(body.get(col))
         assert row["scope"] == (
@@ -189,7 +189,7 @@ def test_empty_store_has_the_schema() -> None:
 
 def test_a_rebuilt_view_and_a_replay_give_the_same_frame() -> None:
     ks, _ = varied_store()
-    assert store_frame(KnowledgeStore.replay(ks.journal)).equals(store_frame(ks.rebuild()))
+    assert store_frame(KnowledgeStore.from_journal(ks.journal)).equals(store_frame(ks.rebuild()))
 
 
 def test_polars_queries_a_researcher_writes() -> None:

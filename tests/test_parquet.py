@@ -42,7 +42,7 @@ def test_round_trip_replays_to_the_same_fingerprint(tmp_path: Path) -> None:
     assert [(r.position, r.kind, r.payload, r.prev, r.hash, r.t) for r in records] == [
         (r.position, r.kind, r.payload, r.prev, r.hash, r.t) for r in ks.journal
     ]
-    assert KnowledgeStore.replay(records).fingerprint() == ks.fingerprint()
+    assert KnowledgeStore.from_records(records).fingerprint() == ks.fingerprint()
 
 
 def test_time_stamped_journal_round_trips(tmp_path: Path) -> None:

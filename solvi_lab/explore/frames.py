@@ -111,7 +111,7 @@ def store_frame(ks: KnowledgeStore) -> pl.DataFrame:
     # One pass to pick the rows; then one list comprehension per column over the picked items, with no Python
     # function call per cell where it can be avoided: at 10⁶ rows every call costs about 0.1 s.
     view = ks.view()
-    items = [it for it in view.fold_items() if it.state != "refused" and it.state != "new"]
+    items = [it for it in view.fold_items() if it.state != "refused" and it.state is not None]
     clock = ks.ticks
     live = LIVE
     states = [it.state for it in items]

@@ -49,7 +49,7 @@ DEFAULT_MAX_NODES = 2000
 
 
 def _in_store(v: StoreView, iid: str) -> bool:
-    return iid in v and v.status(iid) not in ("new", "refused")
+    return iid in v and v.status(iid) not in (None, "refused")
 
 
 def node_label(it: ItemRecord, width: int = 28) -> str:

@@ -4,7 +4,8 @@
 t, payload (canonical JSON text), prev and hash, and keeps the journal's head (record count and last hash) in the
 file's metadata. `import_journal` reads it back and re-checks every record's hash and link and the head before
 returning a single record, so an edited, reordered or truncated file (even one cut at a row boundary) is refused
-with CorruptJournal naming the first bad position; `KnowledgeStore.replay(records)` then rebuilds the same store.
+with CorruptJournal naming the first bad position; `KnowledgeStore.from_records(records)` then rebuilds the same
+store.
 
 >>> import tempfile, pathlib
 >>> from solvi_lab.knowledge import KnowledgeStore
@@ -12,7 +13,7 @@ with CorruptJournal naming the first bad position; `KnowledgeStore.replay(record
 >>> _ = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person")
 >>> path = export_journal(ks.journal, pathlib.Path(tempfile.mkdtemp()) / "run.parquet")
 >>> records = import_journal(path)
->>> KnowledgeStore.replay(records).fingerprint() == ks.fingerprint()
+>>> KnowledgeStore.from_records(records).fingerprint() == ks.fingerprint()
 True
 """
 
@@ -51,7 +52,9 @@ def _records_of(journal: Any) -> Iterable[Record]:
     if isinstance(journal, Journal):
         return journal
     inner = getattr(journal, "journal", None)
-    if isinstance(inner, Journal):  # a KnowledgeStore (or anything holding its journal)
+    # a KnowledgeStore (or anything holding its journal); a rebuilt view of the past shares the live journal,
+    # whose records are not the view's, so it is refused like a store folded from a list of records
+    if isinstance(inner, Journal) and not getattr(journal, "read_only", False):
         return inner
     raise BadInput(
         f"export_journal() takes a Journal (or a store holding one as .journal), got "
@@ -112,7 +115,7 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
     is wrong there — when the file is not a journal export, a record was edited (its hash does not match its
     content), or records were inserted, deleted or reordered (a position or a prev link does not follow).
 
-    The records replay into a store (`KnowledgeStore.replay(records)`) or a writable journal
+    The records replay into a store (`KnowledgeStore.from_records(records)`) or a writable journal
     (`journal_from_records(records)`).
 
     >>> import tempfile, pathlib
@@ -212,7 +215,7 @@ def journal_from_records(
     compared with the records' hashes and CorruptJournal is raised if they differ (records that are not one
     unbroken chain). Later appends are stamped by `timestamps` — or, for a journal without stamps (written with
     no `timestamps`, as studies and tests do), stay unstamped. Refuses an existing file at `path` (it would be
-    appended to), and records that mix stamped and unstamped ones (replay those with KnowledgeStore.replay).
+    appended to), and records that mix stamped and unstamped ones (fold those with KnowledgeStore.from_records).
 
     >>> j = Journal(); _ = j.append("note", {"n": 1})
     >>> journal_from_records(list(j)).head() == j.head()
@@ -227,7 +230,7 @@ def journal_from_records(
     if len(stamped) > 1:
         raise BadInput(
             "these records mix time-stamped and unstamped ones, which one Journal timestamps source cannot "
-            "reproduce; replay them with KnowledgeStore.replay(records) instead."
+            "reproduce; fold them with KnowledgeStore.from_records(records) instead."
         )
     pending = [r.t for r in records]
     pending.reverse()

@@ -1,8 +1,8 @@
 """Time travel: what changed in the store between two journal positions, and why.
 
-The store is a deterministic fold over its journal, so "the store at position p" is `ks.rebuild(upto=p)`: the fold
-of the records before p, with every item retracted before p treated as never written. `diff(ks, a, b)` folds twice
-and compares the status of every item.
+The store is a deterministic fold over its journal, so "the store at position p" is
+`KnowledgeStore.from_journal(ks.journal, upto=p)` (`ks.at(p)`): the fold of the records before p, with every item
+retracted before p treated as never written. `diff(ks, a, b)` folds twice and compares the status of every item.
 
 >>> from solvi_lab.knowledge import KnowledgeStore
 >>> ks = KnowledgeStore()
@@ -49,15 +49,15 @@ DIFF_SCHEMA: dict[str, Any] = {
     "why_before": pl.Utf8,
 }
 
-# Fold states that mean "not in the store": an item not yet written at a position, or refused when written.
-_ABSENT = ("new", "refused")
+# Statuses that mean "not in the store": an item not yet folded at a position (None), or refused when written.
+_ABSENT = (None, "refused")
 
 
 def _check_position(ks: KnowledgeStore, name: str, p: Any) -> int:
-    if ks.journal is None:
+    if ks.journal is None or ks.read_only:
         raise BadInput(
             "diff() needs the store's journal, and this store is a rebuilt read-only view; call it on "
-            "the live store (the one you wrote to, or KnowledgeStore(path) / KnowledgeStore(journal=...))."
+            "the live store (the one you wrote to, or KnowledgeStore.open(path) / KnowledgeStore(journal=...))."
         )
     end = ks.journal.position
     if isinstance(p, bool) or not isinstance(p, int):
@@ -91,8 +91,8 @@ def status_at(view: KnowledgeStore, iid: str) -> str | None:
 def diff(ks: KnowledgeStore, a: int, b: int | None = None) -> pl.DataFrame:
     """The items whose status differs between the store at position `a` and at position `b` (b=None: now).
 
-    Both are `ks.rebuild(upto=...)`: the store just before the record at that position. One row per changed item,
-    in the order the items were written, with columns id, kind, s, r, o (as in `store_frame`), source, learned_at,
+    Both are `KnowledgeStore.from_journal(ks.journal, upto=...)` (`ks.at(...)`): the store just before the record
+    at that position. One row per changed item, in the order the items were written, with columns id, kind, s, r, o (as in `store_frame`), source, learned_at,
     from_status (None: not in the store at a — written later, or refused), to_status (None: not in the store
     at b), why (the item's why at b: for a retracted item who retracted it and why, or which retracted premise
     it rests on) and why_before (its why at a). None where the item is not in that store.
@@ -117,7 +117,7 @@ def diff(ks: KnowledgeStore, a: int, b: int | None = None) -> pl.DataFrame:
     rows: dict[str, list[Any]] = {k: [] for k in DIFF_SCHEMA}
     if a == b:
         return pl.DataFrame(rows, schema=DIFF_SCHEMA)
-    then, now = ks.rebuild(upto=a), ks.rebuild(upto=b)
+    then, now = type(ks).from_journal(ks.journal, upto=a), type(ks).from_journal(ks.journal, upto=b)
     # Items are keyed by write position, so `now` holds every item `then` holds; its dict order is write order.
     now_view = now.view()
     for iid in now_view.ids():

@@ -202,7 +202,7 @@ def _store_reload(path: Path, obj: Any) -> None:
 
     with Journal.open(path, mode="r") as j:
         assert j.verify(), "chain"
-        ks = KnowledgeStore(journal=j)
+        ks = KnowledgeStore.from_journal(j)
         assert ks.fingerprint() == obj.fingerprint(), "the reloaded store differs from the live one"
 
 

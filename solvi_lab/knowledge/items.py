@@ -57,6 +57,8 @@ RANK = {"outcome": 4, "person": 3, "spec": 2, "verified": 1}
 STATUSES = tuple(s.value for s in ItemStatus if s is not ItemStatus.REFUSED)
 # fold states that take part in contention
 LIVE = frozenset({ItemStatus.ACTIVE.value, ItemStatus.HYPOTHESIS.value, ItemStatus.DISPUTED.value})
+# fold states of an item that is not in the store: not folded yet (None), refused when written, or retracted
+_ABSENT = (None, ItemStatus.REFUSED, ItemStatus.RETRACTED)
 
 # reconfirm_after per (kind, source), in decisions (the store's clock). None: no clock — the next contradicting
 # observation refutes it instead. A "verified" fact rests on a guarantee that ages; the others do not.
@@ -181,7 +183,7 @@ class Item:
         self.reset()
 
     def reset(self) -> None:
-        self.state = "new"  # before its add record is folded
+        self.state: str | None = None  # an ItemStatus value once its add record is folded; None before
         self.why = ""
         self.refuted_by = None
         self.invalidated_at = None
@@ -195,6 +197,15 @@ class Item:
         self.promoted = None
         self.hist: list = []  # flat [position, state, position, state, ...]: no tuple per entry (memory at 10^6)
         self.before_refute = None
+
+    def copy(self) -> Item:
+        """A copy whose fold state can change without touching this item (the gates' shadow folds a candidate into
+        copies of the items on its key). Write-time fields are shared: they never change."""
+        c = Item.__new__(Item)
+        for name in Item.__slots__:
+            setattr(c, name, getattr(self, name))
+        c.hist = list(self.hist)
+        return c
 
     def default_rule(self) -> int | None:
         if self.reconfirm_rule != "default":
@@ -213,7 +224,7 @@ class Item:
     @property
     def present(self) -> bool:
         """Admitted and not retracted: in the store, whatever its status."""
-        return self.state not in ("new", ItemStatus.REFUSED, ItemStatus.RETRACTED)
+        return self.state not in _ABSENT
 
     def set_state(self, state: str, pos: int, why: str = "") -> None:
         if state != self.state:
@@ -226,9 +237,10 @@ class Item:
         if why:
             self.why = why
 
-    def state_at(self, pos: int) -> str:
-        """The fold state just before journal position `pos` (for premise checks in a partial re-fold)."""
-        st = "new"
+    def state_at(self, pos: int) -> str | None:
+        """The fold state just before journal position `pos` (for premise checks in a partial re-fold); None
+        before its add."""
+        st = None
         h = self.hist
         for i in range(0, len(h), 2):  # histories are a handful of entries long
             if h[i] >= pos:
@@ -271,7 +283,7 @@ class Item:
         ]
 
     def digest(self) -> int:
-        if self.state in ("new", ItemStatus.REFUSED, ItemStatus.RETRACTED):
+        if self.state in _ABSENT:
             return 0  # absent items are not part of the observable store
         # repr, not JSON: every body, scope and evidence here was parsed from canonical JSON (sorted keys), so
         # repr is deterministic across processes, and three times cheaper on the hot path.

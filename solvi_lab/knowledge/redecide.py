@@ -69,7 +69,7 @@ def redecide(
             about = q["about"] if "about" in q else ...  # a snapshot of the whole store has no about
             rebuilt[(d.id, k)] = st.snapshot(about, scope=q.get("scope"), r=q.get("r"), valid_at=q.get("valid_at"))
 
-    type(store).replay(store.journal, skip=retracted, at=take, at_positions=wanted.keys())
+    type(store).from_records(store.journal, skip=retracted, at=take, at_positions=wanted.keys())
     changes, justification = [], []
     for d, snaps in affected:
         new_given = dict(d.given) if isinstance(d.given, dict) else d.given

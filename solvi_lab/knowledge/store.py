@@ -1,9 +1,10 @@
 """The knowledge store: a deterministic fold over a hash-chained journal.
 
 Every write is a journal record; the store's state is the fold of its journal, so the same journal always gives
-the same state and the same fingerprint. `rebuild(skip={x})` folds the journal as if x had never been written —
-the definition a retraction must meet — and `retract(x)` reaches the same state by re-folding only the competition
-keys that x (and what rests on x) touch, following premise edges only where a status actually changed.
+the same state and the same fingerprint. `KnowledgeStore.from_journal(journal, skip={x})` (the specification's
+`ks.rebuild(skip={x})`) folds the journal as if x had never been written — the definition a retraction must
+meet — and `retract(x)` reaches the same state by re-folding only the competition keys that x (and what rests on
+x) touch, following premise edges only where a status actually changed.
 
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
@@ -24,18 +25,19 @@ import functools
 import gc
 import hashlib
 import heapq
+import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..decisions import DecisionLog
+from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
-from ..journal import Journal, _owner_refuses, canonical, register_kind
-from ..owner import JournalOwner
+from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
+from ..owner import JournalOwner, _check_upto
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
-from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
+from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
@@ -176,12 +178,22 @@ class Verification:
 class KnowledgeStore(JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
-    KnowledgeStore(path=None, *, journal=None, gates=()) — path: a JSONL or SQLite journal file
-    (loaded when it exists), or None for memory; journal: share an existing Journal (with a DecisionLog, say);
-    gates: WriteGates run after the source and consistency checks.
+    A journal owner (solvi_lab.owner): every write is a "knowledge" record folded by `_apply`, live and on load.
+
+    - `KnowledgeStore(journal=None, *, gates=())`: a store writing to `journal` (a new in-memory one by default;
+      a shared one — with a DecisionLog, say — is folded first). `gates`: WriteGates run after the source and
+      consistency checks.
+    - `KnowledgeStore.open(path, journal_options=None, gates=())` — or `KnowledgeStore(path, timestamps=None,
+      expect_head=None)`, the specification's spelling — opens a JSONL or SQLite journal file (created when absent)
+      and continues the store in it; `journal_options` (timestamps, expect_head, durability, ...) go to the Journal.
+    - `KnowledgeStore.from_journal(journal, upto=None, skip=())` rebuilds it (a read-only view of the past with
+      `upto`, or of the store without the items in `skip`); `from_records(records, ...)` does the same from a list
+      of records (a Parquet import). `ks.rebuild(...)` (the specification's name) and `ks.at(p)` delegate to it.
     """
 
+    KINDS = (RECORD_KIND, DECISION_KIND)  # decisions are folded too: a "verified" item names one (of=)
     CHECKPOINT_EVERY = 32  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
+    _read_only = ""  # why this store writes nothing (a rebuilt view); empty for a live store
 
     @_gc_paused
     def __init__(
@@ -192,32 +204,43 @@ class KnowledgeStore(JournalOwner):
         gates: Iterable[WriteGate] = (),
         timestamps: Callable[[], float] | None = None,
         expect_head: Any = None,
-        _replay: bool = False,
     ):
         if path is not None and journal is not None:
             raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
+        self._configure(gates)
+        if journal is None:
+            # One pass over a file: every record is folded through _apply as the journal verifies it.
+            journal = Journal(
+                path,
+                timestamps=timestamps,
+                expect_head=expect_head,
+                on_load=self._load,
+                load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
+            )
+        else:
+            if timestamps is not None:
+                raise BadInput("timestamps= belongs to the Journal; pass Journal(timestamps=...) as journal=.")
+            if expect_head is not None and isinstance(journal, Journal):
+                journal.check_head(expect_head)
+        self._attach(journal)
+        self._catch_up()  # a shared or SQLite journal: fold what it already holds
+        self.decisions = DecisionLog(self.journal)
+
+    def _configure(self, gates: Iterable[WriteGate]) -> None:
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
         for g in self.gates:
             if not hasattr(g, "admit"):
                 raise BadInput(f"gate {g!r} has no admit(store, item, shadow) method; subclass WriteGate.")
         self._reset_state()
-        if _replay:
-            self.journal = None  # a replayed store is a read-only view; it writes nothing
-            self.decisions = None
-            return
-        if journal is None:
-            journal = Journal(
-                path,
-                timestamps=timestamps,
-                expect_head=expect_head,
-                on_load=lambda r: self._fold_record(r.position, r.kind, r.payload),
-                load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
-            )
-        elif expect_head is not None:
-            journal.check_head(expect_head)
-        self.journal = journal
-        self._catch_up()  # a shared or SQLite journal: fold what it already holds
-        self.decisions = DecisionLog(self.journal)
+        self.journal = None
+        self.decisions = None
+
+    @classmethod
+    def _empty(cls, *, gates: Iterable[WriteGate] = ()) -> KnowledgeStore:
+        """The store before any record (no journal yet, nothing written)."""
+        st = cls.__new__(cls)
+        st._configure(gates)
+        return st
 
     # ------------------------------------------------------------------------------------------ state
     def _reset_state(self) -> None:
@@ -243,13 +266,34 @@ class KnowledgeStore(JournalOwner):
         self.last_propagation: dict[str, int] = {"keys": 0, "items": 0, "events": 0}
 
     # ------------------------------------------------------------------------------------------ the fold
-    def _fold_record(self, pos: int, kind: str, p: Any) -> None:
+    def _fold(self, records: Iterable[Record]) -> None:
+        """Fold records in journal order: the store's own through _apply, the others only move its position
+        (other writers' records share the chain; the store ignores them)."""
+        kinds = self.KINDS
+        for r in records:
+            if r.kind in kinds:
+                self._apply(r)
+                self._folded += 1
+            else:
+                self.position = r.position + 1
+
+    def _load(self, record: Record) -> None:
+        """Journal(on_load=...) while a file loads: the same fold as _fold, one record at a time (inlined: it runs
+        once per record of the file)."""
+        if record.kind in self.KINDS:
+            self._apply(record)
+            self._folded += 1
+        else:
+            self.position = record.position + 1
+
+    def _apply(self, record: Record) -> None:
+        """Fold one of the store's records: the one path for live writes, loads and rebuilds."""
+        pos, p = record.position, record.payload
         self.position = pos + 1
-        if kind == "decision":
-            self._decision_info[f"d{pos}"] = (p.get("answered_by"), p.get("guarantee"), p.get("answer"))
+        if record.kind == DECISION_KIND:
+            d = read_decision(record)
+            self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
             return
-        if kind != RECORD_KIND:
-            return  # other modules' records share the chain; the store ignores them
         op = p.get("op")
         if op == "add":
             self._fold_new_item(pos, p)
@@ -268,7 +312,7 @@ class KnowledgeStore(JournalOwner):
                 return
             ev = (pos, op, p)
             ks.events.append(ev)
-            self._apply(ks, ev)
+            self._apply_event(ks, ev)
             self._settle_digests(ks)
             if len(ks.events) % self.CHECKPOINT_EVERY == 0:
                 self._add_checkpoint(ks)
@@ -321,7 +365,7 @@ class KnowledgeStore(JournalOwner):
         if it.subject is not None:
             self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
-        self._apply(ks, pos)
+        self._apply_event(ks, pos)
         self._settle_digests(ks)
         if len(ks.events) % self.CHECKPOINT_EVERY == 0:
             self._add_checkpoint(ks)
@@ -394,7 +438,7 @@ class KnowledgeStore(JournalOwner):
         it.invalidated_at = pos
         it.refutations += 1
 
-    def _apply(self, ks: _Key, ev: Any) -> None:
+    def _apply_event(self, ks: _Key, ev: Any) -> None:
         if type(ev) is int:  # an add, stored as its position
             self._apply_add(ks, self._items[item_id(ev)], ev)
             return
@@ -467,7 +511,7 @@ class KnowledgeStore(JournalOwner):
         st = p.state_at(pos)
         if st == "retracted":
             return "retracted", f"rests on {pid}, which was retracted"
-        if st in ("new", "refused"):
+        if st is None or st == ItemStatus.REFUSED:
             return "missing", f"premise {pid} is not in the store"
         if st == "refuted":
             return "refuted", f"premise {pid} was refuted"
@@ -663,7 +707,7 @@ class KnowledgeStore(JournalOwner):
                 if it not in self._touched:
                     clean.add(it)
                 it.reset()
-            self._apply(ks, ev)
+            self._apply_event(ks, ev)
             if (idx + 1) % every == 0:
                 old_cp, new_cp = cps[idx // every], self._checkpoint(ks, _event_pos(ev))
                 cps[idx // every] = new_cp
@@ -761,20 +805,23 @@ class KnowledgeStore(JournalOwner):
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
         """Fold records other writers (the decision log, the action model, ...) appended to the shared journal."""
-        if self.journal is not None and self.journal.position > self.position:
-            for r in self.journal.records(self.position):
-                try:
-                    self._fold_record(r.position, r.kind, r.payload)
-                except Exception as e:  # a record another writer appended that the fold cannot read
-                    raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
+        if self._read_only or self.journal is None or self.journal.position <= self.position:
+            return  # a rebuilt view stays where it was rebuilt
+        for r in self.journal.records(self.position):
+            try:
+                self._fold((r,))
+            except Exception as e:  # a record another writer appended that the fold cannot read
+                raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
 
-    def _write(self, payload: dict[str, Any]) -> int:
-        if self.journal is None:
-            raise BadInput("this store is a rebuilt, read-only view; write to the live store instead.")
+    def _write(self, kind: str, payload: Any) -> Record:
+        """The live path (solvi_lab.owner): fold what others appended, append the record, fold it through _apply."""
+        if self._read_only:
+            raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
         self._catch_up()
-        rec = self.journal.append(RECORD_KIND, payload)
-        self._fold_record(rec.position, RECORD_KIND, rec.payload)
-        return rec.position
+        return super()._write(kind, payload)
+
+    def _write_knowledge(self, payload: dict[str, Any]) -> int:
+        return self._write(RECORD_KIND, payload).position
 
     def _premise_verdict(self, kind: str, body: Any, scope: Any, derived_from: Iterable[str], pos: int) -> Verdict:
         for pid in derived_from:
@@ -898,7 +945,7 @@ class KnowledgeStore(JournalOwner):
             payload["verdicts"] = verdicts
         if not base.admit:
             payload["refused"] = base.reason  # informational: the fold decides again, deterministically
-        pos = self._write(payload)
+        pos = self._write_knowledge(payload)
         it = self._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
             raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
@@ -931,13 +978,13 @@ class KnowledgeStore(JournalOwner):
         self._live_item(iid, "retracted")
         if not why:
             raise BadInput("retract() needs why=...: a retraction without a reason cannot be reviewed.")
-        self._write({"op": "retract", "id": iid, "by": by, "why": why})
+        self._write_knowledge({"op": "retract", "id": iid, "by": by, "why": why})
 
     def _key_op(self, op: str, iid: str, **fields: Any) -> None:
         for name, v in fields.items():
             need_json(name, v)
         it = self._live_item(iid, f"given to {op}()")
-        self._write({"op": op, "id": iid, "key": it.key, "clock": self.ticks, **fields})
+        self._write_knowledge({"op": op, "id": iid, "key": it.key, "clock": self.ticks, **fields})
 
     @writing_call
     def promote(self, iid: str, *, by: Any, why: str) -> None:
@@ -1042,7 +1089,7 @@ class KnowledgeStore(JournalOwner):
                 f"no side of the dispute on {ks.key} holds {value!r}; the sides hold "
                 f"{list(held.values())}. Add the value as a fact first if it is the answer."
             )
-        self._write(
+        self._write_knowledge(
             {
                 "op": "resolve",
                 "key": ks.key,
@@ -1073,7 +1120,7 @@ class KnowledgeStore(JournalOwner):
         for i in ids:
             self._get(i)
         fid = f"f{self.journal.position}"
-        self._write(
+        self._write_knowledge(
             {"op": "flag", "id": fid, "scope": scope, "ids": list(ids), "target_key": target_key, "why": why, "by": by}
         )
         return fid
@@ -1093,14 +1140,14 @@ class KnowledgeStore(JournalOwner):
             raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
         if not f.pending:
             raise BadInput(f"flag {flag} already ended at position {f.ended_at}.")
-        self._write({"op": "end_flag", "flag": flag, "by": by, "why": why})
+        self._write_knowledge({"op": "end_flag", "flag": flag, "by": by, "why": why})
 
     @writing_call
     def tick(self, k: int = 1) -> None:
         """Move the store's clock by k decisions (what reconfirm_after counts)."""
         if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k.bit_length() > 62:
             raise BadInput(f"tick(k) moves the clock forward by k ≥ 1 decisions, got {k!r}.")
-        self._write({"op": "tick", "k": k})
+        self._write_knowledge({"op": "tick", "k": k})
 
     def stale(self, iid: str) -> bool:
         """True while a pending flag covers the item (read from the flags, never from the status)."""
@@ -1178,7 +1225,6 @@ class KnowledgeStore(JournalOwner):
             "scope": it.scope,
             "source": it.source,
             "who": it.by,
-            "by": it.by,
             "evidence": it.evidence,
             "derived_from": list(it.derived_from),
             "of": it.of,
@@ -1329,88 +1375,172 @@ class KnowledgeStore(JournalOwner):
         }
 
     # ------------------------------------------------------------------------------------ owner protocol
-    KINDS = (RECORD_KIND, "decision")
-
     @classmethod
+    @_gc_paused
     def from_journal(
         cls, journal: Journal, upto: int | None = None, *, gates: Iterable[WriteGate] = (), skip: Iterable[str] = ()
     ) -> KnowledgeStore:
-        """The store folded from `journal`: writing on to it when `upto` is None, else a read-only view of the
-        store as it was before position `upto`. `skip`: item ids treated as never written (a read-only view)."""
-        if not isinstance(journal, Journal):
-            raise BadInput(f"from_journal takes a solvi_lab.journal.Journal, got {type(journal).__name__}.")
+        """The store folded from `journal`'s records (those before position `upto` only, when given), every item
+        retracted by then — and every id in `skip` — treated as never written: the definition a live
+        retraction must meet. Without `upto` and `skip` the store writes on to `journal`; with either it is a
+        read-only view.
+
+        >>> ks = KnowledgeStore()
+        >>> a = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+        >>> b = ks.add("fact", {"s": "c1", "r": "tier", "o": "vip"}, source="outcome")
+        >>> KnowledgeStore.from_journal(ks.journal).fingerprint() == ks.fingerprint()
+        True
+        >>> KnowledgeStore.from_journal(ks.journal, upto=1).status(a), KnowledgeStore.from_journal(ks.journal, skip=[b]).status(a)
+        ('active', 'active')
+        """
+        upto = _check_upto(journal, upto)
         skip = set(need_str_list("skip", skip))
-        if upto is None and not skip:
-            return cls(journal=journal, gates=gates)
-        if upto is not None and (not isinstance(upto, int) or isinstance(upto, bool) or not 0 <= upto <= len(journal)):
-            raise BadInput(f"upto={upto!r} is not a journal position 0..{len(journal)}.")
-        return cls.replay(journal, upto=upto, skip=skip)
+        st = cls._empty(gates=gates)
+        st.journal = journal
+        if upto is not None or skip:
+            st._upto = upto
+            st._read_only = (
+                f"rebuilt up to journal position {upto} (a view of the past)"
+                if upto is not None
+                else "rebuilt without some items (skip=)"
+            )
+        st._fold_definition(journal.records(0, upto), skip)
+        if not st._read_only:
+            st.decisions = DecisionLog(journal)
+        return st
 
-    @classmethod
-    def open(cls, path: Any, *, journal_options: dict[str, Any] | None = None, **options: Any) -> KnowledgeStore:
-        """Open (or start) the store kept in the journal file at `path`; `journal_options` go to Journal."""
-        jo = dict(journal_options or {})
-        if set(jo) - {"timestamps", "expect_head"}:
-            journal = Journal(path, **jo)
-            try:
-                return cls(journal=journal, **options)
-            except BaseException:
-                journal.close()
-                raise
-        return cls(path, **jo, **options)
-
-    # ------------------------------------------------------------------------------------------ replay
     @classmethod
     @_gc_paused
-    def replay(
+    def from_records(
         cls,
-        records: Iterable[Any],
-        *,
+        records: Iterable[Record],
         upto: int | None = None,
         skip: Iterable[str] = (),
+        *,
         at: Callable[[KnowledgeStore, int], None] | None = None,
         at_positions: Iterable[int] = (),
     ) -> KnowledgeStore:
-        """Fold records from scratch, treating every item retracted before `upto` (and every id in `skip`) as
-        never written. The definition that live retraction must match. `at(store, p)` is called just before
-        the record at each position in `at_positions` is folded (a snapshot as it was then)."""
-        records = list(records)
-        if upto is not None:
-            records = [r for r in records if r.position < upto]
-        skipped = set(skip)
+        """A read-only store folded from a list of records (a Parquet import, a journal, a test's records): those
+        before position `upto`, every item they retract and every id in `skip` treated as never written.
+        `at(store, p)` is called just before the record at each position in `at_positions` is folded (the store
+        as it was then: what redecide rebuilds snapshots from).
+
+        >>> ks = KnowledgeStore(); _ = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+        >>> KnowledgeStore.from_records(list(ks.journal)).fingerprint() == ks.fingerprint()
+        True
+        """
+        skip = set(need_str_list("skip", skip))
+        if upto is not None and (not isinstance(upto, int) or isinstance(upto, bool) or upto < 0):
+            raise BadInput(f"upto={upto!r} is not a journal position (an int ≥ 0).")
+        st = cls._empty()
+        st._read_only = "folded from a list of records (from_records)"
+        recs = [r for r in records if upto is None or r.position < upto]
+        st._fold_definition(recs, skip, at, at_positions)
+        return st
+
+    def _fold_definition(
+        self,
+        records: Iterable[Record],
+        skip: set[str],
+        at: Callable[[KnowledgeStore, int], None] | None = None,
+        at_positions: Iterable[int] = (),
+    ) -> None:
+        """Fold from scratch with every retracted item (and every id in `skip`) treated as never written: the
+        retract records are read first, so no retraction re-folds anything (the definition, and the cheap way)."""
+        records = records if isinstance(records, list) else list(records)
         for r in records:
             if r.kind == RECORD_KIND and r.payload.get("op") == "retract":
-                skipped.add(r.payload["id"])
-        st = cls(_replay=True)
-        st._skip = skipped
+                p = r.payload
+                skip.add(p["id"])
+                # known before the item's add is folded, so its why names who retracted it, as the live store's
+                self._retracted[p["id"]] = {"position": r.position, "by": p.get("by"), "why": p.get("why")}
+        self._skip = skip
+        if at is None:
+            self._fold(records)
+            return
         wanted = sorted(set(at_positions))
         wi = 0
         for r in records:
-            while at is not None and wi < len(wanted) and wanted[wi] <= r.position:
-                at(st, wanted[wi])
+            while wi < len(wanted) and wanted[wi] <= r.position:
+                at(self, wanted[wi])
                 wi += 1
-            st._fold_record(r.position, r.kind, r.payload)
-        while at is not None and wi < len(wanted):
-            at(st, wanted[wi])
+            self._fold((r,))
+        while wi < len(wanted):
+            at(self, wanted[wi])
             wi += 1
+
+    @classmethod
+    @_gc_paused
+    def open(cls, path: Any, *, journal_options: dict[str, Any] | None = None, **options: Any) -> KnowledgeStore:
+        """Open the store kept in the journal file at `path` (created when absent) and continue it; the file is
+        folded in one pass as it loads. `journal_options` go to Journal (timestamps, expect_head, durability,
+        backend, ...); `options` (gates) to the store. Close it (or use `with`) to release the file.
+
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "ks.sqlite"
+        >>> with KnowledgeStore.open(path) as ks:
+        ...     a = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+        >>> with KnowledgeStore.open(path) as again:
+        ...     again.status(a)
+        'active'
+        """
+        st = cls._empty(**options)
+        jo = {**(journal_options or {}), "on_load": st._load, "load_checks": False}
+        journal = Journal(path, **jo)
+        try:
+            st._attach(journal)
+            st._catch_up()
+            st.decisions = DecisionLog(journal)
+        except BaseException:
+            journal.close()
+            raise
         return st
+
+    @property
+    def read_only(self) -> bool:
+        """True for a rebuilt view (from_journal with upto= or skip=, from_records, a gate's shadow): it writes
+        nothing, and its journal (when it has one) is the live store's, which holds more than the view."""
+        return bool(self._read_only)
+
+    def state(self) -> dict[str, Any]:
+        """What decides this store's behaviour, as plain data: the fingerprint (every item, question and flag, and
+        the decision count), the journal position folded, the retractions (who and why are not in the
+        fingerprint: a retracted item is absent from it) and the decisions a "verified" item may name. A live store
+        first folds what other writers appended.
+
+        >>> ks = KnowledgeStore(); _ = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+        >>> KnowledgeStore.from_journal(ks.journal).state() == ks.state()
+        True
+        >>> sorted(ks.state())
+        ['decisions', 'fingerprint', 'position', 'retracted', 'ticks']
+        """
+        self._catch_up()
+        return {
+            "fingerprint": self.fingerprint(),
+            "ticks": self.ticks,
+            "position": self.position,
+            "retracted": {k: dict(v) for k, v in self._retracted.items()},
+            "decisions": {k: list(v) for k, v in self._decision_info.items()},
+        }
 
     @writing_call
     def rebuild(self, upto: int | None = None, skip: Iterable[str] = ()) -> KnowledgeStore:
-        """The store rebuilt from its journal: up to (not including) position `upto`, as if the items in `skip`
-        had never been written. A read-only view."""
+        """The specification's name for `KnowledgeStore.from_journal(ks.journal, upto, skip=skip)`: the store
+        rebuilt from its journal up to (not including) position `upto`, as if the items in `skip` had never been
+        written — a read-only view (with neither, a new store writing on to the same journal)."""
         if self.journal is None:
-            raise BadInput("rebuild() needs the store's journal; call it on the live store.")
-        if upto is not None and (not isinstance(upto, int) or upto < 0 or upto > self.journal.position):
-            raise BadInput(f"upto={upto!r} is not a journal position 0..{self.journal.position}.")
+            raise BadInput("rebuild() needs the store's journal; this store was folded from a list of records.")
         skip = set(need_str_list("skip", skip))
         for s in skip:
             self._get(s)
-        return KnowledgeStore.replay(self.journal, upto=upto, skip=skip)
+        return KnowledgeStore.from_journal(self.journal, upto=upto, skip=skip, gates=self.gates)
 
     def at(self, position: int) -> KnowledgeStore:
-        """The store as it was just before journal position `position` (time travel; a read-only view)."""
-        return self.rebuild(upto=position)
+        """The store as it was just before journal position `position` (time travel; a read-only view):
+        `KnowledgeStore.from_journal(ks.journal, upto=position)`."""
+        if self.journal is None:
+            raise BadInput("at() needs the store's journal; this store was folded from a list of records.")
+        return KnowledgeStore.from_journal(self.journal, upto=position)
 
     @_gc_paused
     def verify(self, head: Any = None) -> Verification:
@@ -1421,14 +1551,14 @@ class KnowledgeStore(JournalOwner):
         fingerprints are compared. verify() only reports: the live store is never replaced (peak memory is that
         of two stores while it runs).
         """
-        if self.journal is None:
+        if self.journal is None or self._read_only:
             raise BadInput("verify() needs the store's journal; call it on the live store.")
         self._catch_up()
         chain = self.journal.verify(head=head)  # with a kept head: also refuse a cut or rewritten tail
         if not chain:
             return Verification(False, False, False, chain.records, chain.problem)
         live = self.fingerprint()
-        replayed = KnowledgeStore.replay(self.journal, skip=set(self._retracted))
+        replayed = KnowledgeStore.from_journal(self.journal, skip=set(self._retracted))
         same = replayed.fingerprint() == live
         return Verification(
             same,
@@ -1468,18 +1598,116 @@ class KnowledgeStore(JournalOwner):
         return _redecide(self, decisions, retracted, decide)
 
 
+class _Overlay(MutableMapping):
+    """A copy-on-write view of a dict: reads fall through to `base`, writes and deletions stay in the overlay, so
+    the base dict (the live store's) never changes. Iteration keeps the base's order, then the new keys."""
+
+    __slots__ = ("base", "top", "gone")
+
+    def __init__(self, base: dict, top: dict | None = None):
+        self.base, self.top, self.gone = base, top or {}, set()
+
+    def __getitem__(self, k: Any) -> Any:
+        if k in self.top:
+            return self.top[k]
+        if k in self.gone:
+            raise KeyError(k)
+        return self.base[k]
+
+    def __setitem__(self, k: Any, v: Any) -> None:
+        self.top[k] = v
+        self.gone.discard(k)
+
+    def __delitem__(self, k: Any) -> None:
+        if k not in self:
+            raise KeyError(k)
+        self.top.pop(k, None)
+        self.gone.add(k)
+
+    def __contains__(self, k: object) -> bool:
+        return k in self.top or (k not in self.gone and k in self.base)
+
+    def __iter__(self) -> Iterator[Any]:
+        for k in self.base:
+            if k not in self.gone:
+                yield k
+        for k in self.top:
+            if k not in self.base:
+                yield k
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class _Shadow:
-    """A lazily built copy of the store in which a candidate is already admitted (for gates that measure).
+    """The store as it will be if the gates admit the candidate (for gates that measure), built on demand.
 
     The candidate is folded from the very payload add() is about to write (same key, hypothesis, valid,
-    reconfirm_after, evidence), so the shadow is the store as it will be if the gates admit it."""
+    reconfirm_after, evidence), through the store's own `_apply`, into a copy-on-write shadow of the live store:
+    an add changes only its own competition key (the items live on it, the version it supersedes, its questions)
+    and appends to three indexes (dependents, successors, subject), so only those are copied; every other item,
+    key, flag and decision is read from the live store, which the shadow never changes. Cost: O(events and live
+    items on the candidate's key), not O(journal) (docs/ARCHITECTURE.md, "The gates' shadow")."""
 
     def __init__(self, store: KnowledgeStore, payload: dict[str, Any]):
         self._store, self._payload, self._built = store, payload, None
 
     def store(self) -> KnowledgeStore:
         if self._built is None:
-            shadow = KnowledgeStore.replay(self._store.journal)
-            shadow._fold_record(self._store.journal.position, RECORD_KIND, self._payload)
-            self._built = shadow
+            self._built = _shadow_of(self._store, self._payload)
         return self._built
+
+
+def _shadow_of(live: KnowledgeStore, payload: dict[str, Any]) -> KnowledgeStore:
+    payload = json.loads(canonical(payload))  # exactly what the journal will give back (tuples become lists)
+    live._flush_digests()  # the sums the shadow starts from must be settled (a read, as fingerprint() does)
+    sh = KnowledgeStore.__new__(KnowledgeStore)
+    # Scalars shared by value; every dict behind a copy-on-write overlay (the ones an add writes to are set up
+    # below); other objects (flags, the skip set) are read, never written, by an add.
+    sh.__dict__.update({k: _Overlay(v) if type(v) is dict else v for k, v in live.__dict__.items()})
+    sh.__dict__.pop("_names_index", None)  # snapshot's name index is the live store's: the shadow builds its own
+    sh.journal, sh.decisions = None, None
+    sh._read_only = "a gate's shadow (the store as it would be with the candidate)"
+    sh._touched = set()
+    sh.last_propagation = {"keys": 0, "items": 0, "events": 0}
+    key = payload["key"]
+    items: dict[str, Item] = {}
+    ks = live._keys.get(key)
+    if ks is not None:
+        for it in ks.live.values():
+            items[it.id] = it.copy()
+        old = live._items.get(payload.get("supersedes"))
+        if old is not None and old.id not in items:
+            items[old.id] = old.copy()
+        cp = _Key(key)
+        for name in _Key.__slots__:  # every list and dict of the key copied (events, items, questions, checkpoints)
+            v = getattr(ks, name)
+            setattr(cp, name, list(v) if type(v) is list else dict(v) if type(v) is dict else v)
+        cp.live = {i: items[i] for i in ks.live}
+        if ks.open_q is not None:  # the open question is the last one; closing it changes it in place
+            cp.questions[-1] = cp.open_q
+        keys = _Overlay(live._keys, {key: cp})
+    else:
+        keys = _Overlay(live._keys)
+    sh._items = _Overlay(live._items, items)
+    sh._keys = keys
+    sh._dependents = _Overlay(
+        live._dependents, {p: list(live._dependents.get(p, ())) for p in payload.get("derived_from") or ()}
+    )
+    sup = payload.get("supersedes")
+    sh._successors = _Overlay(live._successors, {sup: list(live._successors.get(sup, ()))} if sup else {})
+    body = payload.get("body")
+    subject = (
+        sys.intern(repr(body["s"]))
+        if payload.get("kind") == "fact" and isinstance(body, dict) and "s" in body
+        else None
+    )
+    sh._by_subject = _Overlay(
+        live._by_subject, {subject: list(live._by_subject.get(subject, ()))} if subject is not None else {}
+    )
+    sh._scopes = _Overlay(live._scopes)
+    sh._open_set = _Overlay(live._open_set)
+    sh._question_keys = _Overlay(live._question_keys)
+    pos = live.position
+    sh._apply(Record(pos, RECORD_KIND, payload, "", ""))
+    return sh

@@ -137,7 +137,7 @@ def run(n_items: int = FULL_PARAMS["n_items"], seed: int = 0) -> StudyResult:
     with tempfile.TemporaryDirectory() as tmp:
         path = export_journal(ks.journal, Path(tmp) / "explore.parquet")
         records = import_journal(path)
-    replayed = KnowledgeStore.replay(records)
+    replayed = KnowledgeStore.from_records(records)
 
     by_source = (
         after.filter(pl.col("status") != "retracted")

@@ -150,11 +150,11 @@ def test_what_rests_on_a_rolled_back_version_is_a_hint_until_confirmed():
     assert ks.usable(lounge) and ks.usable(bag) and ks.rolled_back_under(bag) == []
     assert [f["id"] for f in ks.snapshot(about="c17")["facts"]] == [v1, lounge, bag]
     # exact: the store equals its replay, and a retraction equals rebuild(skip=)
-    assert ks.fingerprint() == KnowledgeStore.replay(ks.journal).fingerprint()
-    again = ks.rebuild()
+    assert ks.fingerprint() == KnowledgeStore.from_journal(ks.journal).fingerprint()
+    again = KnowledgeStore.from_journal(ks.journal)
     assert again.snapshot(about="c17")["hints"] == ks.snapshot(about="c17")["hints"]
     ks.retract(v1, by="ann", why="wrong source")
-    rebuilt = ks.rebuild(skip={v1})
+    rebuilt = KnowledgeStore.from_journal(ks.journal, skip={v1})
     assert rebuilt.fingerprint() == ks.fingerprint()
     assert rebuilt.snapshot(about="c17") == ks.snapshot(about="c17")
     assert ks.verify()

@@ -165,7 +165,7 @@ class StoreMachine(RuleBasedStateMachine):
     def live_equals_replay(self):
         if not hasattr(self, "ks"):
             return
-        replayed = KnowledgeStore.replay(self.ks.journal)
+        replayed = KnowledgeStore.from_journal(self.ks.journal)
         if replayed.fingerprint() != self.ks.fingerprint():
             diffs = []
             for iid, it in self.ks._items.items():
