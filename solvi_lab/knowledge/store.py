@@ -36,6 +36,7 @@ from ..owner import JournalOwner
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, item_id, stronger_rule, value_key
+from .release import ReleasePlan
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
@@ -182,6 +183,7 @@ class KnowledgeStore(JournalOwner):
     """
 
     CHECKPOINT_EVERY = 32  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
+    _indexed = True  # keep the read indexes (False only in verify()'s lean fold, which nobody reads)
 
     @_gc_paused
     def __init__(
@@ -314,12 +316,13 @@ class KnowledgeStore(JournalOwner):
         if ks is None:
             ks = self._keys[it.key] = _Key(it.key)
         ks.item_ids.append(it.id)
-        for pid in it.derived_from:
-            self._dependents.setdefault(pid, []).append(it.id)
-        if it.supersedes:
-            self._successors.setdefault(it.supersedes, []).append(it.id)
-        if it.subject is not None:
-            self._by_subject.setdefault(it.subject, []).append(it.id)
+        if self._indexed:
+            for pid in it.derived_from:
+                self._dependents.setdefault(pid, []).append(it.id)
+            if it.supersedes:
+                self._successors.setdefault(it.supersedes, []).append(it.id)
+            if it.subject is not None:
+                self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
         self._apply(ks, pos)
         self._settle_digests(ks)
@@ -1416,20 +1419,21 @@ class KnowledgeStore(JournalOwner):
     def verify(self, head: Any = None) -> Verification:
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
-        The chain is checked first (streaming), then a second store is folded from the journal beside the live
-        one — every retracted item treated as never written, the definition retraction must meet — and the two
-        fingerprints are compared. verify() only reports: the live store is never replaced (peak memory is that
-        of two stores while it runs).
+        The chain is checked first (streaming), then the journal is folded a second time beside the live store —
+        every retracted item treated as never written, the definition retraction must meet — and the two
+        fingerprints are compared. verify() only reports: the live store is never replaced. The second fold is
+        the same fold, except that it lets go of each item and key once no later record reads it (their digests
+        are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
         if self.journal is None:
             raise BadInput("verify() needs the store's journal; call it on the live store.")
         self._catch_up()
-        chain = self.journal.verify(head=head)  # with a kept head: also refuse a cut or rewritten tail
+        plan = ReleasePlan()  # what the second fold may let go of, and when: noted during the chain walk
+        chain = self.journal.verify(head=head, visit=plan.see)  # with a kept head: also refuse a cut or rewritten tail
         if not chain:
             return Verification(False, False, False, chain.records, chain.problem)
         live = self.fingerprint()
-        replayed = KnowledgeStore.replay(self.journal, skip=set(self._retracted))
-        same = replayed.fingerprint() == live
+        same = KnowledgeStore._lean_fold(self.journal.records(0, chain.records), self._retracted, plan) == live
         return Verification(
             same,
             True,
@@ -1437,6 +1441,46 @@ class KnowledgeStore(JournalOwner):
             chain.records,
             "" if same else "the live store differs from the replay of its journal; the live store is unchanged",
         )
+
+    @classmethod
+    @_gc_paused
+    def _lean_fold(cls, records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan) -> str:
+        """The fingerprint of the from-scratch fold of `records` with every retracted item skipped, folded by the
+        store's own fold but dropping each item and key after the last record that reads it (`plan`, from a
+        pre-scan of the same records). No retraction re-folds anything here, so no checkpoints are kept."""
+        st = cls(_replay=True)
+        st._skip = set(retracted) | plan.retracted
+        st.CHECKPOINT_EVERY = 1 << 62  # never reached: a forward fold with nothing to re-fold needs no checkpoint
+        st._indexed = False  # the read indexes (dependents, successors, subjects) serve re-folds and queries only
+        later: dict[int, list[Item]] = {}  # position -> the items to let go of once it is folded
+        items = st._items
+        for r in records:
+            pos = r.position
+            st._fold_record(pos, r.kind, r.payload)
+            if r.kind == RECORD_KIND and r.payload.get("op") == "add":
+                it = items[item_id(pos)]
+                at = plan.release_position(it.id, it.key, pos)
+                if at > pos:
+                    later.setdefault(at, []).append(it)
+                else:
+                    st._release(it)
+            for it in later.pop(pos, ()):
+                st._release(it)
+            k = plan.key_ending_at(pos)
+            if k is not None and k in st._keys:
+                del st._keys[k]
+                st._open_set.pop(k, None)
+                st._question_keys.pop(k, None)
+        return st.fingerprint()
+
+    def _release(self, it: Item) -> None:
+        """Add an item's final digest to the item sum and drop it: no later record reads it (verify's fold)."""
+        self._touched.discard(it)
+        new = it.digest()
+        self._items_sum = (self._items_sum - it.contribution + new) & MASK
+        self._present += (new != 0) - (it.contribution != 0)
+        it.contribution = new
+        del self._items[it.id]
 
     # ---------------------------------------------------------------------------------------- exploration
     def frame(self):
