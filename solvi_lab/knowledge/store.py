@@ -182,7 +182,7 @@ class KnowledgeStore(JournalOwner):
     gates: WriteGates run after the source and consistency checks.
     """
 
-    CHECKPOINT_EVERY = 32  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
+    CHECKPOINT_EVERY = 16  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
     _indexed = True  # keep the read indexes (False only in verify()'s lean fold, which nobody reads)
 
     @_gc_paused
