@@ -43,6 +43,7 @@ from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
 from .view import StoreView, item_status
 
 RECORD_KIND = "knowledge"
+NO_CHECKPOINTS = 1 << 62  # CHECKPOINT_EVERY of a fold nothing re-folds (a replay, verify's fold): never reached
 MASK = (1 << 256) - 1
 _DEFAULT = "default"
 
@@ -1386,6 +1387,9 @@ class KnowledgeStore(JournalOwner):
                 skipped.add(r.payload["id"])
         st = cls(_replay=True)
         st._skip = skipped
+        # Read-only, with every retraction in it skipped from the start: nothing ever re-folds this store, so the
+        # per-key checkpoints a re-fold starts from would only cost time and memory.
+        st.CHECKPOINT_EVERY = NO_CHECKPOINTS
         wanted = sorted(set(at_positions))
         wi = 0
         for r in records:
@@ -1450,7 +1454,7 @@ class KnowledgeStore(JournalOwner):
         pre-scan of the same records). No retraction re-folds anything here, so no checkpoints are kept."""
         st = cls(_replay=True)
         st._skip = set(retracted) | plan.retracted
-        st.CHECKPOINT_EVERY = 1 << 62  # never reached: a forward fold with nothing to re-fold needs no checkpoint
+        st.CHECKPOINT_EVERY = NO_CHECKPOINTS  # a forward fold with nothing to re-fold needs no checkpoint
         st._indexed = False  # the read indexes (dependents, successors, subjects) serve re-folds and queries only
         later: dict[int, list[Item]] = {}  # position -> the items to let go of once it is folded
         items = st._items
