@@ -217,11 +217,19 @@ MEASURES = [
 BUCKETS = ((10, 1, 32), (100, 32, 316), (1000, 316, 3163))  # events on the key: ~10, ~100, ~1,000 (log-centred)
 
 
-def table(rows: list[dict]) -> str:
+def commit_of(checkout: str | None) -> str:
+    """The short commit of a checkout (the baseline's label), or "baseline" when git cannot say."""
+    if not checkout:
+        return "baseline"
+    out = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return out.stdout.strip() or "baseline"
+
+
+def table(rows: list[dict], baseline: str = "baseline") -> str:
     """solvi_lab beside the baseline checkout (when run) and solvi 1.3.0, with ratios other / solvi_lab."""
     by = {(r["impl"], r["n"]): r for r in rows}
     others = [i for i in ("solvi_lab@baseline", "solvi") if any(r["impl"] == i for r in rows)]
-    labels = {"solvi_lab@baseline": "baseline (57dcf55)", "solvi": "solvi 1.3.0"}
+    labels = {"solvi_lab@baseline": f"baseline ({baseline})", "solvi": "solvi 1.3.0"}
     head = "| items | measure | solvi_lab |" + "".join(f" {labels[o]} | {labels[o]} / solvi_lab |" for o in others)
     lines = [head, "|---:|---|---:|" + "---:|---:|" * len(others)]
     for n in sorted({r["n"] for r in rows}):
@@ -345,12 +353,14 @@ def main() -> int:
             "machine": machine,
             "profile": profile,
             "command": " ".join(sys.argv),
+            "baseline": commit_of(a.baseline) if a.baseline else None,
             "rows": rows,
         }
         (out / f"{stem}.json").write_text(json.dumps(meta, indent=1))
         plot(rows, out / f"{stem}_retraction_vs_key.png", f"retraction vs key history — {profile} profile")
+        tab = table(rows, meta["baseline"] or "baseline")
         md = (
-            f"Measured {meta['date']} on {machine} — profile `{profile}` — `{meta['command']}`\n\n{table(rows)}\n\n"
+            f"Measured {meta['date']} on {machine} — profile `{profile}` — `{meta['command']}`\n\n{tab}\n\n"
             f"Retraction time by events on the retracted item's key ({stem}_retraction_vs_key.png):\n\n"
             f"{bucket_table(rows)}\n"
         )

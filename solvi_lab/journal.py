@@ -1001,10 +1001,14 @@ class Journal:
             )
         return self._backend.get(position)
 
-    def verify(self, head: Any = None, *, exact: bool = False) -> VerifyReport:
+    def verify(
+        self, head: Any = None, *, exact: bool = False, visit: Callable[[Record], None] | None = None
+    ) -> VerifyReport:
         """Walk the whole chain again and report the first problem, if any (O(records), constant memory). With
         `head` (a kept `head()`), also report a journal shorter than it or differing at its count; with
-        exact=True also one longer than it (records appended after the head was kept: a forged tail, say)."""
+        exact=True also one longer than it (records appended after the head was kept: a forged tail, say).
+        `visit(record)` is called on each record that passed its check, in order (a reader that needs one pass
+        over the whole journal gets it from the walk instead of parsing every line again)."""
         expect = None if head is None else Head.parse(head)
         prev, n = GENESIS, 0
         fast = getattr(self._backend, "raw_lines", None)
@@ -1018,6 +1022,8 @@ class Journal:
                     r = _JsonlBackend._fast_check(line, rec, n, prev) or _check(rec, n, prev, str(self.path))
                 else:
                     r = _check(item.as_dict(), n, prev, str(self.path or "journal"))
+                if visit is not None:
+                    visit(r)
                 prev = r.hash
                 n += 1
                 if expect is not None and n == expect.count:

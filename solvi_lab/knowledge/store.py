@@ -38,12 +38,14 @@ from ..owner import JournalOwner, _check_upto
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
+from .release import ReleasePlan
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .staleness import Flag, FlagIndex, fact_key, validate_flag_target
 from .view import StoreView, item_status
 
 RECORD_KIND = "knowledge"
+NO_CHECKPOINTS = 1 << 62  # CHECKPOINT_EVERY of a fold nothing re-folds (a replay, verify's fold): never reached
 MASK = (1 << 256) - 1
 _DEFAULT = "default"
 
@@ -192,8 +194,9 @@ class KnowledgeStore(JournalOwner):
     """
 
     KINDS = (RECORD_KIND, DECISION_KIND)  # decisions are folded too: a "verified" item names one (of=)
-    CHECKPOINT_EVERY = 32  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
+    CHECKPOINT_EVERY = 16  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
     _read_only = ""  # why this store writes nothing (a rebuilt view); empty for a live store
+    _indexed = True  # keep the read indexes (False only in verify()'s lean fold, which nobody reads)
 
     @_gc_paused
     def __init__(
@@ -358,12 +361,13 @@ class KnowledgeStore(JournalOwner):
         if ks is None:
             ks = self._keys[it.key] = _Key(it.key)
         ks.item_ids.append(it.id)
-        for pid in it.derived_from:
-            self._dependents.setdefault(pid, []).append(it.id)
-        if it.supersedes:
-            self._successors.setdefault(it.supersedes, []).append(it.id)
-        if it.subject is not None:
-            self._by_subject.setdefault(it.subject, []).append(it.id)
+        if self._indexed:
+            for pid in it.derived_from:
+                self._dependents.setdefault(pid, []).append(it.id)
+            if it.supersedes:
+                self._successors.setdefault(it.supersedes, []).append(it.id)
+            if it.subject is not None:
+                self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
         self._apply_event(ks, pos)
         self._settle_digests(ks)
@@ -1455,6 +1459,10 @@ class KnowledgeStore(JournalOwner):
                 # known before the item's add is folded, so its why names who retracted it, as the live store's
                 self._retracted[p["id"]] = {"position": r.position, "by": p.get("by"), "why": p.get("why")}
         self._skip = skip
+        if self._read_only:
+            # Read-only, with every retraction in it skipped from the start: nothing ever re-folds this store, so
+            # the per-key checkpoints a re-fold starts from would only cost time and memory.
+            self.CHECKPOINT_EVERY = NO_CHECKPOINTS
         if at is None:
             self._fold(records)
             return
@@ -1546,20 +1554,21 @@ class KnowledgeStore(JournalOwner):
     def verify(self, head: Any = None) -> Verification:
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
-        The chain is checked first (streaming), then a second store is folded from the journal beside the live
-        one — every retracted item treated as never written, the definition retraction must meet — and the two
-        fingerprints are compared. verify() only reports: the live store is never replaced (peak memory is that
-        of two stores while it runs).
+        The chain is checked first (streaming), then the journal is folded a second time beside the live store —
+        every retracted item treated as never written, the definition retraction must meet — and the two
+        fingerprints are compared. verify() only reports: the live store is never replaced. The second fold is
+        the same fold, except that it lets go of each item and key once no later record reads it (their digests
+        are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
         if self.journal is None or self._read_only:
             raise BadInput("verify() needs the store's journal; call it on the live store.")
         self._catch_up()
-        chain = self.journal.verify(head=head)  # with a kept head: also refuse a cut or rewritten tail
+        plan = ReleasePlan()  # what the second fold may let go of, and when: noted during the chain walk
+        chain = self.journal.verify(head=head, visit=plan.see)  # with a kept head: also refuse a cut or rewritten tail
         if not chain:
             return Verification(False, False, False, chain.records, chain.problem)
         live = self.fingerprint()
-        replayed = KnowledgeStore.from_journal(self.journal, skip=set(self._retracted))
-        same = replayed.fingerprint() == live
+        same = KnowledgeStore._lean_fold(self.journal.records(0, chain.records), self._retracted, plan) == live
         return Verification(
             same,
             True,
@@ -1567,6 +1576,47 @@ class KnowledgeStore(JournalOwner):
             chain.records,
             "" if same else "the live store differs from the replay of its journal; the live store is unchanged",
         )
+
+    @classmethod
+    @_gc_paused
+    def _lean_fold(cls, records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan) -> str:
+        """The fingerprint of the from-scratch fold of `records` with every retracted item skipped, folded by the
+        store's own fold but dropping each item and key after the last record that reads it (`plan`, from a
+        pre-scan of the same records). No retraction re-folds anything here, so no checkpoints are kept."""
+        st = cls._empty()
+        st._read_only = "verify()'s lean fold"
+        st._skip = set(retracted) | plan.retracted
+        st.CHECKPOINT_EVERY = NO_CHECKPOINTS  # a forward fold with nothing to re-fold needs no checkpoint
+        st._indexed = False  # the read indexes (dependents, successors, subjects) serve re-folds and queries only
+        later: dict[int, list[Item]] = {}  # position -> the items to let go of once it is folded
+        items = st._items
+        for r in records:
+            pos = r.position
+            st._fold((r,))
+            if r.kind == RECORD_KIND and r.payload.get("op") == "add":
+                it = items[item_id(pos)]
+                at = plan.release_position(it.id, it.key, pos)
+                if at > pos:
+                    later.setdefault(at, []).append(it)
+                else:
+                    st._release(it)
+            for it in later.pop(pos, ()):
+                st._release(it)
+            k = plan.key_ending_at(pos)
+            if k is not None and k in st._keys:
+                del st._keys[k]
+                st._open_set.pop(k, None)
+                st._question_keys.pop(k, None)
+        return st.fingerprint()
+
+    def _release(self, it: Item) -> None:
+        """Add an item's final digest to the item sum and drop it: no later record reads it (verify's fold)."""
+        self._touched.discard(it)
+        new = it.digest()
+        self._items_sum = (self._items_sum - it.contribution + new) & MASK
+        self._present += (new != 0) - (it.contribution != 0)
+        it.contribution = new
+        del self._items[it.id]
 
     # ---------------------------------------------------------------------------------------- exploration
     def frame(self):

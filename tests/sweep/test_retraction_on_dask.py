@@ -9,7 +9,7 @@ from solvi_lab.studies import retraction
 
 def _untimed(metrics: dict) -> dict:
     """Metrics that do not rest on timings (the claims in TIMING_KEYS compare measured times)."""
-    timing = {f"claim_{k}" for k in retraction.TIMING_KEYS}
+    timing = {f"{kind}_{k}" for k in retraction.TIMING_KEYS for kind in ("claim", "finding")}
     return {
         k: v
         for k, v in metrics.items()
