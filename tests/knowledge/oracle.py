@@ -39,7 +39,12 @@ the fold, and so are, by construction, every effect it had on others. The rules 
    the fact's value); then the user's gates, whose verdict is journaled with the item. A fact a gate holds is
    refused (never present); a rule a gate holds is a hypothesis until `promote`. A re-fold reads the journaled
    verdict: it never asks the gate again (the journal is the record of what was decided).
-7. **Retraction** (spec: "A retraction is exact"): the fold skips every item retracted before the position it is
+7. **Premises** (spec: "ConsistencyGate refuses an item whose premises are missing, retracted or refuted, or that
+   would refute its own premise"; "ks.retract(vip, ...) # with everything derived from it"): a fact written with
+   derived_from=[p] is retracted when p is retracted, refused when p is refused or refuted at that point of the
+   fold or when it holds another value on p's key. The check belongs to the fold, so a premise that a retraction
+   restores lets a once-refused item in (it was refused before any user gate ran: no verdict is in the journal).
+8. **Retraction** (spec: "A retraction is exact"): the fold skips every item retracted before the position it is
    folded to; `status()` of such an item is "retracted", and it is not present.
 
 Statuses are those of the specification: active, hypothesis, disputed, refuted, expired, retracted, plus "refused"
@@ -89,10 +94,11 @@ class Write:
     value: Any
     source: str
     supersedes: str | None = None
+    derived_from: tuple[str, ...] = ()
     valid: tuple | None = None
     reconfirm_after: Any = DEFAULT
     admitted_by_source: bool = True
-    gate_admits: bool = True
+    gate_admits: bool = True  # True also when no gate ran (the source or premise check refused it first)
 
 
 @dataclass
@@ -207,6 +213,14 @@ class Oracle:
         if not n.admitted_by_source:
             s.state[n.id] = "refused"
             return
+        for p in n.derived_from:
+            if s.state[p] == "retracted":  # with everything derived from it
+                s.state[n.id] = "retracted"
+                return
+            pw = s.writes[p]
+            if s.state[p] in ("refused", "refuted") or (pw.kind == "fact" and pw.key == n.key and pw.value != n.value):
+                s.state[n.id] = "refused"  # a premise not in the store, refuted, or refuted by this very item
+                return
         if not n.gate_admits and n.kind != "rule":
             s.state[n.id] = "refused"  # a fact a gate holds is never present
             return

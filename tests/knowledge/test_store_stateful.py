@@ -300,8 +300,9 @@ class OracleMachine(RuleBasedStateMachine):
             st.none(), st.tuples(st.one_of(st.none(), st.integers(0, 4)), st.one_of(st.none(), st.integers(0, 5)))
         ),
         reconfirm=st.sampled_from([DEFAULT, DEFAULT, DEFAULT, None, 1, 3]),
+        premise=st.one_of(st.none(), st.none(), st.integers(0, 1000)),
     )
-    def add_fact(self, s, r, o, source, bad_of, sup, valid, reconfirm):
+    def add_fact(self, s, r, o, source, bad_of, sup, valid, reconfirm, premise):
         now = self.now()
         key = (s, r)
         same = [i for i, w in now.writes.items() if w.kind == "fact" and w.key == key]
@@ -318,10 +319,23 @@ class OracleMachine(RuleBasedStateMachine):
                 kw["of"] = self.decided[o]
         if reconfirm != DEFAULT:
             kw["reconfirm_after"] = reconfirm
+        derived = ()
+        if premise is not None and now.writes:  # any earlier item: present, refuted, refused or retracted
+            ids = list(now.writes)
+            derived = (ids[premise % len(ids)],)
         source_ok = source in RANK_OF_SOURCE and of_ok
-        gate_ok = source_ok and self.gate_admits(now, "fact", key, o, source)
+        # the user's gates run only after the source and premise checks admit the item (spec: "Write gates")
+        consistent = all(
+            now.state[p] in LIVE
+            and not (now.writes[p].kind == "fact" and now.writes[p].key == key and now.writes[p].value != o)
+            for p in derived
+        )
+        gate_ok = not (source_ok and consistent) or self.gate_admits(now, "fact", key, o, source)
+        body = {"s": s, "r": r, "o": o}
         try:
-            iid = self.ks.add("fact", {"s": s, "r": r, "o": o}, source=source, supersedes=supersedes, valid=valid, **kw)
+            iid = self.ks.add(
+                "fact", body, source=source, supersedes=supersedes, valid=valid, derived_from=derived, **kw
+            )
         except WriteRefused as e:
             iid = e.item_id
         expect = self.model.add(
@@ -331,6 +345,7 @@ class OracleMachine(RuleBasedStateMachine):
             o,
             source,
             supersedes=supersedes,
+            derived_from=derived,
             valid=valid,
             reconfirm_after=reconfirm,
             admitted_by_source=source_ok,
