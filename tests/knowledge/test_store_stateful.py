@@ -2,8 +2,9 @@
 
 The replay folds the journal from scratch with every retracted item treated as never written, so this checks the
 incremental retraction (re-folding only the keys a retraction touches) against the definition. A second machine
-(OracleMachine) compares the store with an independent dict model of the rank, dispute and retraction rules, which
-can catch a wrong rule that a comparison with the store's own replay cannot."""
+(OracleMachine) compares the store with an independent model of the specification's rules (tests/knowledge/oracle.py:
+ranks, disputes, supersede, valid=, reconfirm_after and tick, premises, a write gate, retraction), which can catch a
+wrong rule that a comparison with the store's own replay cannot."""
 
 import json
 import os
@@ -242,8 +243,8 @@ class OracleGate(WriteGate):
 
 def _oracle_settings() -> settings:
     quick = quick_from_env()
-    examples = int(os.environ.get("SOLVI_LAB_ORACLE_EXAMPLES", "40" if quick else "150"))
-    steps = int(os.environ.get("SOLVI_LAB_ORACLE_STEPS", "30" if quick else "40"))
+    examples = int(os.environ.get("SOLVI_LAB_ORACLE_EXAMPLES", "150" if quick else "400"))
+    steps = int(os.environ.get("SOLVI_LAB_ORACLE_STEPS", "30" if quick else "50"))
     return settings(
         max_examples=examples,
         stateful_step_count=steps,
@@ -470,7 +471,6 @@ class OracleMachine(RuleBasedStateMachine):
         if not hasattr(self, "ks"):
             return
         ks, now = self.ks, self.now()
-        self.steps = getattr(self, "steps", 0) + 1
         assert ks.ticks == now.ticks
         assert {i: ks.status(i) for i in now.writes} == {i: now.status(i) for i in now.writes}
         present = [i for i in now.writes if now.present(i)]
