@@ -43,7 +43,8 @@ the fold, and so are, by construction, every effect it had on others. The rules 
    would refute its own premise"; "ks.retract(vip, ...) # with everything derived from it"): a fact written with
    derived_from=[p] is retracted when p is retracted, refused when p is refused or refuted at that point of the
    fold or when it holds another value on p's key. The check belongs to the fold, so a premise that a retraction
-   restores lets a once-refused item in (it was refused before any user gate ran: no verdict is in the journal).
+   restores lets a once-refused item in — unless a user gate held it: the gates rule on every item the source
+   check admits, so their verdict is in the journal for that re-fold (test_oracle_findings.py).
 8. **Retraction** (spec: "A retraction is exact"): the fold skips every item retracted before the position it is
    folded to; `status()` of such an item is "retracted", and it is not present.
 
@@ -98,7 +99,7 @@ class Write:
     valid: tuple | None = None
     reconfirm_after: Any = DEFAULT
     admitted_by_source: bool = True
-    gate_admits: bool = True  # True also when no gate ran (the source or premise check refused it first)
+    gate_admits: bool = True  # True also when no gate ran (no gates, or the source check refused it first)
 
 
 @dataclass
