@@ -937,9 +937,12 @@ class KnowledgeStore(JournalOwner):
         cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
         verdicts: list[dict[str, Any]] = []
         base = SourceGate().admit(self, cand)
+        source_ok = base.admit
         if base.admit:
             base = ConsistencyGate().admit(self, cand)
-        if base.admit:
+        # The user's gates rule on every item the source check admits, even one the premise check refuses now: a
+        # retraction can make its premises sound in the re-fold, which reads the verdicts from the journal.
+        if source_ok:
             for g in self.gates:
                 v = g.admit(self, cand, _Shadow(self, dict(payload)))
                 if not isinstance(v, Verdict):
