@@ -480,7 +480,10 @@ class KnowledgeStore(JournalOwner):
             it.confirmations += 1
             it.clock_rule = stronger_rule(it.clock_rule, p.get("rule"))
             self._touch(it)
-            if it.state == "hypothesis" and p.get("source") in ("outcome", "person"):
+            # A confirmation activates a hypothesis written as one; a behaviour item a gate held waits for
+            # promote() (spec, "Write gates": it stays a hypothesis, and its promotion is journaled with who and why).
+            held = it.kind in BEHAVIOUR_KINDS and any(not v.get("admit") for v in it.verdicts)
+            if it.state == "hypothesis" and not held and p.get("source") in ("outcome", "person"):
                 self._set(ks, it, "active", pos, f"confirmed by {p.get('by')}")
                 if it.kind == "fact":
                     self._contend(ks, it, pos, clock)

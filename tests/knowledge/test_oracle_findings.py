@@ -30,3 +30,25 @@ def test_a_gate_rules_on_an_item_the_premise_check_refused():
     ks.retract(o, by="ann", why="wrong customer")
     assert ks.status(p) == "active" and ks.status(d) == "refused"
     assert ks.fingerprint() == ks.rebuild().fingerprint()
+
+
+class HoldOddRules(WriteGate):
+    name = "odd"
+
+    def admit(self, store, item, shadow):
+        return Verdict(not (item.kind == "rule" and item.body.get("n", 0) % 2), "odd rules wait for a person")
+
+
+def test_a_confirmation_does_not_promote_a_rule_a_gate_held():
+    """confirm() re-confirms an item as it stands; a rule a gate held stays a hypothesis until promote() (spec,
+    "Write gates"), which journals who promoted it. Before, a person's confirm() activated it with no promotion."""
+    ks = KnowledgeStore(gates=[HoldOddRules()])
+    held = ks.add("rule", {"name": "r", "n": 1}, source="person")
+    asked = ks.add("rule", {"name": "h", "n": 2}, source="person", hypothesis=True)
+    ks.confirm(held, by="ann")
+    ks.confirm(asked, by="ann")
+    assert (ks.status(held), ks.item(held)["promoted"]) == ("hypothesis", None)
+    assert ks.status(asked) == "active"  # written as a hypothesis, no gate held it: a confirmation settles it
+    ks.promote(held, by="ann", why="checked by hand")
+    assert ks.status(held) == "active" and ks.item(held)["promoted"]["by"] == "ann"
+    assert ks.fingerprint() == ks.rebuild().fingerprint()
