@@ -27,6 +27,7 @@ import hashlib
 import heapq
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -207,7 +208,13 @@ class KnowledgeStore(JournalOwner):
         gates: Iterable[WriteGate] = (),
         timestamps: Callable[[], float] | None = None,
         expect_head: Any = None,
+        **older: Any,
     ):
+        if set(older) - {"clock"}:
+            raise TypeError(f"KnowledgeStore() got unexpected keyword arguments {sorted(set(older) - {'clock'})}")
+        if "clock" in older:  # the older name of `timestamps`
+            warnings.warn("KnowledgeStore(clock=...) is now timestamps=...", DeprecationWarning, stacklevel=2)
+            timestamps = older["clock"]
         if path is not None and journal is not None:
             raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
         self._configure(gates)
