@@ -72,6 +72,12 @@ def _parser() -> argparse.ArgumentParser:
         "each summary beside the seed-0 table",
     )
     rep.add_argument("--workers", type=int, default=None, help="sweep workers (default: usable cores)")
+    rep.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks run at once, each in a Dask worker process (default: usable cores; 1: one after the other)",
+    )
     _parameter_option(rep, "set a parameter in every study run (e.g. -p seed 1)")
     _common(rep)
 
@@ -176,6 +182,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         raise BadInput(f"--seeds {args.seeds}: give a number of seeds in 0..10000 (0: no sweep).")
     if args.workers is not None and args.workers < 0:
         raise BadInput(f"--workers {args.workers}: give 0 (serial) or a positive number of worker processes.")
+    if args.jobs is not None and args.jobs < 1:
+        raise BadInput(f"--jobs {args.jobs}: give 1 (one notebook after the other) or more notebooks at once.")
     _check_out(args.out)
     runs = reproduce.reproduce(
         args.out,
@@ -185,6 +193,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         seeds=args.seeds,
         workers=args.workers,
+        jobs=args.jobs,
     )
     for r in runs:
         print(reproduce.describe_run(r))
