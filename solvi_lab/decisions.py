@@ -137,16 +137,7 @@ class DecisionLog(JournalOwner):
 
     def _apply(self, record: Record) -> None:
         """Fold one decision record: the live writes and the rebuild both go through here."""
-        p = record.payload
-        d = Decision(
-            decision_id(record.position),
-            p["name"],
-            p["given"],
-            p["answer"],
-            p["answered_by"],
-            p.get("guarantee"),
-            record.position,
-        )
+        d = read_decision(record)
         self._decisions[d.id] = d
         self._scanned = max(self._scanned, record.position + 1)
 

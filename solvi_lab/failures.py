@@ -28,7 +28,7 @@ from typing import Any
 from .checks import HardCheck, install
 from .errors import BadInput
 from .journal import Journal, json_value, register_kind
-from .owner import JournalOwner
+from .owner import JournalOwner, missing_owner
 from .validation import ANY, Opt, need_int, op_shapes, writing_call
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
@@ -128,11 +128,7 @@ class FailureMemory(JournalOwner):
         """
         mem = super().from_journal(journal, upto, **options)
         if not mem._opened and upto is None:
-            names = sorted({r.payload.get("name") for r in journal.records(kind=FAILURE_KIND)})
-            raise BadInput(
-                f"no failure memory named {mem.name!r} in this journal (found {names or 'none'}); pass one of "
-                "those names."
-            )
+            raise missing_owner(journal, FAILURE_KIND, "name", mem.name, "failure memory")
         return mem
 
     def _owns(self, record: Any) -> bool:

@@ -161,6 +161,12 @@ class JournalOwner:
         self.close()
 
 
+def missing_owner(journal: Journal, kind: str, field: str, name: str, what: str, label: str = "found") -> BadInput:
+    """The error for from_journal when the journal holds no owner of that name (owners told apart by `field`)."""
+    names = sorted({r.payload.get(field) for r in journal.records(kind=kind)})
+    return BadInput(f"no {what} named {name!r} in this journal ({label}: {names or 'none'}); pass one of those names.")
+
+
 def _check_upto(journal: Any, upto: Any) -> int | None:
     if not isinstance(journal, Journal):
         raise BadInput(

@@ -37,7 +37,7 @@ from typing import Any
 from .codehash import code_fingerprint
 from .errors import BadInput
 from .journal import Journal, register_kind
-from .owner import JournalOwner
+from .owner import JournalOwner, missing_owner
 from .prediction import Prediction
 from .validation import ANY, Opt, need_int, op_shapes, shape, writing_call
 
@@ -215,11 +215,7 @@ class _Policy(JournalOwner):
         """
         policy = super().from_journal(journal, upto, **options)
         if not policy._opened and upto is None:
-            names = sorted({r.payload.get("policy") for r in journal.records(kind=POLICY_KIND)})
-            raise BadInput(
-                f"no {cls.__name__} named {policy.name!r} in this journal (policies found: {names or 'none'}); "
-                "pass one of those names."
-            )
+            raise missing_owner(journal, POLICY_KIND, "policy", policy.name, cls.__name__, "policies found")
         return policy
 
     def _owns(self, record: Any) -> bool:
