@@ -225,6 +225,26 @@ def commit_of(checkout: str | None) -> str:
     return out.stdout.strip() or "baseline"
 
 
+def portable_command(argv: list[str], baseline: str | None) -> str:
+    """The command line as recorded in the results: the script relative to the repository, the baseline checkout
+    named by its commit and the output folder left out, so no path of this machine ends up in a committed file."""
+    args, skip = [], False
+    for i, arg in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if i == 0:
+            args.append("benchmarks/store_scale.py")
+        elif arg == "--baseline":
+            args += ["--baseline", f"<checkout of {commit_of(baseline)}>"]
+            skip = True
+        elif arg == "--out":
+            skip = True
+        else:
+            args.append(arg)
+    return " ".join(args)
+
+
 def table(rows: list[dict], baseline: str = "baseline") -> str:
     """solvi_lab beside the baseline checkout (when run) and solvi 1.3.0, with ratios other / solvi_lab."""
     by = {(r["impl"], r["n"]): r for r in rows}
@@ -352,7 +372,7 @@ def main() -> int:
             "date": time.strftime("%Y-%m-%d %H:%M"),
             "machine": machine,
             "profile": profile,
-            "command": " ".join(sys.argv),
+            "command": portable_command(sys.argv, a.baseline),
             "baseline": commit_of(a.baseline) if a.baseline else None,
             "rows": rows,
         }

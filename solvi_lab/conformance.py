@@ -37,7 +37,7 @@ from typing import Any
 from .errors import BadInput, SolviLabError
 from .journal import Journal, register_kind
 from .owner import JournalOwner
-from .validation import ANY, shape
+from .validation import ANY, need_int, shape
 
 __all__ = ["OwnerCase", "ConformanceError", "check_journal_owner", "problems", "NOISE_KIND"]
 
@@ -70,6 +70,17 @@ class OwnerCase:
     state: Callable[[Any], Any] = field(default=lambda owner: owner.state())
     portable_state: Callable[[Any], Any] | None = None
 
+    def __post_init__(self) -> None:
+        if not (isinstance(self.cls, type) and issubclass(self.cls, JournalOwner)):
+            raise BadInput(
+                f"OwnerCase {self.name!r}: cls must be a JournalOwner subclass (solvi_lab.owner), got {self.cls!r}."
+            )
+        for what in ("make", "step", "state"):
+            if not callable(getattr(self, what)):
+                raise BadInput(f"OwnerCase {self.name!r}: {what} must be a callable, see the OwnerCase docstring.")
+        if not isinstance(self.options, dict):
+            raise BadInput(f"OwnerCase {self.name!r}: options must be a dict of from_journal/open keywords.")
+
 
 def _run(case: OwnerCase, journal: Journal, seed: int, steps: int, noise: bool, start: int = 0, owner: Any = None):
     """Drive the owner for steps [start, steps); return (owner, {journal position: state}, problems)."""
@@ -100,6 +111,11 @@ def _draw(rng: random.Random, noise_rng: random.Random) -> tuple[int, bool]:
 
 def problems(case: OwnerCase, *, seeds: tuple[int, ...] = (0, 1, 2), steps: int = 40, tmp: Path | None = None):
     """Every failed check for this case, as sentences (empty when the owner conforms)."""
+    if not isinstance(case, OwnerCase):
+        raise BadInput(f"problems() takes an OwnerCase, got {type(case).__name__}; build one with OwnerCase(...).")
+    if isinstance(seeds, (str, bytes)) or not seeds or not all(type(x) is int for x in seeds):
+        raise BadInput(f"seeds must be a non-empty tuple of ints, e.g. (0, 1, 2); got {seeds!r}.")
+    need_int("steps", steps, min=2, hint="random calls per run, e.g. 40")
     found: list[str] = []
     cls, opts = case.cls, case.options
     for seed in seeds:

@@ -40,6 +40,7 @@ from .errors import BadParameter, SolviLabError
 from .machine import usable_cores
 from .notebook import atomic_write_text
 from .studies import registry
+from .validation import need_int
 
 KERNEL_NAME = "python3"
 QUICK_ENV = "SOLVI_LAB_QUICK"
@@ -358,6 +359,8 @@ def reproduce(
     """
     from .report import build_report
 
+    if jobs is not None:
+        need_int("jobs", jobs, min=1, hint="notebooks at once; 1 runs them one after the other")
     studies = registry.select(only)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

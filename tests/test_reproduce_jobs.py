@@ -27,3 +27,14 @@ def test_the_longest_notebooks_start_first() -> None:
     order = [i.name for i in reproduce.start_order(registry.select(None))]
     assert order[:4] == ["retraction", "taubench_action_model", "toy_crafting", "explore"]
     assert sorted(order) == sorted(i.name for i in registry.select(None))
+
+
+def test_jobs_must_be_a_positive_count(tmp_path: Path) -> None:
+    import pytest
+
+    from solvi_lab.errors import BadInput
+
+    for bad in (0, True, "2"):
+        with pytest.raises(BadInput, match="jobs"):
+            reproduce.reproduce(tmp_path, quick=True, only=["example"], progress=False, jobs=bad)
+    assert not (tmp_path / "example").exists()  # refused before anything ran

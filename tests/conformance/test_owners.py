@@ -96,3 +96,16 @@ def test_open_starts_then_continues_the_owner_in_a_file(tmp_path):
         fm.failed("a", why="no")
     with FailureMemory.open(path, name="m") as again:
         assert again.window == 4 and again.blocked() == ["a"]
+
+
+def test_bad_cases_and_arguments_say_what_to_pass():
+    with pytest.raises(BadInput, match="cls must be a JournalOwner subclass"):
+        OwnerCase("x", dict, make=lambda j: None, step=lambda o, r: None)
+    with pytest.raises(BadInput, match="step must be a callable"):
+        OwnerCase("x", FailureMemory, make=lambda j: None, step=None)
+    with pytest.raises(BadInput, match="seeds must be a non-empty tuple of ints"):
+        problems(CASES[0], seeds=())
+    with pytest.raises(BadInput, match="steps"):
+        problems(CASES[0], steps=True)
+    with pytest.raises(BadInput, match="takes an OwnerCase"):
+        problems("failure memory")
