@@ -28,7 +28,7 @@ from typing import Any
 from .checks import HardCheck, install
 from .errors import BadInput
 from .journal import Journal, json_value, register_kind
-from .owner import JournalOwner, missing_owner
+from .owner import JournalOwner, missing_owner, refuse_second_owner
 from .validation import ANY, Opt, need_int, op_shapes, writing_call
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
@@ -79,11 +79,7 @@ class FailureMemory(JournalOwner):
     ):
         self._configure(window, unit, max_blocked, min_open, name)
         journal = self._attach(journal)
-        if any(r.payload.get("name") == name for r in journal.records(kind=FAILURE_KIND)):
-            raise BadInput(
-                f"this journal already holds a failure memory named {name!r}; continue it with "
-                f"FailureMemory.from_journal(journal, name={name!r}) or choose another name."
-            )
+        refuse_second_owner(journal, FAILURE_KIND, "name", name, "failure memory", "FailureMemory")
         self._write(
             FAILURE_KIND,
             {

@@ -161,6 +161,16 @@ class JournalOwner:
         self.close()
 
 
+def refuse_second_owner(journal: Journal, kind: str, field: str, name: str, what: str, cls: str) -> None:
+    """Raise BadInput when `journal` already holds an owner `name` (owners told apart by `field`): a new one would
+    fold records it never wrote. `what` names the owner in prose, `cls` its class."""
+    if any(r.payload.get(field) == name for r in journal.records(kind=kind)):
+        raise BadInput(
+            f"this journal already holds a {what} named {name!r}; continue it with {cls}.from_journal(journal, "
+            f"name={name!r}) (or {cls}.open(path, name={name!r})), or choose another name."
+        )
+
+
 def missing_owner(journal: Journal, kind: str, field: str, name: str, what: str, label: str = "found") -> BadInput:
     """The error for from_journal when the journal holds no owner of that name (owners told apart by `field`)."""
     names = sorted({r.payload.get(field) for r in journal.records(kind=kind)})

@@ -37,7 +37,7 @@ from typing import Any
 from .codehash import code_fingerprint
 from .errors import BadInput
 from .journal import Journal, register_kind
-from .owner import JournalOwner, missing_owner
+from .owner import JournalOwner, missing_owner, refuse_second_owner
 from .prediction import Prediction
 from .validation import ANY, Opt, need_int, op_shapes, shape, writing_call
 
@@ -165,15 +165,6 @@ def _journal_of(store: Any, journal: Any, what: str) -> Any:
     return journal
 
 
-def _refuse_second_owner(journal: Journal, kind: str, field: str, name: str, cls: str) -> None:
-    """A new owner on a journal that already holds one of that name would fold records it never wrote."""
-    if any(r.payload.get(field) == name for r in journal.records(kind=kind)):
-        raise BadInput(
-            f"this journal already holds a {cls} named {name!r}; continue it with {cls}.from_journal(journal, "
-            f"name={name!r}) (or {cls}.open(path, name={name!r})), or choose another name."
-        )
-
-
 class _Policy(JournalOwner):
     """What both policies share: the journal, the episode counter, the opening record and the decision records.
 
@@ -191,7 +182,7 @@ class _Policy(JournalOwner):
 
     def _start(self, journal: Journal | None, name: str, config: dict[str, Any]) -> None:
         journal = self._attach(journal)
-        _refuse_second_owner(journal, POLICY_KIND, "policy", name, type(self).__name__)
+        refuse_second_owner(journal, POLICY_KIND, "policy", name, type(self).__name__, type(self).__name__)
         self._write(POLICY_KIND, {"policy": name, "op": "open", "rule": self.RULE, **config})
 
     def _reset(self, name: str) -> None:
@@ -589,7 +580,7 @@ class LearnedGate(JournalOwner):
     ) -> None:
         self._configure(name, expiry, floor, reopen_support, reopen_rate)
         journal = self._attach(_journal_of(store, journal, "LearnedGate"))
-        _refuse_second_owner(journal, GATE_KIND, "gate", name, "LearnedGate")
+        refuse_second_owner(journal, GATE_KIND, "gate", name, "LearnedGate", "LearnedGate")
 
     def _configure(self, name: Any, expiry: Any, floor: Any, reopen_support: Any, reopen_rate: Any) -> None:
         self.name = _check_name(name, "a LearnedGate")

@@ -178,13 +178,10 @@ def exactness_on_client(client: Any, journal: Any, checks: list[tuple[int, str, 
     """The from-scratch exactness checks on a Dask client: for each (journal position just before the retraction,
     retracted item, fingerprint just after it), whether the journal replayed up to that position without the item
     has that fingerprint. Independent of each other, so they split across workers; the journal is sent once."""
-    workers = max(1, len(client.scheduler_info()["workers"]))
-    # The records, not the Journal: a journal holds its file lock and handles, which never leave this process.
-    [shared] = client.scatter([list(journal)], broadcast=True)
-    size = max(1, -(-len(checks) // (4 * workers)))  # a few chunks per worker: balanced, little overhead
-    chunks = [checks[i : i + size] for i in range(0, len(checks), size)]
-    futures = [client.submit(_exact_chunk, shared, chunk, pure=False) for chunk in chunks]
-    return [ok for part in client.gather(futures) for ok in part]
+    checks_on = _ChecksOnClient(client, journal, len(checks))
+    for check in checks:
+        checks_on.add(check)
+    return checks_on.results()
 
 
 def _exact_chunk(records: list[Any], checks: list[tuple[int, str, str]], later: list[Any] = ()) -> list[bool]:
@@ -211,6 +208,7 @@ class _ChecksOnClient:
         workers = max(1, len(client.scheduler_info()["workers"]))
         self.size = max(1, -(-total // (4 * workers)))  # a few chunks per worker: balanced, little overhead
         self.start = journal.position
+        # The records, not the Journal: a journal holds its file lock and handles, which never leave this process.
         [self.base] = client.scatter([list(journal)], broadcast=True)
         self.pending: list[tuple[int, str, str]] = []
         self.futures: list[Any] = []
