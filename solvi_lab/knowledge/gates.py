@@ -80,29 +80,33 @@ class ConsistencyGate(WriteGate):
 
 
 def source_check(kind: Any, body: Any, source: Any, of: Any, decisions: dict[str, tuple]) -> Verdict:
+    """The source rules as a Verdict (the gate's answer)."""
+    why = source_refusal(kind, body, source, of, decisions)
+    return Verdict(True, "source ok") if why is None else Verdict(False, why)
+
+
+def source_refusal(kind: Any, body: Any, source: Any, of: Any, decisions: dict[str, tuple]) -> str | None:
+    """Why the source rules refuse an item, or None when they admit it (the fold's hot path: no Verdict)."""
     if kind not in KINDS:
-        return Verdict(False, f"kind {kind!r} is not one of {KINDS}")
+        return f"kind {kind!r} is not one of {KINDS}"
     if source not in SOURCES:
-        return Verdict(
-            False, f"source {source!r} is not one of {tuple(RANK)}: the system's own answers never become knowledge"
-        )
+        return f"source {source!r} is not one of {tuple(RANK)}: the system's own answers never become knowledge"
     if kind == "fact":
-        if not isinstance(body, dict) or not {"s", "r", "o"} <= set(body):
-            return Verdict(False, "a fact's body is {'s': subject, 'r': relation, 'o': value}")
+        if not isinstance(body, dict) or "s" not in body or "r" not in body or "o" not in body:
+            return "a fact's body is {'s': subject, 'r': relation, 'o': value}"
         if not isinstance(body["r"], str):
-            return Verdict(False, f"a fact's relation 'r' is a string, got {body['r']!r}")
+            return f"a fact's relation 'r' is a string, got {body['r']!r}"
     if source == "verified":
         if of is None:
-            return Verdict(False, "a 'verified' item needs of=<a recorded decision id>")
+            return "a 'verified' item needs of=<a recorded decision id>"
         info = decisions.get(of)
         if info is None:
-            return Verdict(False, f"of={of!r} names no recorded decision")
+            return f"of={of!r} names no recorded decision"
         answered_by, guarantee, answer = info
         if answered_by != "system2" or guarantee is None:
-            return Verdict(
-                False,
+            return (
                 f"decision {of} was not answered by System 2 alone under a guarantee "
-                f"(answered_by={answered_by!r}, guarantee={guarantee!r})",
+                f"(answered_by={answered_by!r}, guarantee={guarantee!r})"
             )
         if kind == "fact":
             matches = canonical(answer) == canonical(body["o"]) or (
@@ -111,5 +115,5 @@ def source_check(kind: Any, body: Any, source: Any, of: Any, decisions: dict[str
                 and canonical([answer["s"], answer["r"], answer["o"]]) == canonical([body["s"], body["r"], body["o"]])
             )
             if not matches:
-                return Verdict(False, f"decision {of} answered {answer!r}, which does not match the fact")
-    return Verdict(True, "source ok")
+                return f"decision {of} answered {answer!r}, which does not match the fact"
+    return None

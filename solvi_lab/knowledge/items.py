@@ -149,30 +149,39 @@ class Item:
     )
 
     def __init__(self, pos: int, p: dict[str, Any], key: str, clock: int):
-        self.id = item_id(pos)
+        # The fold's hottest constructor (once per add record): plain assignments, reset() inlined.
+        get = p.get
+        self.id = f"k{pos}"
         self.pos = pos
-        self.kind = p.get("kind")
-        body = p.get("body")
-        if type(body) is dict:  # share key strings and short values between items: memory at 10^6
-            body = {sys.intern(k): (sys.intern(v) if type(v) is str and len(v) <= 40 else v) for k, v in body.items()}
+        kind = self.kind = get("kind")
+        body = get("body")
+        if isinstance(body, dict):
+            intern = sys.intern
+            if type(body) is dict:  # share key strings and short values between items: memory at 10^6
+                body = {intern(k): (intern(v) if type(v) is str and len(v) <= 40 else v) for k, v in body.items()}
+            # Comparison keys: repr of values parsed from canonical JSON (deterministic, cheaper than re-encoding).
+            if kind == "fact":
+                self.value = intern(repr(body["o"])) if "o" in body else None
+                self.subject = intern(repr(body["s"])) if "s" in body else None
+            else:
+                self.value = self.subject = None
+        else:
+            self.value = self.subject = None
         self.body = body
-        self.scope = p.get("scope")
-        self.source = p.get("source")
-        self.by = p.get("by")
-        self.evidence = p.get("evidence")
-        self.derived_from = tuple(p.get("derived_from") or ())
-        self.supersedes = p.get("supersedes")
-        self.valid = p.get("valid")
-        self.of = p.get("of")
-        self.reconfirm_rule = p.get("reconfirm_after", "default")
-        self.hypothesis_req = bool(p.get("hypothesis"))
-        self.verdicts = p.get("verdicts") or ()
+        self.scope = get("scope")
+        source = self.source = get("source")
+        self.by = get("by")
+        self.evidence = get("evidence")
+        derived = get("derived_from")
+        self.derived_from = tuple(derived) if derived else ()
+        self.supersedes = get("supersedes")
+        self.valid = get("valid")
+        self.of = get("of")
+        rule = self.reconfirm_rule = get("reconfirm_after", "default")
+        self.hypothesis_req = bool(get("hypothesis"))
+        self.verdicts = get("verdicts") or ()
         self.clock = clock
         self.key = key
-        body = self.body if isinstance(self.body, dict) else {}
-        # Comparison keys: repr of values parsed from canonical JSON (deterministic, cheaper than re-encoding).
-        self.value = sys.intern(repr(body.get("o"))) if self.kind == "fact" and "o" in body else None
-        self.subject = sys.intern(repr(body.get("s"))) if self.kind == "fact" and "s" in body else None
         self.guarantee = None
         self.refusal = None  # write-time static refusal reason (bad kind/source, ...), never changes
         self.contribution = 0
@@ -180,7 +189,21 @@ class Item:
         # add and never changes after it, so the count is reported while the item is present and 0 otherwise.
         self.uses = 0
         self.wrong_uses = 0
-        self.reset()
+        # the fold state, as reset() sets it
+        self.state = None
+        self.why = ""
+        self.refuted_by = None
+        self.invalidated_at = None
+        self.confirmations = 0
+        self.refutations = 0
+        self.confirmed_pos = pos
+        self.confirmed_clock = clock
+        self.clock_rule = rule if rule != "default" else RECONFIRM_DEFAULTS.get((kind, source))
+        self.restored_under = None
+        self.version = 1
+        self.promoted = None
+        self.hist = []
+        self.before_refute = None
 
     def reset(self) -> None:
         self.state: str | None = None  # an ItemStatus value once its add record is folded; None before
@@ -217,9 +240,23 @@ class Item:
         return _fold_fields(self)
 
     def set_fold_state(self, s: tuple) -> None:
-        """Put back a `fold_state()` (a re-fold restarting from a checkpoint)."""
-        for name, value in zip(FOLD_FIELDS, s, strict=True):
-            setattr(self, name, value)
+        """Put back a `fold_state()` (a re-fold restarting from a checkpoint). One unpacking, in FOLD_FIELDS order
+        (tests/knowledge/test_items.py checks the two agree): a re-fold restores every live item of a busy key."""
+        (
+            self.state,
+            self.why,
+            self.refuted_by,
+            self.invalidated_at,
+            self.confirmations,
+            self.refutations,
+            self.confirmed_pos,
+            self.confirmed_clock,
+            self.clock_rule,
+            self.restored_under,
+            self.version,
+            self.promoted,
+            self.before_refute,
+        ) = s
 
     @property
     def present(self) -> bool:

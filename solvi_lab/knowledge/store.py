@@ -37,7 +37,7 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
 from ..owner import JournalOwner, _check_upto
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
-from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
+from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_refusal
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
 from .release import ReleasePlan
 from .snapshot import rolled_back_premises
@@ -358,9 +358,9 @@ class KnowledgeStore(JournalOwner):
         it = Item(pos, p, sys.intern(p["key"]), self.ticks)
         if it.scope is not None:  # identical scopes share one dict (they are never mutated): memory at 10^6
             it.scope = self._scopes.setdefault(repr(it.scope), it.scope)
-        v = source_check(it.kind, it.body, it.source, it.of, self._decision_info)
-        if not v.admit:
-            it.refusal = v.reason
+        refusal = source_refusal(it.kind, it.body, it.source, it.of, self._decision_info)
+        if refusal is not None:
+            it.refusal = refusal
         elif it.source == "verified":
             it.guarantee = self._decision_info[it.of][1]
         self._items[it.id] = it
@@ -376,7 +376,7 @@ class KnowledgeStore(JournalOwner):
             if it.subject is not None:
                 self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
-        self._apply_event(ks, pos)
+        self._apply_add(ks, it, pos)  # _apply_event's path for an add, without the dispatch
         self._settle_digests(ks)
         if len(ks.events) % self.CHECKPOINT_EVERY == 0:
             self._add_checkpoint(ks)
@@ -398,7 +398,12 @@ class KnowledgeStore(JournalOwner):
         lazily, see _flush_digests)."""
         if len(self._touched) > 65536:  # bound the pending set (memory of a million-item rebuild)
             self._flush_digests()
-        if ks.questions and ks.q_settled < len(ks.questions):
+        if not ks.questions:  # most keys never see a dispute (an open question is always in `questions`)
+            if ks.key in self._question_keys:
+                self._open_set.pop(ks.key, None)
+                self._question_keys.pop(ks.key, None)
+            return
+        if ks.q_settled < len(ks.questions):
             self._settle_questions(ks)
         if ks.open_q is not None:
             self._open_set[ks.key] = None
@@ -431,13 +436,23 @@ class KnowledgeStore(JournalOwner):
             self._keys_sum = (self._keys_sum + delta) & MASK
 
     def _set(self, ks: _Key, it: Item, state: str, pos: int, why: str = "") -> None:
-        was_live = it.state in LIVE
-        it.set_state(state, pos, why)
-        if state in LIVE and not was_live:
-            ks.live[it.id] = it
-        elif state not in LIVE and was_live:
-            ks.live.pop(it.id, None)
-        self._touch(it)
+        old = it.state
+        if state != old:  # Item.set_state, inlined (the fold's most frequent call)
+            it.state = state
+            h = it.hist
+            if h and h[-2] == pos:
+                h[-1] = state
+            else:
+                h.append(pos)
+                h.append(state)
+            if state in LIVE:
+                if old not in LIVE:
+                    ks.live[it.id] = it
+            elif old in LIVE:
+                ks.live.pop(it.id, None)
+        if why:
+            it.why = why
+        self._touched.add(it)
 
     def _touch(self, it: Item) -> None:
         self._touched.add(it)
@@ -573,42 +588,51 @@ class KnowledgeStore(JournalOwner):
             self._settle(ks, pos)
 
     def _contend(self, ks: _Key, n: Item, pos: int, clock: int) -> None:
-        """Apply the rank rules between newcomer n and the live contenders of its key."""
+        """Apply the rank rules between newcomer n and the live contenders of its key. (Item.expired and
+        stronger_rule are inlined: this loop runs over every live contender of a busy key on every add.)"""
         n_hyp = n.state == "hypothesis"
+        n_value, n_source = n.value, n.source
+        n_rank = RANK[n_source]
         others = [c for c in ks.live.values() if c is not n]
         # First: does n lose outright? Then it changes nothing else.
-        if n.source != "outcome" or n_hyp:
+        if n_source != "outcome" or n_hyp:
+            sup = n.supersedes
             for c in others:
-                if c.value == n.value or c.expired(clock) or c.id == n.supersedes:
+                if c.value == n_value or c.state == "hypothesis" or c.id == sup:
                     continue
-                c_hyp = c.state == "hypothesis"
-                if (n_hyp and not c_hyp and RANK[c.source] >= RANK[n.source]) or (
-                    not n_hyp and not c_hyp and RANK[c.source] > RANK[n.source]
-                ):
-                    self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n.source})")
+                rule = c.clock_rule
+                if rule is not None and clock - c.confirmed_clock >= rule:
+                    continue  # expired: it cannot make n lose
+                c_rank = RANK[c.source]
+                if c_rank > n_rank or (n_hyp and c_rank == n_rank):
+                    self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n_source})")
                     return
+        touched = self._touched
+        confirms = not n_hyp and n_source in ("outcome", "person")
+        n_rule = n.clock_rule
         for c in others:
-            if c.value == n.value:
+            if c.value == n_value:
                 c.confirmations += 1
-                self._touch(c)
-                if not n_hyp and n.source in ("outcome", "person"):
+                touched.add(c)
+                if confirms:
                     c.confirmed_pos, c.confirmed_clock = pos, clock
-                    c.clock_rule = stronger_rule(c.clock_rule, n.clock_rule)
-                    if c.state == "hypothesis" and n.source == "outcome":
+                    rule = c.clock_rule
+                    c.clock_rule = None if rule is None or n_rule is None else max(rule, n_rule)
+                    if n_source == "outcome" and c.state == "hypothesis":
                         self._set(ks, c, "active", pos, f"confirmed by observation {n.id}")
                 continue
-            c_hyp = c.state == "hypothesis"
-            if c.expired(clock):
+            rule = c.clock_rule
+            if rule is not None and clock - c.confirmed_clock >= rule:
                 self._refute(ks, c, n.id, pos, f"expired, then contradicted by {n.id}")
             elif n_hyp:
                 continue  # a hypothesis never refutes or disputes; it is shown as a hint beside the fact
-            elif n.source == "outcome":
+            elif n_source == "outcome":
                 self._refute(ks, c, n.id, pos, f"contradicted by observation {n.id}")
-            elif c_hyp:
-                if RANK[n.source] >= RANK[c.source]:
-                    self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n.source})")
-            elif RANK[n.source] > RANK[c.source]:
-                self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n.source} outranks {c.source})")
+            elif c.state == "hypothesis":
+                if n_rank >= RANK[c.source]:
+                    self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n_source})")
+            elif n_rank > RANK[c.source]:
+                self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n_source} outranks {c.source})")
             # equal rank: a dispute, settled below
 
     def _settle(self, ks: _Key, pos: int) -> None:
