@@ -128,6 +128,9 @@ def _hist_upto(hist: list, last: int) -> list:
     return hist[:n]
 
 
+_SIDE = frozenset({ItemStatus.ACTIVE.value, ItemStatus.DISPUTED.value})  # live and not a hypothesis: takes a side
+
+
 def _event_pos(ev: Any) -> int:
     return ev if type(ev) is int else ev[0]
 
@@ -149,6 +152,8 @@ class _Key:
         "q_digests",
         "q_settled",
         "checkpoints",
+        "sides",
+        "disputed",
     )
 
     def __init__(self, key: str):
@@ -162,6 +167,20 @@ class _Key:
         self.q_digests: Any = ()  # digest of each question, parallel to `questions`
         self.q_settled = 0  # q_digests[:q_settled] are up to date (closing a question moves it back)
         self.checkpoints: list[tuple] | None = None  # see KnowledgeStore._checkpoint
+        # Kept by _set as statuses move (so _settle never scans the live set to learn whether a dispute exists):
+        # value -> how many live non-hypothesis facts hold it, and how many of those are disputed.
+        self.sides: dict[str, int] = {}
+        self.disputed = 0
+
+    def recount(self) -> None:
+        """Count `sides` and `disputed` again from `live` (after a re-fold puts back a checkpoint's live set)."""
+        sides: dict[str, int] = {}
+        disputed = 0
+        for c in self.live.values():
+            if c.kind == "fact" and c.state in _SIDE:
+                sides[c.value] = sides.get(c.value, 0) + 1
+                disputed += c.state == "disputed"
+        self.sides, self.disputed = sides, disputed
 
 
 @dataclass
@@ -450,6 +469,17 @@ class KnowledgeStore(JournalOwner):
                     ks.live[it.id] = it
             elif old in LIVE:
                 ks.live.pop(it.id, None)
+            if it.kind == "fact":
+                side = state in _SIDE
+                if side != (old in _SIDE):
+                    sides = ks.sides
+                    if side:
+                        sides[it.value] = sides.get(it.value, 0) + 1
+                    elif sides[it.value] == 1:
+                        del sides[it.value]
+                    else:
+                        sides[it.value] -= 1
+                ks.disputed += (state == "disputed") - (old == "disputed")
         if why:
             it.why = why
         self._touched.add(it)
@@ -637,12 +667,12 @@ class KnowledgeStore(JournalOwner):
 
     def _settle(self, ks: _Key, pos: int) -> None:
         """Mark disputes: live, non-hypothesis contenders holding more than one value are all disputed."""
-        sides = [c for c in ks.live.values() if c.state != "hypothesis" and c.kind == "fact"]
-        values = {c.value for c in sides}
-        if len(values) > 1:
-            for c in sides:
-                if c.state != "disputed":
-                    self._set(ks, c, "disputed", pos, "disputed: same-rank sources disagree")
+        sides = ks.sides  # counts kept by _set: no scan of the live set unless a status must move
+        if len(sides) > 1:
+            if ks.disputed < sum(sides.values()):  # a side not marked yet (statuses only move within LIVE here)
+                for c in ks.live.values():
+                    if c.state == "active" and c.kind == "fact":
+                        self._set(ks, c, "disputed", pos, "disputed: same-rank sources disagree")
             if ks.open_q is None:
                 q = {
                     "id": f"q{pos}",
@@ -658,9 +688,10 @@ class KnowledgeStore(JournalOwner):
                 ks.questions.append(q)
                 ks.open_q = q
         else:
-            for c in sides:
-                if c.state == "disputed":
-                    self._set(ks, c, "active", pos, "dispute settled")
+            if ks.disputed:
+                for c in ks.live.values():
+                    if c.state == "disputed" and c.kind == "fact":
+                        self._set(ks, c, "active", pos, "dispute settled")
             if ks.open_q is not None:
                 ks.open_q.update(closed_at=pos, closed_by=None, how="settled by a stronger source")
                 ks.open_q = None
@@ -710,7 +741,7 @@ class KnowledgeStore(JournalOwner):
         cps = ks.checkpoints
         first = bisect.bisect_left(events, from_pos, key=_event_pos)
         c = first // every - 1  # checkpoint c holds the state after events[: (c + 1) * every]
-        old_live, old_open = ks.live, ks.open_q
+        old_live, old_open, old_counts = ks.live, ks.open_q, (ks.sides, ks.disputed)
         old_q, old_qd = ks.questions or [], ks.q_digests or []
         saved: dict[Item, tuple[tuple, list]] = {}  # the old run's final state of every item folded again
         clean: set[Item] = set()  # of those, the ones whose digest was up to date before this re-fold
@@ -724,6 +755,7 @@ class KnowledgeStore(JournalOwner):
                 it.set_fold_state(st)
                 it.hist = _hist_upto(it.hist, last)
             ks.live = {it.id: it for it in live}
+            ks.recount()
             questions, digests = list(old_q[:nq]), list(old_qd[:nq])
             if open_q is not None:
                 questions[-1] = dict(open_q)  # the question open then, as it was then (it closed later)
@@ -732,6 +764,7 @@ class KnowledgeStore(JournalOwner):
             start = (c + 1) * every
         else:
             ks.live, questions, digests, ks.open_q, ks.q_settled, start = {}, [], [], None, 0, 0
+            ks.sides, ks.disputed = {}, 0
         ks.questions, ks.q_digests = questions, digests
         total = sum(digests) & MASK  # the key's question share, kept equal to the sum of its digests
         self._keys_sum = (self._keys_sum - ks.contribution + total) & MASK
@@ -758,6 +791,7 @@ class KnowledgeStore(JournalOwner):
             last = stop[1][0]
             later = sorted({p for p in needs if p > last} | self._late_readers(ks, saved, stop[1]))
             self._join_old_run(ks, saved, stop[1], stop[2], old_live, old_open, old_q, old_qd)
+            ks.sides, ks.disputed = old_counts  # the old run's live set is back, and with it its counts
         for it, (st, _) in saved.items():  # hash again only the items whose fold state moved
             if it in clean and it.fold_state() == st:
                 self._touched.discard(it)
