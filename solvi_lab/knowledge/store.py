@@ -128,6 +128,11 @@ def _hist_upto(hist: list, last: int) -> list:
     return hist[:n]
 
 
+# Items whose digest is pending (changed since the fingerprint was last read) before they are hashed anyway. An item
+# on a busy key changes at many fold steps and is hashed once per flush, so a small bound re-hashes the live items
+# of hot keys again and again in a long rebuild (65,536: 1.77 digests per item at 10^6 on the hot-key stream); a
+# million references cost ~40 MB, and a rebuild of up to that many items hashes each item once.
+_PENDING_MAX = 1 << 20
 _SIDE = frozenset({ItemStatus.ACTIVE.value, ItemStatus.DISPUTED.value})  # live and not a hypothesis: takes a side
 
 
@@ -415,7 +420,7 @@ class KnowledgeStore(JournalOwner):
     def _settle_digests(self, ks: _Key) -> None:
         """After a fold step on one key: its question digests and the dispute indexes (item digests are settled
         lazily, see _flush_digests)."""
-        if len(self._touched) > 65536:  # bound the pending set (memory of a million-item rebuild)
+        if len(self._touched) > _PENDING_MAX:  # bound the pending set (see _PENDING_MAX)
             self._flush_digests()
         if not ks.questions:  # most keys never see a dispute (an open question is always in `questions`)
             if ks.key in self._question_keys:
