@@ -46,6 +46,7 @@ from typing import Any, NamedTuple
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal, JournalLocked, SolviLabError
+from .jsontext import decoder, dumps_canonical
 from .validation import safe_repr
 
 _UNSET: Any = object()  # marks an argument not given
@@ -61,7 +62,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 # NaN/Infinity are refused as JSON (the writer never produces them); one decoder, built once (the load hot path).
-_DECODE = json.JSONDecoder(parse_constant=_refuse_constant).decode
+_DECODE = decoder(json.JSONDecoder(parse_constant=_refuse_constant))
 
 
 def _loads(data: bytes | str) -> Any:
@@ -162,7 +163,7 @@ def canonical(obj: Any) -> str:
     >>> canonical({"b": 1, "a": [1.5, "é"]})
     '{"a":[1.5,"é"],"b":1}'
     """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return dumps_canonical(obj)
 
 
 def json_value(what: str, value: Any) -> tuple[str, Any]:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import BadInput, SolviLabError
+from .jsontext import decoder, dumps_canonical, dumps_plain
 
 __all__ = [
     "ANY",
@@ -46,7 +47,7 @@ __all__ = [
     "writing_call",
 ]
 
-_DECODE = json.JSONDecoder().decode
+_DECODE = decoder(json.JSONDecoder())
 
 
 def safe_repr(value: Any, limit: int = 80) -> str:
@@ -74,7 +75,7 @@ def need_json(what: str, value: Any) -> str:
     '["go",1]'
     """
     try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = dumps_canonical(value)
         text.encode("utf-8")
         _DECODE(text)
     except (TypeError, ValueError, RecursionError) as e:
@@ -94,7 +95,7 @@ def need_json_all(named: Mapping[str, Any]) -> None:
     solvi_lab.errors.BadInput: by must be a JSON value (dicts with string keys, lists, strings, finite numbers, booleans, None); {2} is not (TypeError: Object of type set is not JSON serializable).
     """
     try:
-        text = json.dumps(list(named.values()), ensure_ascii=False, allow_nan=False)
+        text = dumps_plain(list(named.values()))
         text.encode("utf-8")
         _DECODE(text)
     except (TypeError, ValueError, RecursionError):
