@@ -62,7 +62,9 @@ def _refuse_constant(name: str) -> Any:
 
 
 # NaN/Infinity are refused as JSON (the writer never produces them); one decoder, built once (the load hot path).
-_DECODE = decoder(json.JSONDecoder(parse_constant=_refuse_constant))
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_DECODE = decoder(_DECODER)
+_SCAN = _DECODER.scan_once  # the load loop's own shortcut (see jsontext.decoder)
 
 
 def _loads(data: bytes | str) -> Any:
@@ -448,21 +450,42 @@ class _JsonlBackend:
                 f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
                 "to a .torn file beside the journal and keeps the whole records."
             )
+        # The hot loop (one pass per line, inlined): parse with the strict decoder's scanner, check the line as this
+        # backend writes it (_fast_check's rule), fold it. Anything unusual goes to the full paths, which raise the
+        # errors that name the record: _parse_line (bad UTF-8 / JSON), _check (any other layout), the visit's.
         offset = 0
-        fast = self._fast_check
         offsets = self.offsets
+        scan, sha256, new_record = _SCAN, hashlib.sha256, Record
         for line in data.split(b"\n")[:-1] if data else []:
             try:
-                rec = _loads(line)
-            except (ValueError, RecursionError) as e:  # bad UTF-8, bad JSON, NaN/Infinity, a too-long int
-                what = "is not UTF-8" if isinstance(e, UnicodeDecodeError) else f"is not valid JSON ({e})"
-                raise CorruptJournal(
-                    f"{self.path}: record at position {n} (byte offset {offset}) {what}; the file was "
-                    f"edited or damaged. Restore it from a backup, or Journal.repair('{self.path}', keep={n}) "
-                    "keeps the records before it."
-                ) from None
-            r = fast(line, rec, n, prev) or _check(rec, n, prev, where)
-            _visit_all(visit, r, where)
+                text = line.decode("utf-8")
+                rec, end = scan(text, 0)
+                if end != len(text):
+                    rec = self._parse_line(line, n, offset)  # trailing whitespace (JSON) or extra data (refused)
+            except Exception:
+                rec = self._parse_line(line, n, offset)
+            r = None
+            if type(rec) is dict and len(rec) == 6 and line[73:75] == b'",' and line.startswith(b'{"hash":"'):
+                h, kind, t = rec.get("hash"), rec.get("kind"), rec.get("t")
+                if (
+                    rec.get("position") == n
+                    and rec.get("prev") == prev
+                    and type(kind) is str
+                    and "payload" in rec
+                    and (t is None or type(t) is float or type(t) is int)
+                    and line[9:73].decode() == h
+                    and sha256(b"{" + line[75:]).hexdigest() == h
+                ):
+                    r = new_record(n, kind, rec["payload"], prev, h, t)
+            if r is None:
+                r = _check(rec, n, prev, where)
+            if visit is not None:
+                try:
+                    visit(r)
+                except CorruptJournal:
+                    raise
+                except Exception as e:  # a fold that trips over a payload: name the record, never a bare exception
+                    raise _owner_refuses(where, r.position, r.kind, e) from None
             offsets.append(offset)
             offset += len(line) + 1
             prev = r.hash
@@ -470,6 +493,18 @@ class _JsonlBackend:
         if self.writable:
             self.f = open(self.path, "ab")
         return n, prev
+
+    def _parse_line(self, line: bytes, n: int, offset: int) -> Any:
+        """Parse one line with the stdlib reference decoder; CorruptJournal naming the record when it is not JSON."""
+        try:
+            return _loads(line)
+        except (ValueError, RecursionError) as e:  # bad UTF-8, bad JSON, NaN/Infinity, a too-long int
+            what = "is not UTF-8" if isinstance(e, UnicodeDecodeError) else f"is not valid JSON ({e})"
+            raise CorruptJournal(
+                f"{self.path}: record at position {n} (byte offset {offset}) {what}; the file was "
+                f"edited or damaged. Restore it from a backup, or Journal.repair('{self.path}', keep={n}) "
+                "keeps the records before it."
+            ) from None
 
     @staticmethod
     def _fast_check(line: bytes, rec: Any, n: int, prev: str) -> Record | None:
