@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal, JournalLocked, SolviLabError
-from .jsontext import decoder, dumps_canonical
+from .jsontext import bytes_decoder, decoder, dumps_canonical
 from .validation import safe_repr
 
 _UNSET: Any = object()  # marks an argument not given
@@ -64,12 +64,14 @@ def _refuse_constant(name: str) -> Any:
 # NaN/Infinity are refused as JSON (the writer never produces them); one decoder, built once (the load hot path).
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _DECODE = decoder(_DECODER)
-_SCAN = _DECODER.scan_once  # the load loop's own shortcut (see jsontext.decoder)
+
+
+_DECODE_BYTES = bytes_decoder(_DECODER)  # the same, from a line's bytes (orjson where it is exactly stdlib)
 
 
 def _loads(data: bytes | str) -> Any:
     """Parse one record's JSON text strictly: UTF-8, no NaN/Infinity, ints within Python's digit limit."""
-    return _DECODE(data.decode("utf-8") if isinstance(data, bytes) else data)
+    return _DECODE_BYTES(data) if isinstance(data, bytes) else _DECODE(data)
 
 
 # -- the kinds registry: each owner module declares the payload shape of the record kinds it writes ---------------
@@ -450,18 +452,15 @@ class _JsonlBackend:
                 f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
                 "to a .torn file beside the journal and keeps the whole records."
             )
-        # The hot loop (one pass per line, inlined): parse with the strict decoder's scanner, check the line as this
+        # The hot loop (one pass per line, inlined): parse (_loads' rule), check the line as this
         # backend writes it (_fast_check's rule), fold it. Anything unusual goes to the full paths, which raise the
         # errors that name the record: _parse_line (bad UTF-8 / JSON), _check (any other layout), the visit's.
         offset = 0
         offsets = self.offsets
-        scan, sha256, new_record = _SCAN, hashlib.sha256, Record
+        loads, sha256, new_record = _DECODE_BYTES, hashlib.sha256, Record
         for line in data.split(b"\n")[:-1] if data else []:
             try:
-                text = line.decode("utf-8")
-                rec, end = scan(text, 0)
-                if end != len(text):
-                    rec = self._parse_line(line, n, offset)  # trailing whitespace (JSON) or extra data (refused)
+                rec = loads(line)
             except Exception:
                 rec = self._parse_line(line, n, offset)
             r = None

@@ -18,10 +18,18 @@ values and every error (type, message) are exactly stdlib's. tests/test_jsontext
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["decoder", "dumps_canonical", "dumps_plain", "encode_str"]
+__all__ = ["bytes_decoder", "decoder", "dumps_canonical", "dumps_plain", "encode_str"]
+
+try:  # a faster parser for the journal's lines, used only where it gives exactly stdlib's value (bytes_decoder)
+    from orjson import loads as _orjson_loads
+except ImportError:  # pragma: no cover - orjson is a dependency; without it stdlib parses everything
+    _orjson_loads = None
+if os.environ.get("SOLVI_LAB_STDLIB_JSON"):  # measure or rule out the shortcut: stdlib parses everything
+    _orjson_loads = None
 
 encode_str = json.encoder.encode_basestring  # the C one when built: exactly dumps' text of a str (ensure_ascii=False)
 _MAKE = json.encoder.c_make_encoder
@@ -70,3 +78,50 @@ def decoder(dec: json.JSONDecoder) -> Callable[[str], Any]:
         return value
 
     return decode
+
+
+# orjson silently parses an int beyond 64 bits as a float (stdlib: an exact int); any run of 19 digits or more
+# (such an int, or a long mantissa) sends the text to stdlib. Everything else orjson refuses that stdlib accepts
+# (a lone surrogate escape, 1e400, nesting past 1024) is an error there, so it goes to stdlib as well.
+_DIGITS_TO_0 = bytes.maketrans(b"123456789", b"000000000")
+_RUN = b"0" * 19
+
+
+def _long_digits(data: bytes) -> bool:
+    """Whether `data` holds a run of 19 digits or more (a regex search is ~10x slower on a journal line)."""
+    return _RUN in data.translate(_DIGITS_TO_0)
+
+
+def bytes_decoder(dec: json.JSONDecoder) -> Callable[[bytes], Any]:
+    """`dec.decode(data.decode("utf-8"))` as a function of UTF-8 bytes: orjson where it gives exactly stdlib's value
+    (see _long_digits; only for a plain decoder that refuses NaN and Infinity as orjson does, else stdlib always),
+    the stdlib path for everything else, which also raises every error exactly as stdlib (tests/test_jsontext.py).
+    """
+    full = decoder(dec)
+    plain = (
+        dec.object_hook is None
+        and dec.object_pairs_hook is None
+        and dec.parse_float is float
+        and dec.parse_int is int
+        and dec.strict
+        and not _accepts_nan(dec)
+    )
+    fast = _orjson_loads if plain else None
+
+    def decode(data: bytes) -> Any:
+        if fast is not None and not _long_digits(data):
+            try:
+                return fast(data)
+            except Exception:
+                pass  # stdlib decides: it accepts some texts orjson refuses, and names every error its own way
+        return full(data.decode("utf-8"))
+
+    return decode
+
+
+def _accepts_nan(dec: json.JSONDecoder) -> bool:
+    try:
+        dec.decode("NaN")
+    except ValueError:
+        return False
+    return True

@@ -133,3 +133,55 @@ def test_decoder_keeps_key_order_and_types():
     got = decoder(json.JSONDecoder())(text)
     assert got == json.loads(text) and list(got) == ["b", "a"] and list(got["a"]) == ["z", "y"]
     assert outcome(decoder(json.JSONDecoder()), b"[1]") == outcome(json.JSONDecoder().decode, b"[1]")
+
+
+def _as_bytes(text):
+    return text.encode("utf-8", "surrogatepass")
+
+
+line_bytes = st.one_of(
+    st.builds(_as_bytes, json_texts),
+    st.binary(max_size=40),
+    st.sampled_from(
+        [
+            b"\xef\xbb\xbf1",
+            b"\xff",
+            b'"\xed\xa0\x80"',  # an encoded lone surrogate: not UTF-8
+            b'"\\ud83d\\ude00"',
+            b'"\\ud800"',
+            b"1e400",
+            b"1e-400",
+            b"-9223372036854775809",
+            b"18446744073709551616",
+            b"123456789012345678901234567890.5",
+            b"0.1000000000000000055511151231257827",
+            b"[" * 1100 + b"]" * 1100,
+            b'"\xef\xbf\xbe\xef\xbf\xbf"',
+            b"1\r",
+            b'{"a":1,"a":2}',
+        ]
+    ),
+    st.builds(
+        lambda mant, exp: f"{mant}e{exp}".encode(),
+        st.integers(1, 10**18),
+        st.integers(-345, 320),
+    ),
+    st.builds(lambda x: repr(x).encode(), st.floats(allow_nan=False, allow_infinity=False)),
+    st.builds(lambda x: str(x).encode(), st.integers(-(2**70), 2**70)),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(line_bytes)
+def test_bytes_decoder_is_stdlib(data):
+    from solvi_lab.jsontext import bytes_decoder
+
+    for dec in (json.JSONDecoder(parse_constant=_refuse), json.JSONDecoder()):
+        got = outcome(bytes_decoder(dec), data)
+        want = outcome(lambda b: dec.decode(b.decode("utf-8")), data)
+        assert got[0] == want[0]
+        if got[0] == "ok":
+            assert repr(got[1]) == repr(want[1]) or (isinstance(want[1], float) and math.isnan(want[1]))
+            assert type(got[1]) is type(want[1])
+        else:
+            assert got == want
