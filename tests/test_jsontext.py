@@ -42,10 +42,12 @@ scalars = (
 keys = texts | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
 values = st.recursive(
     scalars | st.sets(st.integers(), max_size=2) | st.sampled_from([object()]),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(keys, inner, max_size=4)
-    | st.dictionaries(texts, inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(keys, inner, max_size=4)
+        | st.dictionaries(texts, inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -178,7 +180,7 @@ def test_bytes_decoder_is_stdlib(data):
 
     for dec in (json.JSONDecoder(parse_constant=_refuse), json.JSONDecoder()):
         got = outcome(bytes_decoder(dec), data)
-        want = outcome(lambda b: dec.decode(b.decode("utf-8")), data)
+        want = outcome(lambda b, dec=dec: dec.decode(b.decode("utf-8")), data)
         assert got[0] == want[0]
         if got[0] == "ok":
             assert repr(got[1]) == repr(want[1]) or (isinstance(want[1], float) and math.isnan(want[1]))
