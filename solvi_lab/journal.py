@@ -46,6 +46,7 @@ from typing import Any, NamedTuple
 
 from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal, JournalLocked, SolviLabError
+from .jsontext import bytes_decoder, decoder, dumps_canonical
 from .validation import safe_repr
 
 _UNSET: Any = object()  # marks an argument not given
@@ -61,12 +62,16 @@ def _refuse_constant(name: str) -> Any:
 
 
 # NaN/Infinity are refused as JSON (the writer never produces them); one decoder, built once (the load hot path).
-_DECODE = json.JSONDecoder(parse_constant=_refuse_constant).decode
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_DECODE = decoder(_DECODER)
+
+
+_DECODE_BYTES = bytes_decoder(_DECODER)  # the same, from a line's bytes (orjson where it is exactly stdlib)
 
 
 def _loads(data: bytes | str) -> Any:
     """Parse one record's JSON text strictly: UTF-8, no NaN/Infinity, ints within Python's digit limit."""
-    return _DECODE(data.decode("utf-8") if isinstance(data, bytes) else data)
+    return _DECODE_BYTES(data) if isinstance(data, bytes) else _DECODE(data)
 
 
 # -- the kinds registry: each owner module declares the payload shape of the record kinds it writes ---------------
@@ -162,7 +167,7 @@ def canonical(obj: Any) -> str:
     >>> canonical({"b": 1, "a": [1.5, "é"]})
     '{"a":[1.5,"é"],"b":1}'
     """
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return dumps_canonical(obj)
 
 
 def json_value(what: str, value: Any) -> tuple[str, Any]:
@@ -405,6 +410,18 @@ def _visit_all(visit: Callable[[Record], None] | None, r: Record, where: str) ->
         raise _owner_refuses(where, r.position, r.kind, e) from None
 
 
+def _whole_lines(f: Any, size: int) -> Iterator[bytes]:
+    """The lines (without their newline) of the first `size` bytes of `f`, which end with a newline."""
+    left = size
+    for line in f:
+        left -= len(line)
+        if left < 0:
+            return  # appended after `size` was taken
+        yield line[:-1]
+        if left == 0:
+            return
+
+
 class _JsonlBackend:
     """One record per line. A record is written as one whole line and flushed (or fsynced); a crash leaves at most
     a torn last line, which the next load detects (it never passes the hash check) and refuses to drop silently.
@@ -429,46 +446,85 @@ class _JsonlBackend:
         # The checkpoint first: a writer writes records before their checkpoint, so read in this order a reader
         # beside a running writer never sees a checkpoint newer than the records it read.
         self.checkpoint_seen = self.read_checkpoint()
-        with open(self.path, "rb") as f:
-            data = f.read()
         self.torn_tail = 0
-        if data and not data.endswith(b"\n") and not self.writable:
-            # Read-only: the last line may be a write in progress beside us (or a crash's torn tail, which only a
-            # writer may repair); it is not a record yet, so it is left out and its size reported.
-            keep_len = data.rfind(b"\n") + 1
-            self.torn_tail = len(data) - keep_len
-            data = data[:keep_len]
-        if data and not data.endswith(b"\n"):
-            last = data.rsplit(b"\n", 1)
-            keep = data.count(b"\n")
-            raise CorruptJournal(
-                f"{self.path}: the last record (position {keep}) is torn: a write was "
-                f"interrupted. The {keep} records before it are whole. To go on, call "
-                f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
-                "to a .torn file beside the journal and keeps the whole records."
-            )
-        offset = 0
-        fast = self._fast_check
-        offsets = self.offsets
-        for line in data.split(b"\n")[:-1] if data else []:
-            try:
-                rec = _loads(line)
-            except (ValueError, RecursionError) as e:  # bad UTF-8, bad JSON, NaN/Infinity, a too-long int
-                what = "is not UTF-8" if isinstance(e, UnicodeDecodeError) else f"is not valid JSON ({e})"
-                raise CorruptJournal(
-                    f"{self.path}: record at position {n} (byte offset {offset}) {what}; the file was "
-                    f"edited or damaged. Restore it from a backup, or Journal.repair('{self.path}', keep={n}) "
-                    "keeps the records before it."
-                ) from None
-            r = fast(line, rec, n, prev) or _check(rec, n, prev, where)
-            _visit_all(visit, r, where)
-            offsets.append(offset)
-            offset += len(line) + 1
-            prev = r.hash
-            n += 1
+        with open(self.path, "rb") as f:
+            # The file as it is now; a writer beside a read-only reader may append while it reads.
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(size - 1, 0))
+            if size == 0 or f.read(1) == b"\n":
+                f.seek(0)
+                lines = _whole_lines(f, size)  # streamed: the file's bytes are never all in memory at once
+            else:
+                f.seek(0)
+                data = f.read(size)
+                if not self.writable:
+                    # Read-only: the last line may be a write in progress beside us (or a crash's torn tail, which
+                    # only a writer may repair); it is not a record yet, so it is left out and its size reported.
+                    keep_len = data.rfind(b"\n") + 1
+                    self.torn_tail = len(data) - keep_len
+                    data = data[:keep_len]
+                if data and not data.endswith(b"\n"):
+                    last = data.rsplit(b"\n", 1)
+                    keep = data.count(b"\n")
+                    raise CorruptJournal(
+                        f"{self.path}: the last record (position {keep}) is torn: a write was "
+                        f"interrupted. The {keep} records before it are whole. To go on, call "
+                        f"Journal.repair('{self.path}') — it moves the torn tail ({len(last[-1])} bytes) "
+                        "to a .torn file beside the journal and keeps the whole records."
+                    )
+                lines = data.split(b"\n")[:-1] if data else []
+            # The hot loop (one pass per line, inlined): parse (_loads' rule), check the line as this
+            # backend writes it (_fast_check's rule), fold it. Anything unusual goes to the full paths, which raise the
+            # errors that name the record: _parse_line (bad UTF-8 / JSON), _check (any other layout), the visit's.
+            offset = 0
+            offsets = self.offsets
+            loads, sha256, new_record = _DECODE_BYTES, hashlib.sha256, Record
+            for line in lines:
+                try:
+                    rec = loads(line)
+                except Exception:
+                    rec = self._parse_line(line, n, offset)
+                r = None
+                if type(rec) is dict and len(rec) == 6 and line[73:75] == b'",' and line.startswith(b'{"hash":"'):
+                    h, kind, t = rec.get("hash"), rec.get("kind"), rec.get("t")
+                    if (
+                        rec.get("position") == n
+                        and rec.get("prev") == prev
+                        and type(kind) is str
+                        and "payload" in rec
+                        and (t is None or type(t) is float or type(t) is int)
+                        and line[9:73].decode() == h
+                        and sha256(b"{" + line[75:]).hexdigest() == h
+                    ):
+                        r = new_record(n, kind, rec["payload"], prev, h, t)
+                if r is None:
+                    r = _check(rec, n, prev, where)
+                if visit is not None:
+                    try:
+                        visit(r)
+                    except CorruptJournal:
+                        raise
+                    except Exception as e:  # a fold that trips over a payload: name the record, never a bare exception
+                        raise _owner_refuses(where, r.position, r.kind, e) from None
+                offsets.append(offset)
+                offset += len(line) + 1
+                prev = r.hash
+                n += 1
         if self.writable:
             self.f = open(self.path, "ab")
         return n, prev
+
+    def _parse_line(self, line: bytes, n: int, offset: int) -> Any:
+        """Parse one line with the stdlib reference decoder; CorruptJournal naming the record when it is not JSON."""
+        try:
+            return _loads(line)
+        except (ValueError, RecursionError) as e:  # bad UTF-8, bad JSON, NaN/Infinity, a too-long int
+            what = "is not UTF-8" if isinstance(e, UnicodeDecodeError) else f"is not valid JSON ({e})"
+            raise CorruptJournal(
+                f"{self.path}: record at position {n} (byte offset {offset}) {what}; the file was "
+                f"edited or damaged. Restore it from a backup, or Journal.repair('{self.path}', keep={n}) "
+                "keeps the records before it."
+            ) from None
 
     @staticmethod
     def _fast_check(line: bytes, rec: Any, n: int, prev: str) -> Record | None:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import BadInput, SolviLabError
+from .jsontext import decoder, dumps_canonical, dumps_plain
 
 __all__ = [
     "ANY",
@@ -46,7 +47,7 @@ __all__ = [
     "writing_call",
 ]
 
-_DECODE = json.JSONDecoder().decode
+_DECODE = decoder(json.JSONDecoder())
 
 
 def safe_repr(value: Any, limit: int = 80) -> str:
@@ -74,7 +75,7 @@ def need_json(what: str, value: Any) -> str:
     '["go",1]'
     """
     try:
-        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = dumps_canonical(value)
         text.encode("utf-8")
         _DECODE(text)
     except (TypeError, ValueError, RecursionError) as e:
@@ -94,7 +95,7 @@ def need_json_all(named: Mapping[str, Any]) -> None:
     solvi_lab.errors.BadInput: by must be a JSON value (dicts with string keys, lists, strings, finite numbers, booleans, None); {2} is not (TypeError: Object of type set is not JSON serializable).
     """
     try:
-        text = json.dumps(list(named.values()), ensure_ascii=False, allow_nan=False)
+        text = dumps_plain(list(named.values()))
         text.encode("utf-8")
         _DECODE(text)
     except (TypeError, ValueError, RecursionError):
@@ -299,13 +300,31 @@ def _predicate(spec: Any) -> Callable[[Any], bool]:
 _MISSING = object()
 
 
-def _compile(fields: Mapping[str, Any]) -> tuple[dict[str, tuple[Callable[[Any], bool], Any]], frozenset]:
+class _Never:
+    """A type no value has: the fast accept of a spec that has none."""
+
+
+def _accepts_type(spec: Any) -> type:
+    """A type whose exact instances `spec` always accepts (checked first, without a call), or _Never."""
+    if spec is None:
+        return type(None)
+    if isinstance(spec, type):
+        return spec  # int: an exact int is never a bool; float: an exact float is accepted
+    if isinstance(spec, tuple):
+        for s in spec:
+            t = _accepts_type(s)
+            if t is not _Never:
+                return t
+    return _Never
+
+
+def _compile(fields: Mapping[str, Any]) -> tuple[dict[str, tuple[Callable[[Any], bool], Any, type]], frozenset]:
     tests, required = {}, []
     for name, spec in fields.items():
         optional = isinstance(spec, Opt)
         inner = spec.spec if optional else spec
         if inner is not ANY:
-            tests[name] = (_predicate(inner), inner)
+            tests[name] = (_predicate(inner), inner, _accepts_type(inner))
         if not optional:
             required.append(name)
     return tests, frozenset(required)
@@ -317,9 +336,10 @@ def _check_compiled(what: str, payload: Any, compiled: tuple, names: frozenset |
     tests, required = compiled
     if not required <= payload.keys():
         raise BadInput(f"{what}: field {sorted(required - payload.keys())[0]!r} is missing.")
+    get = tests.get
     for name, v in payload.items():  # cost: the fields present, not the fields declared
-        t = tests.get(name)
-        if t is not None and not t[0](v):
+        t = get(name)
+        if t is not None and type(v) is not t[2] and not t[0](v):
             raise BadInput(f"{what}: field {name!r} is {_short(v)}, not a {t[1]!r}.")
     if names is not None:
         unknown = sorted(set(payload) - names)

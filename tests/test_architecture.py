@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
 # Layers, lowest first. A module belongs to the layer of the longest prefix listed here.
 LAYERS: dict[str, int] = {}
 _LAYER_NAMES = [
-    ("foundation", ["errors", "atomicfile", "validation", "codehash", "checks", "prediction"]),
+    ("foundation", ["errors", "atomicfile", "validation", "jsontext", "codehash", "checks", "prediction"]),
     ("journal", ["journal", "owner", "conformance"]),
     ("knowledge", ["knowledge"]),
     (

@@ -11,10 +11,17 @@ from typing import Any
 
 from ..errors import BadInput
 from ..journal import canonical
+from ..jsontext import encode_str
 
 
 def fact_key(scope: Any, s: Any, r: Any) -> str:
-    """The competition key of a fact: facts compete per (scope, s, r)."""
+    """The competition key of a fact: facts compete per (scope, s, r): `canonical([scope, s, r])`.
+
+    >>> print(fact_key({"map": "A"}, "c17", "tier"))
+    [{"map":"A"},"c17","tier"]
+    """
+    if type(s) is str and type(r) is str:  # the usual case, built from its parts: the same text (see the tests)
+        return "[" + canonical(scope) + "," + encode_str(s) + "," + encode_str(r) + "]"
     return canonical([scope, s, r])
 
 

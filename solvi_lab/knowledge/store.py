@@ -900,20 +900,20 @@ class KnowledgeStore(JournalOwner):
     def _write_knowledge(self, payload: dict[str, Any]) -> int:
         return self._write(RECORD_KIND, payload).position
 
-    def _premise_verdict(self, kind: str, body: Any, scope: Any, derived_from: Iterable[str], pos: int) -> Verdict:
+    def _premise_verdict(
+        self, kind: str, body: Any, scope: Any, derived_from: Iterable[str], pos: int, own_key: str | None = None
+    ) -> Verdict:
+        """`own_key`: the candidate's fact key when the caller has it (add() does), else made here once."""
         for pid in derived_from:
             problem, why = self._premise_state(pid, pos)
             if problem:
                 return Verdict(False, why)
             prem = self._items[pid]
-            if (
-                kind == "fact"
-                and isinstance(body, dict)
-                and prem.kind == "fact"
-                and prem.key == fact_key(scope, body.get("s"), body.get("r"))
-                and prem.value != value_key(body.get("o"))
-            ):
-                return Verdict(False, f"would refute its own premise {pid}")
+            if kind == "fact" and isinstance(body, dict) and prem.kind == "fact":
+                if own_key is None:
+                    own_key = fact_key(scope, body.get("s"), body.get("r"))
+                if prem.key == own_key and prem.value != value_key(body.get("o")):
+                    return Verdict(False, f"would refute its own premise {pid}")
         return Verdict(True, "premises sound")
 
     @writing_call
@@ -973,8 +973,9 @@ class KnowledgeStore(JournalOwner):
         ):
             raise BadInput(f"reconfirm_after must be a positive number of decisions or None, got {reconfirm_after!r}.")
         # The competition key: facts by (scope, s, r); other kinds by name, a new version by its predecessor's key.
+        own_key = None  # the fact key, when this is one (the premise check compares its premises' keys with it)
         if kind == "fact" and isinstance(body, dict) and "s" in body and "r" in body:
-            key = fact_key(scope, body["s"], body["r"])
+            key = own_key = fact_key(scope, body["s"], body["r"])
         elif supersedes is not None:
             key = self._items[supersedes].key
         elif isinstance(body, dict) and isinstance(body.get("name"), (str, int)):
@@ -1009,10 +1010,11 @@ class KnowledgeStore(JournalOwner):
             payload["reconfirm_after"] = reconfirm_after
         cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
         verdicts: list[dict[str, Any]] = []
-        base = SourceGate().admit(self, cand)
+        # The two built-in gates (SourceGate, ConsistencyGate), called directly: the premise check reuses the key.
+        base = source_check(kind, body, source, of, self._decision_info)
         source_ok = base.admit
         if base.admit:
-            base = ConsistencyGate().admit(self, cand)
+            base = self._premise_verdict(kind, body, scope, cand.derived_from, self.journal.position, own_key)
         # The user's gates rule on every item the source check admits, even one the premise check refuses now: a
         # retraction can make its premises sound in the re-fold, which reads the verdicts from the journal.
         if source_ok:
