@@ -37,7 +37,7 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
 from ..owner import JournalOwner, _check_upto
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
-from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_refusal
+from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check, source_refusal
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
 from .release import ReleasePlan
 from .snapshot import rolled_back_premises
