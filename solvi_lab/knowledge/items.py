@@ -263,17 +263,6 @@ class Item:
         """Admitted and not retracted: in the store, whatever its status."""
         return self.state not in _ABSENT
 
-    def set_state(self, state: str, pos: int, why: str = "") -> None:
-        if state != self.state:
-            self.state = state
-            if self.hist and self.hist[-2] == pos:
-                self.hist[-1] = state
-            else:
-                self.hist.append(pos)
-                self.hist.append(state)
-        if why:
-            self.why = why
-
     def state_at(self, pos: int) -> str | None:
         """The fold state just before journal position `pos` (for premise checks in a partial re-fold); None
         before its add."""

@@ -461,7 +461,7 @@ class KnowledgeStore(JournalOwner):
 
     def _set(self, ks: _Key, it: Item, state: str, pos: int, why: str = "") -> None:
         old = it.state
-        if state != old:  # Item.set_state, inlined (the fold's most frequent call)
+        if state != old:  # the status and its history (the fold's most frequent step)
             it.state = state
             h = it.hist
             if h and h[-2] == pos:
