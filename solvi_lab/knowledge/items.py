@@ -202,7 +202,7 @@ class Item:
         self.restored_under = None
         self.version = 1
         self.promoted = None
-        self.hist = []
+        self.hist = ()  # flat (position, state, position, state, ...): a tuple, so the collector untracks it
         self.before_refute = None
 
     def reset(self) -> None:
@@ -218,7 +218,7 @@ class Item:
         self.restored_under = None
         self.version = 1
         self.promoted = None
-        self.hist: list = []  # flat [position, state, position, state, ...]: no tuple per entry (memory at 10^6)
+        self.hist: tuple = ()  # flat (position, state, ...): no tuple per entry (memory at 10^6), untracked by gc
         self.before_refute = None
 
     def copy(self) -> Item:
@@ -227,7 +227,6 @@ class Item:
         c = Item.__new__(Item)
         for name in Item.__slots__:
             setattr(c, name, getattr(self, name))
-        c.hist = list(self.hist)
         return c
 
     def default_rule(self) -> int | None:

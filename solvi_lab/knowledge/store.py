@@ -120,7 +120,7 @@ def _opened_by(questions: list, last: int) -> int:
     return bisect.bisect_right(questions, last, key=lambda q: q["opened_at"])
 
 
-def _hist_upto(hist: list, last: int) -> list:
+def _hist_upto(hist: tuple, last: int) -> tuple:
     """A flat [position, state, ...] status history cut after journal position `last`."""
     n = len(hist)
     while n and hist[n - 2] > last:
@@ -463,12 +463,8 @@ class KnowledgeStore(JournalOwner):
         old = it.state
         if state != old:  # the status and its history (the fold's most frequent step)
             it.state = state
-            h = it.hist
-            if h and h[-2] == pos:
-                h[-1] = state
-            else:
-                h.append(pos)
-                h.append(state)
+            h = it.hist  # a tuple: untracked by the cyclic collector once seen (a list per item would be scanned)
+            it.hist = h[:-1] + (state,) if h and h[-2] == pos else h + (pos, state)
             if state in LIVE:
                 if old not in LIVE:
                     ks.live[it.id] = it
@@ -716,8 +712,9 @@ class KnowledgeStore(JournalOwner):
         ks.checkpoints.append(self._checkpoint(ks, _event_pos(ks.events[-1])))
 
     def _checkpoint(self, ks: _Key, last: int) -> tuple:
-        """(position of the last event folded, live items in order, (item, fold state) of every item that can
-        still change, the open question as it is). The questions opened by then are found by their positions."""
+        """(position of the last event folded, how many live items, every item that can still change — the live
+        ones first, in contention order — their fold states, the open question as it is). The questions opened by
+        then are found by their positions."""
         live = tuple(ks.live.values())
         dynamic = list(live)
         seen = set(ks.live)
@@ -729,10 +726,13 @@ class KnowledgeStore(JournalOwner):
                 seen.add(y.id)
                 dynamic.append(y)
                 z = y
+        # Items and their states in two tuples, not a pair per item: a tuple of plain values is untracked by the
+        # cyclic collector, and a million pairs holding items would be scanned by every full collection.
         return (
             last,
-            live,
-            tuple((it, it.fold_state()) for it in dynamic),
+            len(live),
+            tuple(dynamic),
+            tuple([it.fold_state() for it in dynamic]),
             dict(ks.open_q) if ks.open_q is not None else None,
         )
 
@@ -748,18 +748,18 @@ class KnowledgeStore(JournalOwner):
         c = first // every - 1  # checkpoint c holds the state after events[: (c + 1) * every]
         old_live, old_open, old_counts = ks.live, ks.open_q, (ks.sides, ks.disputed)
         old_q, old_qd = ks.questions or [], ks.q_digests or []
-        saved: dict[Item, tuple[tuple, list]] = {}  # the old run's final state of every item folded again
+        saved: dict[Item, tuple[tuple, tuple]] = {}  # the old run's final state of every item folded again
         clean: set[Item] = set()  # of those, the ones whose digest was up to date before this re-fold
         if c >= 0:
-            last, live, dynamic, open_q = cps[c]
+            last, n_live, dynamic, states, open_q = cps[c]
             nq = _opened_by(old_q, last)
-            for it, st in dynamic:
+            for it, st in zip(dynamic, states):
                 saved[it] = (it.fold_state(), it.hist)
                 if it not in self._touched:
                     clean.add(it)
                 it.set_fold_state(st)
                 it.hist = _hist_upto(it.hist, last)
-            ks.live = {it.id: it for it in live}
+            ks.live = {it.id: it for it in dynamic[:n_live]}
             ks.recount()
             questions, digests = list(old_q[:nq]), list(old_qd[:nq])
             if open_q is not None:
@@ -805,10 +805,10 @@ class KnowledgeStore(JournalOwner):
         self._settle_digests(ks)
         return [it for it, (st, hist) in saved.items() if it.state != st[0] or it.hist != hist], later
 
-    def _late_readers(self, ks: _Key, saved: dict[Item, tuple[tuple, list]], cp: tuple) -> set[int]:
+    def _late_readers(self, ks: _Key, saved: dict[Item, tuple[tuple, tuple]], cp: tuple) -> set[int]:
         """Positions after checkpoint `cp` where an event on this key reads an item whose state moved: an item
         derived from it, or a new version of it when its version moved."""
-        last, dynamic = cp[0], {it for it, _ in cp[2]}
+        last, dynamic = cp[0], set(cp[2])
         out: set[int] = set()
         for it, (st, hist) in saved.items():
             if it in dynamic or (it.fold_state() == st and it.hist == hist):
@@ -826,15 +826,15 @@ class KnowledgeStore(JournalOwner):
         Items that can still change take their old final state (their status history: the new one up to the
         checkpoint, the old one after it); live order, the open question and later questions are the old run's."""
         last = new_cp[0]
-        for it, _ in new_cp[2]:
+        for it in new_cp[2]:
             if it in saved:
                 st, hist = saved[it]
                 it.set_fold_state(st)
-                it.hist = it.hist + [h for k in range(0, len(hist), 2) if hist[k] > last for h in hist[k : k + 2]]
+                it.hist = it.hist + tuple(h for k in range(0, len(hist), 2) if hist[k] > last for h in hist[k : k + 2])
         ks.live = old_live
         self._settle_questions(ks)  # digests of the questions the re-fold opened or closed
-        keep = len(ks.questions) - (new_cp[3] is not None)
-        since = _opened_by(old_q, last) - (old_cp[3] is not None)  # the old run's questions from the checkpoint on
+        keep = len(ks.questions) - (new_cp[4] is not None)
+        since = _opened_by(old_q, last) - (old_cp[4] is not None)  # the old run's questions from the checkpoint on
         ks.questions = ks.questions[:keep] + old_q[since:]
         ks.q_digests = ks.q_digests[:keep] + old_qd[since:]
         ks.open_q = old_open

@@ -34,6 +34,6 @@ def test_new_item_fields_as_the_fold_expects():
     it = Item(7, {"kind": "fact", "body": {"s": 1, "r": "r", "o": [1, 2]}, "source": "verified"}, "k", 5)
     assert (it.id, it.value, it.subject, it.clock_rule, it.confirmed_clock) == ("k7", "[1, 2]", "1", 2000, 5)
     rule = Item(8, {"kind": "rule", "body": {"name": "x"}, "source": "spec", "reconfirm_after": 9}, "k", 0)
-    assert (rule.value, rule.subject, rule.clock_rule, rule.derived_from, rule.hist) == (None, None, 9, (), [])
+    assert (rule.value, rule.subject, rule.clock_rule, rule.derived_from, rule.hist) == (None, None, 9, (), ())
     odd = Item(9, {"kind": "fact", "body": "not a dict", "source": "person"}, "k", 0)
     assert (odd.value, odd.subject, odd.body) == (None, None, "not a dict")
