@@ -134,6 +134,7 @@ def _hist_upto(hist: tuple, last: int) -> tuple:
 # million references cost ~40 MB, and a rebuild of up to that many items hashes each item once.
 _PENDING_MAX = 1 << 20
 _SIDE = frozenset({ItemStatus.ACTIVE.value, ItemStatus.DISPUTED.value})  # live and not a hypothesis: takes a side
+_DEAD = frozenset({ItemStatus.REFUSED.value, ItemStatus.RETRACTED.value})  # statuses no fold step moves an item out of
 
 
 def _event_pos(ev: Any) -> int:
@@ -577,31 +578,35 @@ class KnowledgeStore(JournalOwner):
             return "refuted", f"premise {pid} was refuted"
         return "", ""
 
-    def _apply_add(self, ks: _Key, it: Item, pos: int) -> None:
+    def _dead_at_add(self, it: Item, pos: int) -> tuple[str, str] | None:
+        """(status, why) when item `it` is refused or retracted at its own add (it never enters the key's live
+        set, so it moves nothing else on the key); None when it is admitted."""
         if it.refusal:
-            self._set(ks, it, "refused", pos, it.refusal)
-            return
+            return "refused", it.refusal
         if it.id in self._skip:
             info = self._retracted.get(it.id)
-            why = f"retracted by {info['by']}: {info['why']}" if info else "skipped in this rebuild"
-            self._set(ks, it, "retracted", pos, why)
-            return
+            return "retracted", f"retracted by {info['by']}: {info['why']}" if info else "skipped in this rebuild"
         for pid in it.derived_from:
             problem, why = self._premise_state(pid, pos)
             if problem == "retracted":
-                self._set(ks, it, "retracted", pos, why)
-                return
+                return "retracted", why
             if problem:
-                self._set(ks, it, "refused", pos, why)
-                return
+                return "refused", why
             prem = self._items[pid]
             if it.kind == "fact" and prem.key == it.key and prem.value != it.value:
-                self._set(ks, it, "refused", pos, f"would refute its own premise {pid}")
-                return
-        held = [v for v in it.verdicts if not v.get("admit")]
-        if held and it.kind not in BEHAVIOUR_KINDS:
-            self._set(ks, it, "refused", pos, f"gate {held[0].get('gate')}: {held[0].get('reason')}")
+                return "refused", f"would refute its own premise {pid}"
+        if it.verdicts and it.kind not in BEHAVIOUR_KINDS:
+            for v in it.verdicts:
+                if not v.get("admit"):
+                    return "refused", f"gate {v.get('gate')}: {v.get('reason')}"
+        return None
+
+    def _apply_add(self, ks: _Key, it: Item, pos: int) -> None:
+        dead = self._dead_at_add(it, pos)
+        if dead is not None:
+            self._set(ks, it, dead[0], pos, dead[1])
             return
+        held = [v for v in it.verdicts if not v.get("admit")] if it.verdicts else ()
         if held:
             self._set(ks, it, "hypothesis", pos, f"held by gate {held[0].get('gate')}: {held[0].get('reason')}")
         elif it.hypothesis_req:
@@ -741,6 +746,9 @@ class KnowledgeStore(JournalOwner):
         items whose status history moved, and the later positions on this key that still need a re-fold: those
         of `needs` (items resting on a premise that changed) beyond the point where this re-fold met the old
         run, and the same-key items that read an item whose state moved."""
+        quick = self._refold_dead_item(ks, from_pos, needs)
+        if quick is not None:
+            return quick
         every = self.CHECKPOINT_EVERY
         events = ks.events
         cps = ks.checkpoints
@@ -804,6 +812,40 @@ class KnowledgeStore(JournalOwner):
                 self._touched.add(it)
         self._settle_digests(ks)
         return [it for it, (st, hist) in saved.items() if it.state != st[0] or it.hist != hist], later
+
+    def _refold_dead_item(self, ks: _Key, pos: int, needs: Iterable[int]) -> tuple[list[Item], list[int]] | None:
+        """The re-fold of an add that moved nothing else on its key in the old run and moves nothing in the new
+        one: O(1) instead of replaying the key from a checkpoint. None when it does not apply.
+
+        It applies when the item at `pos` is dead at its own add in both runs. In the old run: refused or
+        retracted (statuses nothing leaves), or refuted at its add by losing outright to a live contender (the
+        rank rules then change nothing else, and no rollback can bring it back: it was refuted by an earlier item,
+        not by a new version of it) and superseding nothing (a new version refutes its predecessor as it enters).
+        In the new run: refused or retracted at its add (`_dead_at_add`). Either way it never sits in the key's
+        live set past its add, so every other item's fold, the key's questions and its checkpoints are unchanged;
+        the item's own fold state is what a replay gives it, reset and then refused or retracted."""
+        it = self._items.get(item_id(pos))
+        if it is None or it.key != ks.key:
+            return None  # not an add on this key (a resolve, a promotion, ...)
+        hist = it.hist
+        if len(hist) != 2:
+            return None
+        if hist[1] == "refuted":
+            if it.supersedes is not None or it.invalidated_at != pos:
+                return None
+        elif hist[1] not in _DEAD:
+            return None
+        dead = self._dead_at_add(it, pos)
+        if dead is None:
+            return None
+        self.last_propagation["events"] += 1
+        it.reset()
+        self._set(ks, it, dead[0], pos, dead[1])
+        later = {p for p in needs if p > pos}
+        if it.hist != hist:  # its status moved: items on this key resting on it read it again
+            later.update(dep.pos for d in self._dependents.get(it.id, ()) if (dep := self._items[d]).key == ks.key)
+            return [it], sorted(later)
+        return [], sorted(later)
 
     def _late_readers(self, ks: _Key, saved: dict[Item, tuple[tuple, tuple]], cp: tuple) -> set[int]:
         """Positions after checkpoint `cp` where an event on this key reads an item whose state moved: an item
