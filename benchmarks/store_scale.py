@@ -142,6 +142,9 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
     rng.shuffle(live)
     times, key_events, kept = [], [], []
     every = max(1, retractions // check) if check else 0
+    # One full collection first: the reload ran with the collector paused, so otherwise the first timed retractions
+    # would pay for scanning the whole new store once (a pause that belongs to the reload, not to a retraction).
+    gc.collect()
     for j in tqdm(live, desc=f"{impl} retract", file=sys.stderr, total=retractions, mininterval=2):
         if len(times) == retractions:
             break
