@@ -148,3 +148,30 @@ def test_an_item_on_the_same_key_resting_on_it_is_folded_again(shortcut_calls):
     assert ("k2", True) in shortcut_calls and ("k3", True) in shortcut_calls
     assert ks.status("k3") == "retracted" and ks._items["k3"].why == "rests on k2, which was retracted"
     assert ks.fingerprint() == replayed(ks).fingerprint()
+
+
+@pytest.mark.parametrize(("seed", "checkpoint_every"), [(5, 2), (6, 3)])
+def test_retractions_between_writes_on_the_hot_key_stream_equal_the_replay(shortcut_calls, seed, checkpoint_every):
+    # Retractions interleaved with the stream (not only after it): later writes then land on keys whose items were
+    # re-folded by the shortcut, and each retraction is compared with a from-scratch replay at once.
+    ks = KnowledgeStore()
+    ks.CHECKPOINT_EVERY = checkpoint_every
+    rng = random.Random(seed)
+    compared = 0
+
+    def stream():
+        nonlocal compared
+        for i, op in enumerate(iter_hot_key_operations(500, seed)):
+            yield op
+            if i % 11 == 10:
+                alive = sorted(iid for iid in ks._items if iid in ks)  # present: neither refused nor retracted
+                ks.retract(rng.choice(alive), by="t", why="between writes")
+                again = replayed(ks)
+                again.CHECKPOINT_EVERY = checkpoint_every
+                assert ks.fingerprint() == again.fingerprint(), f"after write {i}"
+                compared += 1
+
+    apply_hot_stream(ks, stream())
+    assert compared >= 40
+    assert sum(applied for _, applied in shortcut_calls) >= 10
+    assert ks.verify()
