@@ -1,6 +1,7 @@
 """The O(1) re-fold of an add that is dead at its add in the old run and in the new one (store._refold_dead_item):
 it applies exactly where the docstring says, gives what a from-scratch replay gives, and stands aside elsewhere."""
 
+import os
 import random
 import sys
 from pathlib import Path
@@ -150,7 +151,12 @@ def test_an_item_on_the_same_key_resting_on_it_is_folded_again(shortcut_calls):
     assert ks.fingerprint() == replayed(ks).fingerprint()
 
 
-@pytest.mark.parametrize(("seed", "checkpoint_every"), [(5, 2), (6, 3)])
+# Two cases in CI; SOLVI_LAB_SHORTCUT_SEEDS=50 runs seeds 100-149 x checkpoints every 2, 3, 5, 16 events (~30 min).
+_STRESS = int(os.environ.get("SOLVI_LAB_SHORTCUT_SEEDS", "0"))
+_BETWEEN = [(s, cp) for s in range(100, 100 + _STRESS) for cp in (2, 3, 5, 16)] if _STRESS else [(5, 2), (6, 3)]
+
+
+@pytest.mark.parametrize(("seed", "checkpoint_every"), _BETWEEN)
 def test_retractions_between_writes_on_the_hot_key_stream_equal_the_replay(shortcut_calls, seed, checkpoint_every):
     # Retractions interleaved with the stream (not only after it): later writes then land on keys whose items were
     # re-folded by the shortcut, and each retraction is compared with a from-scratch replay at once.
@@ -161,7 +167,7 @@ def test_retractions_between_writes_on_the_hot_key_stream_equal_the_replay(short
 
     def stream():
         nonlocal compared
-        for i, op in enumerate(iter_hot_key_operations(500, seed)):
+        for i, op in enumerate(iter_hot_key_operations(500 if not _STRESS else 600, seed)):
             yield op
             if i % 11 == 10:
                 alive = sorted(iid for iid in ks._items if iid in ks)  # present: neither refused nor retracted
