@@ -149,9 +149,9 @@ class Item:
     )
 
     def __init__(self, pos: int, p: dict[str, Any], key: str, clock: int):
-        # The fold's hottest constructor (once per add record): plain assignments, reset() inlined.
+        # The fold's hottest constructor (once per add record): plain assignments.
         get = p.get
-        self.id = f"k{pos}"
+        self.id = item_id(pos)
         self.pos = pos
         kind = self.kind = get("kind")
         body = get("body")
@@ -169,7 +169,7 @@ class Item:
             self.value = self.subject = None
         self.body = body
         self.scope = get("scope")
-        source = self.source = get("source")
+        self.source = get("source")
         self.by = get("by")
         self.evidence = get("evidence")
         derived = get("derived_from")
@@ -177,7 +177,7 @@ class Item:
         self.supersedes = get("supersedes")
         self.valid = get("valid")
         self.of = get("of")
-        rule = self.reconfirm_rule = get("reconfirm_after", "default")
+        self.reconfirm_rule = get("reconfirm_after", "default")
         self.hypothesis_req = bool(get("hypothesis"))
         self.verdicts = get("verdicts") or ()
         self.clock = clock
@@ -189,21 +189,7 @@ class Item:
         # add and never changes after it, so the count is reported while the item is present and 0 otherwise.
         self.uses = 0
         self.wrong_uses = 0
-        # the fold state, as reset() sets it
-        self.state = None
-        self.why = ""
-        self.refuted_by = None
-        self.invalidated_at = None
-        self.confirmations = 0
-        self.refutations = 0
-        self.confirmed_pos = pos
-        self.confirmed_clock = clock
-        self.clock_rule = rule if rule != "default" else RECONFIRM_DEFAULTS.get((kind, source))
-        self.restored_under = None
-        self.version = 1
-        self.promoted = None
-        self.hist = ()  # flat (position, state, position, state, ...): a tuple, so the collector untracks it
-        self.before_refute = None
+        self.reset()  # the fold state
 
     def reset(self) -> None:
         self.state: str | None = None  # an ItemStatus value once its add record is folded; None before
