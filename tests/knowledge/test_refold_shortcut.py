@@ -152,7 +152,10 @@ def test_an_item_on_the_same_key_resting_on_it_is_folded_again(shortcut_calls):
 
 
 # Two cases in CI; SOLVI_LAB_SHORTCUT_SEEDS=50 runs seeds 100-149 x checkpoints every 2, 3, 5, 16 events (~30 min).
-_STRESS = int(os.environ.get("SOLVI_LAB_SHORTCUT_SEEDS", "0"))
+_SEEDS = os.environ.get("SOLVI_LAB_SHORTCUT_SEEDS", "0")
+if not _SEEDS.isdigit():
+    raise pytest.UsageError(f"SOLVI_LAB_SHORTCUT_SEEDS must be a whole number of seeds (e.g. 50), got {_SEEDS!r}.")
+_STRESS = int(_SEEDS)
 _BETWEEN = [(s, cp) for s in range(100, 100 + _STRESS) for cp in (2, 3, 5, 16)] if _STRESS else [(5, 2), (6, 3)]
 
 
