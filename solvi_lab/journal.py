@@ -31,6 +31,7 @@ lock is an flock on the file itself, so a second writer through any alias (symli
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -358,6 +359,10 @@ class _MemoryBackend:
         pass
 
 
+# errno values that mean "the environment refuses" rather than "this path is wrong".
+_ENVIRONMENT_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}
+
+
 class _FileLock:
     """An exclusive advisory lock (flock) on the journal file itself: one writer per journal, across processes
     and within one. Being on the file's inode, it refuses a second writer that reaches the same journal through
@@ -377,6 +382,14 @@ class _FileLock:
             except FileExistsError:
                 fd = os.open(self.path, os.O_RDWR)
         except OSError as e:
+            if e.errno in _ENVIRONMENT_ERRNOS:  # the path is fine; the file system refuses (permissions, space)
+                raise JournalWriteFailed(
+                    f"cannot open journal {self.path} for writing ({e.strerror}): the directory or file is "
+                    "read-only or the disk is full. Make it writable (or free space) and open it again, or open it "
+                    f"read-only with Journal.open('{self.path}', mode='r').",
+                    path=self.path,
+                    cause=e,
+                ) from e
             raise BadInput(
                 f"cannot open journal {self.path} for writing ({e.strerror}); pass a writable file path, or open "
                 f"it read-only with Journal.open('{self.path}', mode='r')."
@@ -755,7 +768,7 @@ class _SqliteBackend:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=" + ("FULL" if self.durability == "fsync" else "NORMAL"))
             else:
-                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                self.db = self._connect_read_only()
             self.db.text_factory = _sqlite_text
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "records" not in tables:
@@ -804,6 +817,22 @@ class _SqliteBackend:
             return n, prev
         except (sqlite3.Error, UnicodeDecodeError) as e:  # a TEXT cell whose bytes are not UTF-8 any more
             raise self._damaged(e) from None
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.OperationalError as e:
+            # A WAL database in a directory SQLite cannot write: it cannot make its -shm file. With neither side
+            # file present the last writer closed cleanly (a live or crashed writer leaves both), so the file alone
+            # holds every record and can be read as immutable.
+            side = [Path(str(self.path) + x) for x in ("-wal", "-shm")]
+            if not _sqlite_environment(e) or any(p.exists() and p.stat().st_size for p in side):
+                db.close()
+                raise
+            db.close()
+            return sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
     def _schema_version(self) -> int:
         return self.db.execute("PRAGMA schema_version").fetchone()[0]

@@ -44,6 +44,7 @@ __all__ = [
     "op_shapes",
     "safe_repr",
     "shape",
+    "write_lock",
     "writing_call",
 ]
 
@@ -205,16 +206,40 @@ def need_str_list(what: str, value: Any, *, none: bool = False) -> list[str]:
 _BARE = (TypeError, ValueError, RecursionError, OverflowError, AttributeError, KeyError, IndexError, LookupError)
 
 
-def _journal_length(owner: Any) -> int | None:
+def _journal_of(owner: Any) -> Any:
+    """The journal an owner writes to: its own, or its store's (an owner that writes through a store)."""
     for holder in (owner, getattr(owner, "store", None), getattr(owner, "knowledge", None)):
         j = getattr(holder, "journal", None)
         if j is not None and hasattr(j, "position"):
-            return j.position
+            return j
     return None
 
 
+def _journal_length(owner: Any) -> int | None:
+    j = _journal_of(owner)
+    return None if j is None else j.position
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LOCK = _NoLock()
+
+
+def write_lock(owner: Any) -> Any:
+    """The lock a public write of `owner` holds for all its steps: the reentrant lock of the journal it writes to
+    (one per journal, so owners sharing a journal take turns too); a no-op for an owner without a journal."""
+    return getattr(_journal_of(owner), "lock", None) or _NO_LOCK
+
+
 def writing_call(method: Callable) -> Callable:
-    """Decorate a public writing method: a bare exception raised before the journal changed (an argument that got
+    """Decorate a public writing method. It holds the owner's journal lock (`write_lock`) for the whole call, so
+    threads sharing an owner (or owners sharing a journal) take turns. A bare exception raised before the journal changed (an argument that got
     past the explicit checks: a 5,000-digit int in an error message, a list where a name belongs) becomes
     BadInput naming the call. If the journal did change, the original exception propagates (that is a bug to
     fix, and the fault harness counts it). The explicit checks at the top of each call come first; this is the
@@ -232,25 +257,26 @@ def writing_call(method: Callable) -> Callable:
     import functools
     import types
 
-    bad, known, bare, length = BadInput, SolviLabError, _BARE, _journal_length
+    bad, known, bare, length, lock_of = BadInput, SolviLabError, _BARE, _journal_length, write_lock
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        before = length(self)
-        try:
-            return method(self, *args, **kwargs)
-        except known:
-            raise
-        except bare as e:
-            if length(self) != before:
-                raise
+        with lock_of(self):  # threads take turns: the checks, the records and the fold of one call stay together
+            before = length(self)
             try:
-                detail = str(e)[:200]
-            except Exception:
-                detail = ""
-            raise bad(
-                f"{type(self).__name__}.{method.__name__}(): an argument has a wrong type or value "
-                f"({type(e).__name__}: {detail}); nothing was written. Check the call against its docstring."
-            ) from None
+                return method(self, *args, **kwargs)
+            except known:
+                raise
+            except bare as e:
+                if length(self) != before:
+                    raise
+                try:
+                    detail = str(e)[:200]
+                except Exception:
+                    detail = ""
+                raise bad(
+                    f"{type(self).__name__}.{method.__name__}(): an argument has a wrong type or value "
+                    f"({type(e).__name__}: {detail}); nothing was written. Check the call against its docstring."
+                ) from None
 
     # Rebuilt in the method's own module so doctest still finds the method's examples.
     wrapped = types.FunctionType(call.__code__, method.__globals__, method.__name__, None, call.__closure__)

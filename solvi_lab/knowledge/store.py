@@ -35,7 +35,7 @@ from typing import Any
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
-from ..owner import JournalOwner, _check_upto
+from ..owner import JournalOwner, _check_upto, serialised
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check, source_refusal
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
@@ -932,6 +932,7 @@ class KnowledgeStore(JournalOwner):
             except Exception as e:  # a record another writer appended that the fold cannot read
                 raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
 
+    @serialised
     def _write(self, kind: str, payload: Any) -> Record:
         """The live path (solvi_lab.owner): fold what others appended, append the record, fold it through _apply."""
         if self._read_only:
