@@ -5,7 +5,9 @@ record boundary (with the head checkpoint; without it but with a kept head; with
 2,000 random single-byte changes; deleted, swapped, duplicated and forged records; ≥100 SIGKILLs of a child
 appending in a loop (it prints each acknowledged id); a second writer through the path, a symlink, a hard link
 and another spelling (other processes and threads); two threads and two processes writing at once; a reader
-opening during writes. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
+opening during writes; a full disk (RLIMIT_FSIZE) at every byte of a record; a read-only directory (chattr +i);
+a cut journal opened through a symlink or a hard link; SIGKILL while 1–4 MB records are written. For SQLite, its
+head row or table deleted; for the knowledge store, four threads and a decision log writing at once. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
 action model, risk policies, failure memory, learner model, agenda and world map.
 
     python benchmarks/faults.py            # the full table (a few minutes)
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from solvi_lab.journal_faults import crash  # noqa: E402
 from solvi_lab.journal_faults.files import FILE_FAULTS, Row, run_file_fault  # noqa: E402
 from solvi_lab.journal_faults.owners import OWNERS, Tally, random_calls, run_sequence  # noqa: E402
+from solvi_lab.journal_faults.writes import write_fault_rows  # noqa: E402
 
 
 def fuzz_row(owner, sequences: int, calls: int, seed: int) -> Row:
@@ -71,9 +74,20 @@ def run(quick: bool) -> list[Row]:
             with tempfile.TemporaryDirectory() as d:
                 rows.append(make(Path(d)))
             _progress(rows[-1])
+    rows += write_rows(quick)
     for i, owner in enumerate(OWNERS):
         rows.append(fuzz_row(owner, 8 if quick else 60, 15, seed=i))
         _progress(rows[-1])
+    return rows
+
+
+def write_rows(quick: bool) -> list[Row]:
+    """Failed writes and other doors (solvi_lab/journal_faults/writes.py): disk full at every byte of a record,
+    a read-only directory, a cut journal through a symlink / hard link, a SQLite head deleted, threads sharing a
+    store, SIGKILL during multi-megabyte records."""
+    rows = write_fault_rows(tempfile.TemporaryDirectory, quick)
+    for r in rows:
+        _progress(r)
     return rows
 
 

@@ -1083,6 +1083,13 @@ class Journal:
         return Head(self._n, self._last)
 
     @property
+    def torn_tail(self) -> int:
+        """Bytes after the last whole record that a read-only open left out (JSONL): a line a writer beside it was
+        still writing, or a crash's torn record (which only a writer's open refuses and Journal.repair moves aside).
+        0 for a writer, which refuses a torn file instead."""
+        return getattr(self._backend, "torn_tail", 0)
+
+    @property
     def last_hash(self) -> str:
         """The hash of the last record (GENESIS for an empty journal)."""
         return self._last

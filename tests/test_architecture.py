@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
 LAYERS: dict[str, int] = {}
 _LAYER_NAMES = [
     ("foundation", ["errors", "atomicfile", "validation", "jsontext", "codehash", "checks", "prediction"]),
-    ("journal", ["journal", "owner", "conformance"]),
+    ("journal", ["journal", "journal_head", "owner", "conformance"]),
     ("knowledge", ["knowledge"]),
     (
         "consumers",
