@@ -117,7 +117,10 @@ def disk_full(directory: Path, backend: str, *, step: int = 1, every: int = 1, p
                 row.count("unchanged")
             elif outcome == "failed":
                 failed.add(rid)
-                row.count("silent" if changed else "detected", f"byte {k}: the failed append changed the journal")
+                row.count(
+                    "silent" if changed else "detected",
+                    f"byte {k}: " + ("the failed append changed the journal" if changed else detail),
+                )
             else:
                 failed.add(rid)
                 row.count(outcome, f"byte {k}: {detail}")
@@ -387,6 +390,7 @@ def store_threads(directory: Path, runs: int, *, threads: int = 4, calls: int = 
                 row.count("unchanged" if same else "silent", f"run {r}: live state differs from the replay")
     finally:
         sys.setswitchinterval(old)
+    row.note = f"{row.unchanged} of {runs} runs: live state = journal replay = reopened file, verify() true"
     return row
 
 
