@@ -17,16 +17,25 @@ True
 
 Backends: memory (`Journal()`), JSONL file (`Journal("run.jsonl")`, the default for a path) and SQLite
 (`Journal("run.sqlite")`, or `backend="sqlite"`). Loading a file re-checks every hash, every header field and each
-kind's registered payload shape; whatever is wrong (a torn last line, bytes that are not UTF-8 or JSON, an edited,
-reordered, inserted or deleted record, a damaged SQLite file) raises `CorruptJournal` naming the file and position,
-and a failed open releases its lock, handles and connection. Nothing is ever silently truncated:
-`Journal.repair(path)` moves a bad tail aside explicitly (JSONL and SQLite, under the writer lock).
+kind's registered payload shape; whatever is wrong (bytes that are not UTF-8 or JSON, an edited, reordered, inserted
+or deleted record, a damaged SQLite file, a torn last line when opened for writing) raises `CorruptJournal` naming
+the file and position, and a failed open releases its lock, handles and connection (a read-only open leaves a torn
+last line out and reports its size in `torn_tail`: it may be a write in progress beside it). Nothing is ever
+silently truncated: `Journal.repair(path)` moves a bad tail aside explicitly (JSONL and SQLite, under the lock).
 
-`head()` is `(count, last_hash)`; a checkpoint of it kept beside the file (`<path>.head`; SQLite: a `head` table)
-makes a journal that lost whole records refuse to open, and a head the user kept catches the rest
+A write the environment refuses (disk full, file size limit, read-only directory, I/O error) raises
+`JournalWriteFailed` and leaves the journal as it was: a JSONL record is one `pwrite` at the end of the last whole
+record, undone by a truncate when it fails; a SQLite record is one transaction. The writer goes on once the cause is
+gone. A head checkpoint that cannot be written after its records are safe is a `JournalCheckpointWarning` and
+`checkpoint_failure`, never a failed append.
+
+`head()` is `(count, last_hash)`; a checkpoint of it kept with the file (JSONL: an extended attribute on the file and
+`<real path>.head`, see `journal_head`; SQLite: a `head` table whose row is written with the tables) makes a journal
+that lost whole records refuse to open through any of its names, and a head the user kept catches the rest
 (`verify(head=...)`, `Journal(path, expect_head=...)`). `durability="flush"` (default) or `"fsync"`. The writer
 lock is an flock on the file itself, so a second writer through any alias (symlink, hard link) is refused with
-`JournalLocked`; `Journal.open(path, mode="r")` never locks and never writes. See docs/readme/journal.md.
+`JournalLocked`; `Journal.open(path, mode="r")` never locks and never writes. `journal.lock` (reentrant) is held by
+each append and by every journal owner's public write, so threads take turns. See docs/readme/journal.md.
 """
 
 from __future__ import annotations
@@ -1375,14 +1384,22 @@ class Journal:
         if not path.is_file():
             raise BadInput(f"no journal at {path}; Journal.repair needs an existing journal file.")
         name = _backend_name(path, backend)
+        if name not in ("jsonl", "sqlite"):
+            raise BadInput(f"Journal.repair works on 'jsonl' and 'sqlite' files, not backend={name!r}.")
         lock = _FileLock(path)
         lock.acquire()
         try:
-            if name == "sqlite":
-                return _repair_sqlite(path, keep)
-            if name != "jsonl":
-                raise BadInput(f"Journal.repair works on 'jsonl' and 'sqlite' files, not backend={name!r}.")
-            return _repair_jsonl(path, keep)
+            return _repair_sqlite(path, keep) if name == "sqlite" else _repair_jsonl(path, keep)
+        except OSError as e:
+            if isinstance(e, SolviLabError):
+                raise
+            raise _write_failed(
+                path,
+                "while repairing it",
+                e,
+                "make the directory writable (and free some space) and run Journal.repair again: it is safe to "
+                "repeat (the tail is moved aside before the journal is cut).",
+            ) from e
         finally:
             lock.release()
 
@@ -1454,6 +1471,14 @@ def _repair_sqlite(path: Path, keep: int | None) -> int:
                 db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (n, prev))
             return n
         except sqlite3.Error as e:
+            if _sqlite_environment(e):
+                raise _write_failed(
+                    path,
+                    "while repairing it",
+                    e,
+                    "the file is not damaged by this; make the directory writable "
+                    "(and free some space) and run Journal.repair again.",
+                ) from e
             raise CorruptJournal(
                 f"{path}: SQLite cannot read its records ({type(e).__name__}: {e}); the database itself is damaged "
                 "beyond what Journal.repair keeps. Restore it from a backup."

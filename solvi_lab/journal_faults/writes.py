@@ -5,7 +5,7 @@ one store, and SIGKILL while multi-megabyte records are written.
 A full disk is stood in for by the file size limit (`RLIMIT_FSIZE`, with `SIGXFSZ` ignored): a write past the limit
 fails with EFBIG exactly where one past the free space would fail with ENOSPC. It runs in a child process, so the
 limit never touches the caller. A read-only directory is made with `chattr +i` (root, on a file system that has
-the immutable flag); where that is refused the row says so and runs nothing.
+the immutable flag) or, for a user other than root, `chmod 555`; the row's note says which (or that neither could).
 """
 
 from __future__ import annotations
@@ -156,17 +156,31 @@ def _chattr(flag: str, directory: Path) -> bool:
         return False
 
 
+def _read_only(directory: Path, on: bool) -> str:
+    """Make `directory` read-only (on) or writable again; return how: "chattr +i" (root, a file system with the
+    immutable flag), "chmod 555" (a user other than root, for whom permissions hold), or "" when neither can."""
+    import os
+
+    if _chattr("+i" if on else "-i", directory):
+        return "chattr +i"
+    if os.geteuid() != 0:
+        directory.chmod(0o555 if on else 0o755)
+        return "chmod 555"
+    return ""
+
+
 def read_only_directory(directory: Path, backend: str, appends: int = 20) -> Row:
-    """A journal in a directory made read-only (`chattr +i`). Closed journal first (no SQLite side files): a reader
+    """A journal in a directory made read-only (`chattr +i`, or `chmod 555` for a user other than root). Closed first (no SQLite side files): a reader
     opens it; a writer opened in it appends (JSONL; its checkpoints warn) or is refused with JournalWriteFailed
-    (SQLite cannot make its -wal/-shm files) — never CorruptJournal; a new journal there is refused. Then a writer
+    (SQLite cannot make its -wal/-shm files) — never CorruptJournal; a new journal there and Journal.repair are
+    refused with JournalWriteFailed. Then a writer
     opened while the directory was writable goes on after it became read-only, and one opened after it (SQLite:
     beside the side files the first left). Made writable again, every acknowledged record must be there and no
     refused one. detected = a refusal with JournalWriteFailed; unchanged = the call worked."""
     ro = directory / "ro"
     ro.mkdir()
     path = ro / ("j." + backend)
-    row = Row("read-only directory (chattr +i)", backend, lost=0)
+    row = Row("read-only directory", backend, lost=0)
     with Journal(path) as j:
         for i in range(5):
             j.append("tick", {"id": i})
@@ -206,17 +220,19 @@ def read_only_directory(directory: Path, backend: str, appends: int = 20) -> Row
     def new_journal() -> None:
         Journal(ro / ("new." + backend)).close()
 
-    if not _chattr("+i", ro):
-        row.note = "not run: chattr +i refused here (needs root and a file system with the immutable flag)"
+    how = _read_only(ro, True)
+    if not how:
+        row.note = "not run: neither chattr +i nor permissions make a directory read-only for root here"
         return row
     try:
         attempt("reader, journal closed", reader)
         attempt("writer opened in it, appending", new_writer)
         attempt("new journal in it", new_journal)
+        attempt("Journal.repair in it", lambda: Journal.repair(path))
     finally:
-        _chattr("-i", ro)
+        _read_only(ro, False)
     early = Journal(path, checkpoint_every=3)  # opened while the directory was writable
-    _chattr("+i", ro)
+    _read_only(ro, True)
     try:
         attempt("writer opened before, appending", lambda: write_with(early))
         attempt("that writer closing", early.close)
@@ -224,14 +240,14 @@ def read_only_directory(directory: Path, backend: str, appends: int = 20) -> Row
         attempt("reader after the writers", reader)
     finally:
         early.close()
-        _chattr("-i", ro)
+        _read_only(ro, False)
     try:
         got = set(_ids_any(path))
         row.lost = len(acked - got)
         row.silent += len((tried_ids - acked) & got)
     except Exception as e:
         row.count(type(e).__name__, f"reopen: {e}"[:300])
-    row.note = f"{len(acked)} acknowledged; {warned} checkpoint warnings (records safe)"
+    row.note = f"made read-only with {how}; {len(acked)} acknowledged; {warned} checkpoint warnings (records safe)"
     return row
 
 
