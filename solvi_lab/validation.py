@@ -238,8 +238,7 @@ def write_lock(owner: Any) -> Any:
 
 
 def writing_call(method: Callable) -> Callable:
-    """Decorate a public writing method. It holds the owner's journal lock (`write_lock`) for the whole call, so
-    threads sharing an owner (or owners sharing a journal) take turns. A bare exception raised before the journal changed (an argument that got
+    """Decorate a public writing method: a bare exception raised before the journal changed (an argument that got
     past the explicit checks: a 5,000-digit int in an error message, a list where a name belongs) becomes
     BadInput naming the call. If the journal did change, the original exception propagates (that is a bug to
     fix, and the fault harness counts it). The explicit checks at the top of each call come first; this is the
@@ -257,29 +256,36 @@ def writing_call(method: Callable) -> Callable:
     import functools
     import types
 
-    bad, known, bare, length, lock_of = BadInput, SolviLabError, _BARE, _journal_length, write_lock
+    bad, known, bare, length = BadInput, SolviLabError, _BARE, _journal_length
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with lock_of(self):  # threads take turns: the checks, the records and the fold of one call stay together
-            before = length(self)
-            try:
-                return method(self, *args, **kwargs)
-            except known:
+        before = length(self)
+        try:
+            return method(self, *args, **kwargs)
+        except known:
+            raise
+        except bare as e:
+            if length(self) != before:
                 raise
-            except bare as e:
-                if length(self) != before:
-                    raise
-                try:
-                    detail = str(e)[:200]
-                except Exception:
-                    detail = ""
-                raise bad(
-                    f"{type(self).__name__}.{method.__name__}(): an argument has a wrong type or value "
-                    f"({type(e).__name__}: {detail}); nothing was written. Check the call against its docstring."
-                ) from None
+            try:
+                detail = str(e)[:200]
+            except Exception:
+                detail = ""
+            raise bad(
+                f"{type(self).__name__}.{method.__name__}(): an argument has a wrong type or value "
+                f"({type(e).__name__}: {detail}); nothing was written. Check the call against its docstring."
+            ) from None
+
+    lock_of = write_lock
+
+    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # The journal's lock for the whole call: threads sharing an owner (or owners sharing a journal) take turns,
+        # so the checks, the records and the fold of one call stay together (issue 25).
+        with lock_of(self):
+            return call(self, *args, **kwargs)
 
     # Rebuilt in the method's own module so doctest still finds the method's examples.
-    wrapped = types.FunctionType(call.__code__, method.__globals__, method.__name__, None, call.__closure__)
+    wrapped = types.FunctionType(locked.__code__, method.__globals__, method.__name__, None, locked.__closure__)
     return functools.wraps(method)(wrapped)
 
 
