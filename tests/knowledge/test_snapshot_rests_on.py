@@ -2,11 +2,6 @@
 
 from solvi_lab.knowledge import KnowledgeStore
 
-SPEC_SNAPSHOT = (
-    "A decision is given ks.snapshot(...) as a fact: the active items that match (facts), the hints (hypotheses, "
-    "expired or stale items, with why), the ids they rest on, the store's fingerprint and its journal position"
-)
-
 
 def fact(s, o, r="tier"):
     return {"s": s, "r": r, "o": o}
@@ -62,9 +57,7 @@ def test_redecide_finds_a_decision_through_a_premise_in_its_rests_on():
     assert changes[0]["old_rests_on"] == sorted([vat, country])
     assert changes[0]["new_given"]["knowledge"]["rests_on"] == []
     last = list(ks.journal.records(kind="redecide"))
-    assert [r.payload for r in last] == [
-        {"retracted": [country], "answer_changes": [d.id], "justification_only": []}
-    ]
+    assert [r.payload for r in last] == [{"retracted": [country], "answer_changes": [d.id], "justification_only": []}]
 
 
 def test_redecide_uses_exactly_the_rests_on_list():
