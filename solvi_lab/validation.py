@@ -39,6 +39,7 @@ __all__ = [
     "need_json",
     "need_json_all",
     "need_number",
+    "need_path",
     "need_str",
     "need_str_list",
     "op_shapes",
@@ -186,6 +187,31 @@ def need_hashable(what: str, value: Any) -> Any:
     except TypeError:
         raise BadInput(f"{what} must be hashable (a string, number or tuple), got {_short(value)}.") from None
     return value
+
+
+def need_path(what: str, value: Any) -> Any:
+    """`value` as a pathlib.Path if it is a str or os.PathLike naming a path (non-empty, valid Unicode, no NUL).
+
+    >>> need_path("path", "runs/j.parquet").name
+    'j.parquet'
+    >>> need_path("path", 3)
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: path must be a file path (a str or os.PathLike), got 3.
+    """
+    import os
+    from pathlib import Path
+
+    if not isinstance(value, (str, os.PathLike)):
+        raise BadInput(f"{what} must be a file path (a str or os.PathLike), got {_short(value)}.")
+    try:
+        text = os.fspath(value)
+    except Exception:
+        raise BadInput(f"{what} must be a file path (a str or os.PathLike), got {_short(value)}.") from None
+    if not isinstance(text, str) or not text or "\x00" in text:
+        raise BadInput(f"{what} must be a non-empty file path without NUL characters, got {_short(value)}.")
+    need_str(what, text)
+    return Path(text)
 
 
 def need_str_list(what: str, value: Any, *, none: bool = False) -> list[str]:
