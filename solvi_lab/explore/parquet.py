@@ -249,7 +249,12 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
             f"{path} is not a readable Parquet file ({type(e).__name__}: {str(e)[:200]}); re-export it with "
             "export_journal(journal, path)."
         ) from None
-    out = _check_rows(path, columns, rows, head)
+    try:
+        out = _check_rows(path, columns, rows, head)
+    except CorruptJournal as e:
+        if digest_problem is None or not digest_path(path).is_file():
+            raise
+        raise CorruptJournal(f"{e} (The digest says so too: {digest_problem}.)") from None
     if digest_problem is not None and digest_path(path).is_file():
         raise CorruptJournal(
             f"{path} is not the file export_journal() wrote: {digest_problem}, although its records check out "
