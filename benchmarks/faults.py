@@ -5,7 +5,9 @@ record boundary (with the head checkpoint; without it but with a kept head; with
 2,000 random single-byte changes; deleted, swapped, duplicated and forged records; ≥100 SIGKILLs of a child
 appending in a loop (it prints each acknowledged id); a second writer through the path, a symlink, a hard link
 and another spelling (other processes and threads); two threads and two processes writing at once; a reader
-opening during writes. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
+opening during writes. The two files that are not journals: one-byte changes of a Parquet export (with and
+without its .sha256; each trial in a worker process, so an abort is counted) and of a WorldMap map file, and the
+map file cut at a byte or with its last records deleted. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
 action model, risk policies, failure memory, learner model, agenda and world map.
 
     python benchmarks/faults.py            # the full table (a few minutes)
@@ -35,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from solvi_lab.journal_faults import crash  # noqa: E402
 from solvi_lab.journal_faults.files import FILE_FAULTS, Row, run_file_fault  # noqa: E402
+from solvi_lab.journal_faults.other_files import rows as other_file_rows  # noqa: E402
 from solvi_lab.journal_faults.owners import OWNERS, Tally, random_calls, run_sequence  # noqa: E402
 
 
@@ -74,7 +77,18 @@ def run(quick: bool) -> list[Row]:
     for i, owner in enumerate(OWNERS):
         rows.append(fuzz_row(owner, 8 if quick else 60, 15, seed=i))
         _progress(rows[-1])
+    rows += parquet_and_map_rows(quick)
     return rows
+
+
+def parquet_and_map_rows(quick: bool) -> list[Row]:
+    """The files that are not journals (issue 25, 5): damaged Parquet exports, each trial in a worker process so
+    an abort is counted, not fatal; and damaged or cut WorldMap map files."""
+    with tempfile.TemporaryDirectory() as d:
+        out = other_file_rows(Path(d), quick=quick)
+    for r in out:
+        _progress(r)
+    return out
 
 
 def _progress(row: Row) -> None:
