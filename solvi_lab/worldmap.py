@@ -73,7 +73,7 @@ from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal
 from .journal import GENESIS, Journal, Record, VerifyReport, canonical, register_kind
 from .owner import JournalOwner
-from .validation import ANY, Opt, op_shapes, writing_call
+from .validation import ANY, Opt, op_shapes, public_calls, writing_call
 
 __all__ = [
     "WorldMap",
@@ -301,6 +301,7 @@ class Arrival:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+@public_calls
 class WorldMap(JournalOwner):
     """A map of claims "(state, action) leads to state", folded from its hash-chained journal.
 

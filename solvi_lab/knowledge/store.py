@@ -36,7 +36,18 @@ from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
 from ..owner import JournalOwner, _check_upto
-from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
+from ..validation import (
+    ANY,
+    Opt,
+    need_bool,
+    need_json,
+    need_json_all,
+    need_str,
+    need_str_list,
+    op_shapes,
+    public_calls,
+    writing_call,
+)
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check, source_refusal
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
 from .release import ReleasePlan
@@ -203,6 +214,7 @@ class Verification:
         return self.ok
 
 
+@public_calls
 class KnowledgeStore(JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
