@@ -317,12 +317,24 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callab
         try:
             return method(self, *args, **kwargs)
         except known as e:
-            compact(e, (self, *args), kwargs)
+            compact(e, args, kwargs)
             raise
         except Exception as e:
             # a constructor has no journal before it runs: what it made is dropped with the half-built object
             if (before is not None and length(self) != before) or not about_an_argument(e, args, kwargs):
                 raise  # it wrote, or it is not about an argument (a caller's callback failing): not ours to hide
+            raise bad(named(self, method, args, kwargs, e)) from None
+
+    def call_read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # a read call or a constructor: nothing to compare before and after, so the success path costs one frame
+        try:
+            return method(self, *args, **kwargs)
+        except known as e:
+            compact(e, args, kwargs)
+            raise
+        except Exception as e:
+            if not about_an_argument(e, args, kwargs):
+                raise
             raise bad(named(self, method, args, kwargs, e)) from None
 
     def call_static(*args: Any, **kwargs: Any) -> Any:
@@ -336,7 +348,7 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callab
                 raise
             raise bad(named(None, method, args, kwargs, e, static=True)) from None
 
-    code = call_static if static else call
+    code = call_static if static else call if writing else call_read
     # Rebuilt in the method's own module so doctest still finds the method's examples.
     wrapped = types.FunctionType(code.__code__, method.__globals__, method.__name__, None, code.__closure__)
     wrapped = functools.wraps(method)(wrapped)
