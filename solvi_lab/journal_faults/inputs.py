@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import random
 import tempfile
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -237,7 +238,9 @@ OWNER_SPECS: list[OwnerSpec] = [
     OwnerSpec(
         "learned gate",
         _cls("..risk", "LearnedGate"),
-        lambda d: _make("..risk", "LearnedGate", name=lambda d: "depth", journal=lambda d: Journal(d / "gate.jsonl"))(d),
+        lambda d: _make("..risk", "LearnedGate", name=lambda d: "depth", journal=lambda d: Journal(d / "gate.jsonl"))(
+            d
+        ),
         {"name": "depth"},
     ),
     OwnerSpec(
@@ -282,7 +285,9 @@ def _calls(spec: OwnerSpec) -> list[tuple[str, Callable[[Any], Callable[..., Any
         if name in spec.skip or name == "close":
             continue
         attr = inspect.getattr_static(cls, name)
-        if isinstance(attr, property) or not (inspect.isfunction(attr) or isinstance(attr, (classmethod, staticmethod))):
+        if isinstance(attr, property) or not (
+            inspect.isfunction(attr) or isinstance(attr, (classmethod, staticmethod))
+        ):
             continue
         fn = attr.__func__ if isinstance(attr, (classmethod, staticmethod)) else attr
         if inspect.isgeneratorfunction(fn):
@@ -306,34 +311,41 @@ def run_owner(spec: OwnerSpec, hostile: dict[str, Any] | None = None) -> Outcome
     """Every call of one owner with each hostile value in each slot, on a fresh owner per call name."""
     hostile = HOSTILE if hostile is None else hostile
     out = Outcomes()
-    for name, get, sig in _calls(spec):
-        slots = [
-            p
-            for p in sig.parameters.values()
-            if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY)
-        ]
-        if not slots:
-            continue
-        with tempfile.TemporaryDirectory() as tmp:
-            d = Path(tmp)
-            obj = spec.make(d)
-            try:
-                for slot in slots:
-                    for label, bad in hostile.items():
-                        kwargs = {}
-                        for p in slots:
-                            if p.name == slot.name:
-                                kwargs[p.name] = bad
-                            elif p.default is p.empty:
-                                kwargs[p.name] = _good(spec, p.name, obj, d)
-                        _one(out, spec, name, get(obj), slot.name, label, kwargs, obj)
-            finally:
-                for closing in (obj, getattr(obj, "store", None)):
-                    try:
-                        closing.close()
-                    except Exception:
-                        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # old spellings (clock=) are fuzzed too
+        for name, get, sig in _calls(spec):
+            _fuzz_call(out, spec, name, get, sig, hostile)
     return out
+
+
+def _fuzz_call(out: Outcomes, spec: OwnerSpec, name: str, get: Callable, sig: inspect.Signature, hostile: dict) -> None:
+    """One call: each hostile value in each slot, the other slots good, on one fresh owner."""
+    slots = [
+        p
+        for p in sig.parameters.values()
+        if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY)
+    ]
+    if not slots:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        obj = spec.make(d)
+        try:
+            for slot in slots:
+                for label, bad in hostile.items():
+                    kwargs = {}
+                    for p in slots:
+                        if p.name == slot.name:
+                            kwargs[p.name] = bad
+                        elif p.default is p.empty:
+                            kwargs[p.name] = _good(spec, p.name, obj, d)
+                    _one(out, spec, name, get(obj), slot.name, label, kwargs, obj)
+        finally:
+            for closing in (obj, getattr(obj, "store", None)):
+                try:
+                    closing.close()
+                except Exception:
+                    pass
 
 
 def _one(out: Outcomes, spec: OwnerSpec, name: str, fn: Callable, slot: str, label: str, kwargs: dict, obj: Any):
