@@ -78,7 +78,30 @@ def run(quick: bool) -> list[Row]:
         rows.append(fuzz_row(owner, 8 if quick else 60, 15, seed=i))
         _progress(rows[-1])
     rows += parquet_and_map_rows(quick)
+    rows += bad_input_rows()
     return rows
+
+
+def bad_input_rows() -> list[Row]:
+    """Issue 25, 6: a deep, huge or hostile value in every slot of every public call of every owner (constructors,
+    classmethods, read and writing calls). detected = refused with the project's error; other = bare exceptions;
+    silently accepted = refused but the journal changed; the note counts refusals that were generic, over 1,000
+    characters or quoting over 80 characters of the value (0 each when the promise holds)."""
+    from solvi_lab.journal_faults.inputs import OWNER_SPECS, run_owner
+
+    out = []
+    for spec in OWNER_SPECS:
+        o = run_owner(spec)
+        row = Row(f"bad input {spec.name}", "every call")
+        row.tried, row.detected, row.other, row.silent = o.calls, o.refused, o.bare, o.grew
+        row.note = (
+            f"{o.accepted} accepted; refusals: {o.generic} generic, {o.long} over 1,000 chars, {o.quoted} quoting "
+            f">80 chars, {o.named} naming the parameter"
+        )
+        row.examples = o.examples
+        out.append(row)
+        _progress(row)
+    return out
 
 
 def parquet_and_map_rows(quick: bool) -> list[Row]:

@@ -310,7 +310,7 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callab
     import types
 
     bad, known, length, named, compact = BadInput, SolviLabError, _journal_length, refusal, _compact
-    about_an_argument = _about_an_argument
+    about_an_argument, name_it = _about_an_argument, _name_the_argument
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         before = length(self)
@@ -318,6 +318,7 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callab
             return method(self, *args, **kwargs)
         except known as e:
             compact(e, args, kwargs)
+            name_it(e, self, method, args, kwargs)
             raise
         except Exception as e:
             # a constructor has no journal before it runs: what it made is dropped with the half-built object
@@ -331,6 +332,7 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callab
             return method(self, *args, **kwargs)
         except known as e:
             compact(e, args, kwargs)
+            name_it(e, self, method, args, kwargs)
             raise
         except Exception as e:
             if not about_an_argument(e, args, kwargs):
@@ -557,6 +559,35 @@ def _fits(annotation: Any, value: Any, method: Callable) -> bool:
     if isinstance(value, bool) and bool not in flat and int in flat:
         return False
     return isinstance(value, flat)
+
+
+def _name_the_argument(e: BaseException, owner: Any, method: Callable, args: tuple, kwargs: Mapping[str, Any]) -> None:
+    """A BadInput raised deep inside a call (the journal refusing a payload that is not JSON, say) names no
+    argument; when one argument has a visible problem (too deep, a huge int, a repr that fails, not JSON), the
+    message is prefixed with the call, that argument and what is wrong with it."""
+    import inspect
+
+    if not isinstance(e, BadInput) or not e.args or not isinstance(e.args[0], str):
+        return
+    try:
+        bound = inspect.signature(method).bind(None, *args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return
+    names = [n for n in list(bound)[1:]]
+    msg = e.args[0]
+    if any(n in msg for n in names):
+        return
+    for n in names:
+        problem = value_problem(bound[n])
+        if problem is None:
+            try:
+                dumps_canonical(bound[n])
+            except (TypeError, ValueError, RecursionError):
+                problem = "not a JSON value"
+        if problem is not None:
+            cls = owner.__name__ if isinstance(owner, type) else type(owner).__name__
+            e.args = (f"{cls}.{method.__name__}(): {n} is {problem} — {msg}", *e.args[1:])
+            return
 
 
 def _compact(e: BaseException, args: tuple, kwargs: Mapping[str, Any]) -> None:

@@ -151,6 +151,7 @@ class OwnerSpec:
     make: Callable[[Path], Any]
     good: dict[str, Any] = field(default_factory=dict)  # parameter name -> good value (over COMMON)
     skip: tuple[str, ...] = ()
+    always: dict[str, Any] = field(default_factory=dict)  # passed whenever the call takes it (or takes **options)
 
 
 def _cls(mod: str, name: str) -> Callable[[], type]:
@@ -242,6 +243,7 @@ OWNER_SPECS: list[OwnerSpec] = [
             d
         ),
         {"name": "depth"},
+        always={"name": "depth"},
     ),
     OwnerSpec(
         "failure memory",
@@ -254,6 +256,7 @@ OWNER_SPECS: list[OwnerSpec] = [
         _cls("..evidence", "LearnerModel"),
         lambda d: _make("..evidence", "LearnerModel", journal=lambda d: Journal(d / "learner.jsonl"))(d),
         {"kind": "transfer"},
+        always={"at": 1},
     ),
     OwnerSpec("agenda", _cls("..agenda", "Agenda"), _agenda, {"state": {"done": False}, "action": "cancel"}),
     OwnerSpec("world map", _cls("..worldmap", "WorldMap"), _map, {"state": "a", "action": "go"}, skip=("view",)),
@@ -339,6 +342,10 @@ def _fuzz_call(out: Outcomes, spec: OwnerSpec, name: str, get: Callable, sig: in
                             kwargs[p.name] = bad
                         elif p.default is p.empty:
                             kwargs[p.name] = _good(spec, p.name, obj, d)
+                        elif p.name in spec.always:
+                            kwargs[p.name] = spec.always[p.name]
+                    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+                        kwargs.update({k: v for k, v in spec.always.items() if k not in sig.parameters})
                     _one(out, spec, name, get(obj), slot.name, label, kwargs, obj)
         finally:
             for closing in (obj, getattr(obj, "store", None)):
