@@ -135,6 +135,7 @@ register_kind(
 )
 #: The "format" field of a saved map file.
 FORMAT = "solvi_lab.worldmap/2"  # /2: the file ends with its head (record count and last hash)
+_RECORD_KEYS = {"position", "kind", "payload", "prev", "hash", "t"}  # a saved record has these keys, no others
 _FORMAT_WITHOUT_HEAD = "solvi_lab.worldmap/1"  # read, with a warning that a cut of it cannot be noticed
 #: The relation of every fact a map writes into a knowledge store.
 RELATION = "leads_to"
@@ -750,7 +751,12 @@ class WorldMap(JournalOwner):
         for i, rec in enumerate(doc["records"]):
             # re-append every record to a fresh chain: the recomputed hash must be the stored one, so an edited,
             # inserted, deleted or reordered entry cannot pass
-            if not isinstance(rec, dict) or rec.get("position") != i or rec.get("kind") != MAP_RECORD_KIND:
+            if (
+                not isinstance(rec, dict)
+                or rec.keys() != _RECORD_KEYS
+                or rec.get("position") != i
+                or rec.get("kind") != MAP_RECORD_KIND
+            ):
                 raise CorruptJournal(
                     f"{path}: record {i} is not world map entry number {i}; an entry was edited, inserted, "
                     "deleted or reordered. Restore the file from a backup."
