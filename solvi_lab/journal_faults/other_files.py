@@ -10,6 +10,7 @@ Outcomes as in `files.py`: detected (CorruptJournal), unchanged (it loaded and t
 original's: a byte no reader uses), silent (it loaded and something differs), or the name of any other exception.
 
     python -m solvi_lab.journal_faults.other_files   # the CI-sized rows, printed
+    SOLVI_LAB_PARQUET_TRIALS=5000 python benchmarks/faults.py   # the full table with 5,000 Parquet trials per row
 """
 
 from __future__ import annotations
@@ -194,10 +195,12 @@ def map_deleted_tail(d: Path, *, seed: int = 0, entries: int = 30) -> Row:
 def rows(d: Path, quick: bool = True) -> list[Row]:
     """Every row of this module, CI-sized (quick) or full."""
     out = []
+    # each damaged export costs a child process (~1 s on a loaded machine): SOLVI_LAB_PARQUET_TRIALS sizes the rows
+    trials = int(os.environ.get("SOLVI_LAB_PARQUET_TRIALS", "12" if quick else "200"))
     for digest in (True, False):
         sub = d / f"parquet-{digest}"
         sub.mkdir()
-        out.append(parquet_byte_changes(sub, 12 if quick else 400, digest=digest, seed=1 if digest else 2))
+        out.append(parquet_byte_changes(sub, trials, digest=digest, seed=1 if digest else 2))
     for make in (
         lambda s: map_byte_changes(s, 60 if quick else 2000),
         lambda s: map_cuts(s, full=not quick),
