@@ -32,22 +32,12 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
 from ..owner import JournalOwner, _check_upto
-from ..validation import (
-    ANY,
-    Opt,
-    need_bool,
-    need_json,
-    need_json_all,
-    need_str,
-    need_str_list,
-    op_shapes,
-    public_calls,
-    writing_call,
-)
+from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check, source_refusal
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
 from .release import ReleasePlan
@@ -214,7 +204,7 @@ class Verification:
         return self.ok
 
 
-@public_calls
+@validation.public_calls
 class KnowledgeStore(JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
@@ -1775,7 +1765,8 @@ class KnowledgeStore(JournalOwner):
         self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Find the stored decisions whose snapshot rested on retracted items (a retracted id in the snapshot's
-        `rests_on`, which holds the premises too), rebuild each snapshot as it would have been without them, re-run the decision on the old and the new snapshot, and split the list into
+        `rests_on`, which holds the premises too), rebuild each snapshot as it would have been without them,
+        re-run the decision on the old and the new snapshot, and split the list into
         (the answer changes — for a reviewer, only the justification changes — recorded in the journal)."""
         from .redecide import redecide as _redecide
 
