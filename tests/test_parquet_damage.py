@@ -121,3 +121,25 @@ def test_the_native_reader_script_imports_nothing_of_solvi_lab(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
+
+
+def test_the_module_functions_refuse_hostile_arguments_with_bad_input(tmp_path):
+    """Bad input, every public call: a deep, huge or hostile path or records argument is a BadInput naming it."""
+    from solvi_lab.errors import BadInput
+    from solvi_lab.explore.parquet import journal_from_records
+
+    deep = "x"
+    for _ in range(1000):
+        deep = [deep]
+    j, _ = export(tmp_path)
+    for bad in (deep, 10**5000, object(), "a\x00b"):
+        with pytest.raises(BadInput, match="path must be"):
+            export_journal(j, bad)
+        with pytest.raises(BadInput, match="path must be"):
+            import_journal(bad)
+        with pytest.raises(BadInput, match="path must be"):
+            journal_from_records([], bad)
+    with pytest.raises(BadInput, match="records must be"):
+        journal_from_records(10**5000)
+    with pytest.raises(BadInput, match="records must be Records"):
+        journal_from_records([deep])

@@ -90,7 +90,7 @@ def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
     (0, 'note', '{"n":1}')
     """
     records = _records_of(journal)
-    path = Path(path)
+    path = need_path("path", path)
     if path.is_dir():
         raise BadInput(f"{path} is a directory; pass a file path such as {path / 'journal.parquet'}.")
     cols: dict[str, list[Any]] = {k: [] for k in PARQUET_SCHEMA}
@@ -344,7 +344,18 @@ def journal_from_records(
     >>> journal_from_records(list(j)).head() == j.head()
     True
     """
-    records = list(records)
+    if path is not None:
+        path = need_path("path", path)
+    try:
+        records = list(records)
+    except TypeError:
+        raise BadInput(
+            f"records must be an iterable of Records (import_journal() gives them), got {type(records).__name__}."
+        ) from None
+    if not all(isinstance(r, Record) for r in records):
+        raise BadInput(
+            "records must be Records (import_journal() or a Journal gives them); got another type among them."
+        )
     if path is not None and Path(path).exists():
         raise BadInput(
             f"{path} exists; journal_from_records() writes a new journal. Pass a new path, or None for memory."
