@@ -7,7 +7,10 @@ appending in a loop (it prints each acknowledged id); a second writer through th
 and another spelling (other processes and threads); two threads and two processes writing at once; a reader
 opening during writes; a full disk (RLIMIT_FSIZE) at every byte of a record; a read-only directory (chattr +i);
 a cut journal opened through a symlink or a hard link; SIGKILL while 1–4 MB records are written. For SQLite, its
-head row or table deleted; for the knowledge store, four threads and a decision log writing at once. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
+head row or table deleted; for the knowledge store, four threads and a decision log writing at once.
+The two files that are not journals: one-byte changes of a Parquet export (with and
+without its .sha256; each trial in a worker process, so an abort is counted) and of a WorldMap map file, and the
+map file cut at a byte or with its last records deleted. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
 action model, risk policies, failure memory, learner model, agenda and world map.
 
     python benchmarks/faults.py            # the full table (a few minutes)
@@ -37,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from solvi_lab.journal_faults import crash  # noqa: E402
 from solvi_lab.journal_faults.files import FILE_FAULTS, Row, run_file_fault  # noqa: E402
+from solvi_lab.journal_faults.other_files import rows as other_file_rows  # noqa: E402
 from solvi_lab.journal_faults.owners import OWNERS, Tally, random_calls, run_sequence  # noqa: E402
 from solvi_lab.journal_faults.writes import write_fault_rows  # noqa: E402
 
@@ -78,6 +82,8 @@ def run(quick: bool) -> list[Row]:
     for i, owner in enumerate(OWNERS):
         rows.append(fuzz_row(owner, 8 if quick else 60, 15, seed=i))
         _progress(rows[-1])
+    rows += parquet_and_map_rows(quick)
+    rows += bad_input_rows()
     return rows
 
 
@@ -89,6 +95,38 @@ def write_rows(quick: bool) -> list[Row]:
     for r in rows:
         _progress(r)
     return rows
+
+
+def bad_input_rows() -> list[Row]:
+    """Issue 25, 6: a deep, huge or hostile value in every slot of every public call of every owner (constructors,
+    classmethods, read and writing calls). detected = refused with the project's error; other = bare exceptions;
+    silently accepted = refused but the journal changed; the note counts refusals that were generic, over 1,000
+    characters or quoting over 80 characters of the value (0 each when the promise holds)."""
+    from solvi_lab.journal_faults.inputs import OWNER_SPECS, run_owner
+
+    out = []
+    for spec in OWNER_SPECS:
+        o = run_owner(spec)
+        row = Row(f"bad input {spec.name}", "every call")
+        row.tried, row.detected, row.other, row.silent = o.calls, o.refused, o.bare, o.grew
+        row.note = (
+            f"{o.accepted} accepted; refusals: {o.generic} generic, {o.long} over 1,000 chars, {o.quoted} quoting "
+            f">80 chars, {o.named} naming the parameter"
+        )
+        row.examples = o.examples
+        out.append(row)
+        _progress(row)
+    return out
+
+
+def parquet_and_map_rows(quick: bool) -> list[Row]:
+    """The files that are not journals (issue 25, 5): damaged Parquet exports, each trial in a worker process so
+    an abort is counted, not fatal; and damaged or cut WorldMap map files."""
+    with tempfile.TemporaryDirectory() as d:
+        out = other_file_rows(Path(d), quick=quick)
+    for r in out:
+        _progress(r)
+    return out
 
 
 def _progress(row: Row) -> None:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
@@ -203,6 +204,7 @@ class Verification:
         return self.ok
 
 
+@validation.public_calls
 class KnowledgeStore(JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
@@ -1450,7 +1452,9 @@ class KnowledgeStore(JournalOwner):
     ) -> dict[str, Any]:
         """What a decision is given: the usable facts that match, the hints (hypotheses of every kind — with the
         gate that holds them and its verdict —, disputed, expired or stale facts, items resting on a rolled-back
-        version; each with why), the ids they rest on, the store's fingerprint and its journal position.
+        version; each with why), the ids they rest on (`rests_on`: the facts' and hints' own ids, then every premise
+        they were derived from, transitively — what `redecide` reads), the store's fingerprint and its journal
+        position.
 
         Without `about` it covers the whole store; `about=` is one subject (a list is one JSON subject, not a set
         of subjects) and also matches rules, skills and actions by name. See solvi_lab.knowledge.snapshot.
@@ -1761,8 +1765,9 @@ class KnowledgeStore(JournalOwner):
     def redecide(
         self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Find the stored decisions whose snapshot rested on retracted items, rebuild each snapshot as it would
-        have been without them, re-run the decision on the old and the new snapshot, and split the list into
+        """Find the stored decisions whose snapshot rested on retracted items (a retracted id in the snapshot's
+        `rests_on`, which holds the premises too), rebuild each snapshot as it would have been without them,
+        re-run the decision on the old and the new snapshot, and split the list into
         (the answer changes — for a reviewer, only the justification changes — recorded in the journal)."""
         from .redecide import redecide as _redecide
 
