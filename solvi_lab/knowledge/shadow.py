@@ -7,12 +7,11 @@ Its one job: fold one candidate add payload into a copy-on-write overlay of a li
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from ..journal import Record, canonical
+from ..journal import Record
 from .fold import RECORD_KIND
 from .items import Item
 from .keys import _Key
@@ -82,7 +81,8 @@ class _Shadow:
 
 
 def _shadow_of(live: KnowledgeStore, payload: dict[str, Any]) -> KnowledgeStore:
-    payload = json.loads(canonical(payload))  # exactly what the journal will give back (tuples become lists)
+    # The payload's values are already what the journal will give back (knowledge/admission.py decoded the caller's
+    # values once: lists, not tuples), so the shadow folds them as they are; the fold never changes a payload.
     live._flush_digests()  # the sums the shadow starts from must be settled (a read, as fingerprint() does)
     from .store import KnowledgeStore  # the facade's class (a function-level import: the store imports this)
 

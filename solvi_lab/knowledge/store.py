@@ -29,24 +29,23 @@ from typing import Any
 
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
-from ..journal import Journal, Record, _owner_refuses, canonical
+from ..journal import Journal, Record, _owner_refuses
 from ..owner import JournalOwner, _check_upto
-from ..validation import need_bool, need_json, need_json_all, need_str, need_str_list, writing_call
+from ..validation import need_json, need_str, need_str_list, writing_call
 from . import digests
+from .admission import DEFAULT, add_record
 from .fold import Fold
-from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check
+from .gates import ConsistencyGate, SourceGate, Verdict, WriteGate
 from .items import KINDS, LIVE, Item, item_id, value_key
 from .keys import _Key
 from .records import RECORD_KIND
 from .release import ReleasePlan
-from .shadow import _Shadow
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .staleness import fact_key, validate_flag_target
 from .view import StoreView, item_status
 
 NO_CHECKPOINTS = 1 << 62  # CHECKPOINT_EVERY of a fold nothing re-folds (a replay, verify's fold): never reached
-_DEFAULT = "default"
 
 
 def _gc_paused(fold: Callable) -> Callable:
@@ -186,10 +185,32 @@ class KnowledgeStore(Fold, JournalOwner):
     def _write_knowledge(self, payload: dict[str, Any]) -> int:
         return self._write(RECORD_KIND, payload).position
 
+    def _write_encoded(self, text: str, payload: dict[str, Any]) -> int:
+        """`_write` for a record already in canonical form (`text` is canonical(payload), `payload` what JSON gives
+        back for it: add()'s, encoded once): the owner protocol's steps, with `Journal.append_encoded`."""
+        if self._read_only:
+            raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
+        self._catch_up()
+        if self.journal is None:
+            raise BadInput(f"this {type(self).__name__} has no journal to write to.")
+        rec = self.journal.append_encoded(RECORD_KIND, text, payload)
+        self._apply(rec)
+        self._folded += 1
+        return rec.position
+
     def _premise_verdict(
-        self, kind: str, body: Any, scope: Any, derived_from: Iterable[str], pos: int, own_key: str | None = None
+        self,
+        kind: str,
+        body: Any,
+        scope: Any,
+        derived_from: Iterable[str],
+        pos: int,
+        own_key: str | None = None,
+        *,
+        own_value: str | None = None,
     ) -> Verdict:
-        """`own_key`: the candidate's fact key when the caller has it (add() does), else made here once."""
+        """`own_key`, `own_value`: the candidate's fact key and value key when the caller has them (add() does,
+        from the body it decoded once), else made here."""
         for pid in derived_from:
             problem, why = self._premise_state(pid, pos)
             if problem:
@@ -198,7 +219,9 @@ class KnowledgeStore(Fold, JournalOwner):
             if kind == "fact" and isinstance(body, dict) and prem.kind == "fact":
                 if own_key is None:
                     own_key = fact_key(scope, body.get("s"), body.get("r"))
-                if prem.key == own_key and prem.value != value_key(body.get("o")):
+                if own_value is None:
+                    own_value = value_key(body.get("o"))
+                if prem.key == own_key and prem.value != own_value:
                     return Verdict(False, f"would refute its own premise {pid}")
         return Verdict(True, "premises sound")
 
@@ -216,7 +239,7 @@ class KnowledgeStore(Fold, JournalOwner):
         supersedes: str | None = None,
         valid: tuple[Any, Any] | None = None,
         of: str | None = None,
-        reconfirm_after: Any = _DEFAULT,
+        reconfirm_after: Any = DEFAULT,
         hypothesis: bool = False,
     ) -> str:
         """Write an item; return its id ("k<journal position>"). Raises WriteRefused (journaled) when refused.
@@ -229,91 +252,22 @@ class KnowledgeStore(Fold, JournalOwner):
         ...
         solvi_lab.errors.WriteRefused: refused k1: source 'model' is not one of ('outcome', 'person', 'spec', 'verified'): the system's own answers never become knowledge
         """
-        if isinstance(derived_from, str):
-            derived_from = [derived_from]
-        derived_from = list(derived_from or ())
-        if not all(isinstance(d, str) for d in derived_from):
-            raise BadInput(f"derived_from must be item ids (strings like 'k3'), got {derived_from!r}.")
-        if scope is not None and not isinstance(scope, dict):
-            raise BadInput(f"scope must be a dict such as {{'map': 'A'}} or None, got {scope!r}.")
-        # Everything is checked before anything is written: a refused call leaves the journal as it was.
-        need_str("kind", kind, empty=False)
-        need_str("source", source)
-        need_str_list("derived_from", derived_from)
-        need_str("supersedes", supersedes, none=True)
-        need_str("of", of, none=True)
-        need_bool("hypothesis", hypothesis)
-        need_json_all({"body": body, "by": by, "scope": scope, "evidence": evidence, "valid": valid})
-        if supersedes is not None and supersedes not in self._items:
-            raise UnknownId(
-                f"supersedes={supersedes!r} names no item of this store; pass the id of the version this one replaces."
-            )
-        if valid is not None:
-            if not isinstance(valid, (tuple, list)) or len(valid) != 2:
-                raise BadInput(f"valid must be (since, until) — either may be None — got {valid!r}.")
-            valid = list(valid)
-        if (
-            reconfirm_after is not _DEFAULT
-            and reconfirm_after is not None
-            and (not isinstance(reconfirm_after, int) or isinstance(reconfirm_after, bool) or reconfirm_after < 1)
-        ):
-            raise BadInput(f"reconfirm_after must be a positive number of decisions or None, got {reconfirm_after!r}.")
-        # The competition key: facts by (scope, s, r); other kinds by name, a new version by its predecessor's key.
-        own_key = None  # the fact key, when this is one (the premise check compares its premises' keys with it)
-        if kind == "fact" and isinstance(body, dict) and "s" in body and "r" in body:
-            key = own_key = fact_key(scope, body["s"], body["r"])
-        elif supersedes is not None:
-            key = self._items[supersedes].key
-        elif isinstance(body, dict) and isinstance(body.get("name"), (str, int)):
-            key = canonical([kind, scope, body["name"]])
-        else:
-            key = canonical(["item", self.journal.position if self.journal else self.position])
-        if supersedes is not None:
-            old = self._items[supersedes]
-            if old.kind != kind or old.key != key:
-                raise BadInput(
-                    f"{supersedes} is a {old.kind} on another key; a new version supersedes a version of "
-                    "the same item (same kind, and for a fact the same scope, s and r)."
-                )
-        self._catch_up()
-        # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing). The
-        # gates' shadow folds this same payload, so it sees the item exactly as the store will.
-        payload: dict[str, Any] = {"op": "add", "kind": kind, "body": body, "source": source, "key": key}
-        for name, value in (
-            ("by", by),
-            ("scope", scope),
-            ("derived_from", derived_from),
-            ("evidence", evidence),
-            ("supersedes", supersedes),
-            ("valid", valid),
-            ("of", of),
-        ):
-            if value is not None and value != []:
-                payload[name] = value
-        if hypothesis:
-            payload["hypothesis"] = True
-        if reconfirm_after is not _DEFAULT:
-            payload["reconfirm_after"] = reconfirm_after
-        cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
-        verdicts: list[dict[str, Any]] = []
-        # The two built-in gates (SourceGate, ConsistencyGate), called directly: the premise check reuses the key.
-        base = source_check(kind, body, source, of, self._decision_info)
-        source_ok = base.admit
-        if base.admit:
-            base = self._premise_verdict(kind, body, scope, cand.derived_from, self.journal.position, own_key)
-        # The user's gates rule on every item the source check admits, even one the premise check refuses now: a
-        # retraction can make its premises sound in the re-fold, which reads the verdicts from the journal.
-        if source_ok:
-            for g in self.gates:
-                v = g.admit(self, cand, _Shadow(self, dict(payload)))
-                if not isinstance(v, Verdict):
-                    raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
-                verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
-        if verdicts:
-            payload["verdicts"] = verdicts
-        if not base.admit:
-            payload["refused"] = base.reason  # informational: the fold decides again, deterministically
-        pos = self._write_knowledge(payload)
+        text, payload = add_record(
+            self,
+            kind,
+            body,
+            source=source,
+            by=by,
+            scope=scope,
+            derived_from=derived_from,
+            evidence=evidence,
+            supersedes=supersedes,
+            valid=valid,
+            of=of,
+            reconfirm_after=reconfirm_after,
+            hypothesis=hypothesis,
+        )
+        pos = self._write_encoded(text, payload)
         it = self._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
             raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
