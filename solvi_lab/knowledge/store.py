@@ -924,25 +924,9 @@ class KnowledgeStore(Fold, JournalOwner):
                 st._question_keys.pop(k, None)
         return st.fingerprint()
 
-    # ---------------------------------------------------------------------------------------- exploration
-    def frame(self):
-        """One row per item (polars): see solvi_lab.explore.frames.store_frame. ``frame().to_pandas()`` for pandas."""
-        from ..explore.frames import store_frame
-
-        return store_frame(self)
-
-    def diff(self, a: int, b: int | None = None):
-        """What changed status between journal positions a and b (polars): see explore.timetravel.diff."""
-        from ..explore.timetravel import diff
-
-        return diff(self, a, b)
-
-    def graph(self, around: str | None = None, depth: int = 2, **kw: Any):
-        """Premise edges and same-key competition around an item (networkx): see explore.graph.graph."""
-        from ..explore.graph import graph
-
-        return graph(self, around=around, depth=depth, **kw)
-
+    # ------------------------------------------------------------------------------------------ re-deciding
+    # (ks.frame(), ks.diff(), ks.graph() are deprecated aliases of the explore functions, defined in
+    # solvi_lab/compat.py: the knowledge package imports nothing of explore/.)
     def redecide(
         self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
