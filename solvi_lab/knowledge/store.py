@@ -32,11 +32,11 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses
 from ..owner import JournalOwner, _check_upto
 from ..validation import need_json, need_str, need_str_list, writing_call
-from . import digests
+from . import digests, reads
 from .admission import DEFAULT, add_record
 from .fold import Fold
 from .gates import ConsistencyGate, SourceGate, Verdict, WriteGate
-from .items import KINDS, LIVE, Item, item_id, value_key
+from .items import LIVE, Item, item_id, value_key
 from .keys import _Key
 from .records import RECORD_KIND
 from .release import ReleasePlan
@@ -369,27 +369,11 @@ class KnowledgeStore(Fold, JournalOwner):
 
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
-        out = []
-        for ks in self._open_keys():
-            sides: dict[str, dict[str, Any]] = {}
-            for c in ks.live.values():
-                if c.state == "disputed":
-                    sides.setdefault(c.value, {"value": c.body["o"], "items": []})["items"].append(c.id)
-            out.append(
-                {
-                    "question": ks.open_q["id"],
-                    "key": ks.key,
-                    "opened_at": ks.open_q["opened_at"],
-                    "sides": list(sides.values()),
-                }
-            )
-        return out
+        return reads.disputes(self)
 
     def questions(self) -> list[dict[str, Any]]:
         """Every person question ever opened (one per dispute event), open or closed."""
-        return sorted(
-            (dict(q) for k in self._question_keys for q in self._keys[k].questions), key=lambda q: q["opened_at"]
-        )
+        return reads.questions(self)
 
     @writing_call
     def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
@@ -477,13 +461,7 @@ class KnowledgeStore(Fold, JournalOwner):
         return bool(self._stale_flags(it))
 
     def _stale_flags(self, it: Item) -> list[str]:
-        if it.state not in LIVE:
-            return []
-        out = [f.id for f in self._flags.pending_covering(it.id, it.key, it.scope) if f.pos > it.confirmed_pos]
-        ru = it.restored_under
-        if ru and it.confirmed_pos < ru["position"]:
-            out += [fid for fid in ru["flags"] if self._flags.flags[fid].pending and fid not in out]
-        return out
+        return reads.stale_flags(self, it)
 
     def usable(self, iid: str, valid_at: Any = None) -> bool:
         """Active, not expired, not stale, not resting on a rolled-back version (unless confirmed since), and (when
@@ -499,18 +477,7 @@ class KnowledgeStore(Fold, JournalOwner):
         it = self._get(iid)
         return rolled_back_premises(self, it) if it.derived_from and it.state in LIVE else []
 
-    @staticmethod
-    def _valid_at(it: Item, t: Any) -> bool:
-        if not it.valid:
-            return True
-        since, until = it.valid
-        try:
-            return (since is None or since <= t) and (until is None or t < until)
-        except TypeError:
-            raise BadInput(
-                f"valid_at={t!r} cannot be compared with {it.id}'s validity {it.valid!r}; use the same "
-                "type (numbers or ISO date strings)."
-            ) from None
+    _valid_at = staticmethod(reads.valid_at)
 
     # ------------------------------------------------------------------------------------------ reading
     def status(self, iid: str) -> str:
@@ -522,69 +489,7 @@ class KnowledgeStore(Fold, JournalOwner):
 
     def item(self, iid: str) -> dict[str, Any]:
         """The full record of an item (see README: the specification's field names)."""
-        it = self._get(iid)
-        if it.state == "refused":
-            raise UnknownId(
-                f"{iid} was refused when written ({it.why}); the refusal is in the journal at "
-                f"position {it.pos}, and the item is not in the store."
-            )
-        retracted = None
-        invalidated = it.invalidated_at
-        if it.state == "retracted":
-            root = it.id if it.id in self._retracted else None
-            if root is None:
-                for pid in self._retracted_roots_of(it):
-                    root = pid
-                    break
-            info = self._retracted.get(root, {})
-            retracted = {"root": root, "position": info.get("position"), "by": info.get("by"), "why": info.get("why")}
-            invalidated = info.get("position")
-        valid = it.valid or [None, None]
-        return {
-            "id": it.id,
-            "kind": it.kind,
-            "body": it.body,
-            "scope": it.scope,
-            "source": it.source,
-            "who": it.by,
-            "evidence": it.evidence,
-            "derived_from": list(it.derived_from),
-            "of": it.of,
-            "counts": {
-                "confirmations": it.confirmations,
-                "refutations": it.refutations,
-                "uses": it.uses if it.present else 0,
-                "wrong_uses": it.wrong_uses if it.present else 0,
-                "guarantee": it.guarantee,
-            },
-            "status": self.status(iid),
-            "why": it.why,
-            "refuted_by": it.refuted_by,
-            "version": it.version,
-            "supersedes": it.supersedes,
-            "valid": {"since": valid[0], "until": valid[1]},
-            "learned_at": it.pos,
-            "invalidated_at": invalidated,
-            "confirmed_at": it.confirmed_pos,
-            "clock": {"learned": it.clock, "confirmed": it.confirmed_clock, "reconfirm_after": it.clock_rule},
-            "retracted": retracted,
-            "stale": bool(self._stale_flags(it)),
-            "rolled_back_under": self.rolled_back_under(iid),
-            "promoted": it.promoted,
-        }
-
-    def _retracted_roots_of(self, it: Item) -> Iterable[str]:
-        seen, todo = set(), list(it.derived_from)
-        while todo:
-            pid = todo.pop()
-            if pid in seen:
-                continue
-            seen.add(pid)
-            if pid in self._retracted:
-                yield pid
-            p = self._items.get(pid)
-            if p is not None:
-                todo.extend(p.derived_from)
+        return reads.item_record(self, iid)
 
     def __contains__(self, iid: object) -> bool:
         it = self._items.get(iid) if isinstance(iid, str) else None
@@ -606,40 +511,7 @@ class KnowledgeStore(Fold, JournalOwner):
     ) -> list[dict[str, Any]]:
         """Items matching every given field. With s= it reads the subject index (cost: that subject's items);
         without it, it scans the store."""
-        if kind is not None and (not isinstance(kind, str) or kind not in KINDS):
-            raise BadInput(f"kind {kind!r} is not one of {KINDS}.")
-        for what, v in (("s", s), ("o", o)):
-            if v is not ...:
-                need_json(what, v)
-        need_str("r", r, none=True)
-        if scope is not None and not isinstance(scope, dict):
-            raise BadInput(f"scope must be a dict or None, got {scope!r}.")
-        need_json("scope", scope)
-        if status is not None and not isinstance(status, str):
-            need_str_list("status", status)
-        statuses = {status} if isinstance(status, str) else (set(status) if status is not None else None)
-        cands = (
-            (self._items.get(i) for i in self._by_subject.get(value_key(s), ()))
-            if s is not ...
-            else self._items.values()
-        )
-        out = []
-        oc = value_key(o) if o is not ... else None
-        for it in cands:
-            if it is None or not (it.present or it.state == "retracted"):
-                continue
-            if kind is not None and it.kind != kind:
-                continue
-            if r is not None and not (isinstance(it.body, dict) and it.body.get("r") == r):
-                continue
-            if oc is not None and it.value != oc:
-                continue
-            if scope is not None and not (it.scope and all(it.scope.get(k) == v for k, v in scope.items())):
-                continue
-            if statuses is not None and self.status(it.id) not in statuses:
-                continue
-            out.append(self.item(it.id))
-        return out
+        return reads.query(self, kind, s, r, o, scope, status)
 
     @writing_call
     def snapshot(
@@ -666,32 +538,7 @@ class KnowledgeStore(Fold, JournalOwner):
 
     def report(self) -> dict[str, Any]:
         """Counts by status, kind and source; open disputes; flags; the clock; position and fingerprint."""
-        by_status: dict[str, int] = {}
-        by_kind: dict[str, int] = {}
-        by_source: dict[str, int] = {}
-        refused = 0
-        for it in self._items.values():
-            if it.state == "refused":
-                refused += 1
-                continue
-            st = self.status(it.id)
-            by_status[st] = by_status.get(st, 0) + 1
-            if it.present:
-                by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
-                by_source[it.source] = by_source.get(it.source, 0) + 1
-        return {
-            "items": len(self._items) - refused,
-            "refused_writes": refused,
-            "by_status": by_status,
-            "by_kind": by_kind,
-            "by_source": by_source,
-            "open_disputes": len(self._open),
-            "questions": sum(len(self._keys[k].questions) for k in self._question_keys),
-            "flags": [f.as_dict() for f in self._flags.flags.values()],
-            "clock": self.ticks,
-            "position": self.position,
-            "fingerprint": self.fingerprint(),
-        }
+        return reads.report(self)
 
     # ------------------------------------------------------------------------------------ owner protocol
     @classmethod
