@@ -20,11 +20,8 @@ True
 
 from __future__ import annotations
 
-import functools
-import gc
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
@@ -32,52 +29,18 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses
 from ..owner import JournalOwner, _check_upto
 from ..validation import need_json, need_str, need_str_list, writing_call
-from . import digests, reads
+from . import digests, from_scratch, reads
 from .admission import DEFAULT, add_record
 from .fold import Fold
+from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, Verdict, WriteGate
 from .items import LIVE, Item, item_id, value_key
 from .keys import _Key
 from .records import RECORD_KIND
-from .release import ReleasePlan
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .staleness import fact_key, validate_flag_target
 from .view import StoreView, item_status
-
-NO_CHECKPOINTS = 1 << 62  # CHECKPOINT_EVERY of a fold nothing re-folds (a replay, verify's fold): never reached
-
-
-def _gc_paused(fold: Callable) -> Callable:
-    """Run a bulk fold with the cyclic garbage collector paused: a fold allocates an object graph that lives as long
-    as the store, and the collector would scan it again and again while it grows, freeing nothing (measured: a
-    rebuild ~15-20% faster). It runs again, as before, when the fold returns or raises."""
-
-    @functools.wraps(fold)
-    def paused(*args: Any, **kw: Any) -> Any:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return fold(*args, **kw)
-        finally:
-            if was:
-                gc.enable()
-
-    return paused
-
-
-@dataclass
-class Verification:
-    """What verify() found; truthy when the chain is whole and the live store equals the replay of its journal."""
-
-    ok: bool
-    chain_ok: bool
-    replay_matches: bool
-    records: int
-    problem: str = ""
-
-    def __bool__(self) -> bool:
-        return self.ok
 
 
 class KnowledgeStore(Fold, JournalOwner):
@@ -604,40 +567,7 @@ class KnowledgeStore(Fold, JournalOwner):
         st._fold_definition(recs, skip, at, at_positions)
         return st
 
-    def _fold_definition(
-        self,
-        records: Iterable[Record],
-        skip: set[str],
-        at: Callable[[KnowledgeStore, int], None] | None = None,
-        at_positions: Iterable[int] = (),
-    ) -> None:
-        """Fold from scratch with every retracted item (and every id in `skip`) treated as never written: the
-        retract records are read first, so no retraction re-folds anything (the definition, and the cheap way)."""
-        records = records if isinstance(records, list) else list(records)
-        for r in records:
-            if r.kind == RECORD_KIND and r.payload.get("op") == "retract":
-                p = r.payload
-                skip.add(p["id"])
-                # known before the item's add is folded, so its why names who retracted it, as the live store's
-                self._retracted[p["id"]] = {"position": r.position, "by": p.get("by"), "why": p.get("why")}
-        self._skip = skip
-        if self._read_only:
-            # Read-only, with every retraction in it skipped from the start: nothing ever re-folds this store, so
-            # the per-key checkpoints a re-fold starts from would only cost time and memory.
-            self.CHECKPOINT_EVERY = NO_CHECKPOINTS
-        if at is None:
-            self._fold(records)
-            return
-        wanted = sorted(set(at_positions))
-        wi = 0
-        for r in records:
-            while wi < len(wanted) and wanted[wi] <= r.position:
-                at(self, wanted[wi])
-                wi += 1
-            self._fold((r,))
-        while wi < len(wanted):
-            at(self, wanted[wi])
-            wi += 1
+    _fold_definition = from_scratch.fold_definition
 
     @classmethod
     @_gc_paused
@@ -722,54 +652,9 @@ class KnowledgeStore(Fold, JournalOwner):
         the same fold, except that it lets go of each item and key once no later record reads it (their digests
         are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
-        if self.journal is None or self._read_only:
-            raise BadInput("verify() needs the store's journal; call it on the live store.")
-        self._catch_up()
-        plan = ReleasePlan()  # what the second fold may let go of, and when: noted during the chain walk
-        chain = self.journal.verify(head=head, visit=plan.see)  # with a kept head: also refuse a cut or rewritten tail
-        if not chain:
-            return Verification(False, False, False, chain.records, chain.problem)
-        live = self.fingerprint()
-        same = KnowledgeStore._lean_fold(self.journal.records(0, chain.records), self._retracted, plan) == live
-        return Verification(
-            same,
-            True,
-            same,
-            chain.records,
-            "" if same else "the live store differs from the replay of its journal; the live store is unchanged",
-        )
+        return from_scratch.verify(self, head, KnowledgeStore._lean_fold)
 
-    @classmethod
-    @_gc_paused
-    def _lean_fold(cls, records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan) -> str:
-        """The fingerprint of the from-scratch fold of `records` with every retracted item skipped, folded by the
-        store's own fold but dropping each item and key after the last record that reads it (`plan`, from a
-        pre-scan of the same records). No retraction re-folds anything here, so no checkpoints are kept."""
-        st = cls._empty()
-        st._read_only = "verify()'s lean fold"
-        st._skip = set(retracted) | plan.retracted
-        st.CHECKPOINT_EVERY = NO_CHECKPOINTS  # a forward fold with nothing to re-fold needs no checkpoint
-        st._indexed = False  # the read indexes (dependents, successors, subjects) serve re-folds and queries only
-        later: dict[int, list[Item]] = {}  # position -> the items to let go of once it is folded
-        items = st._items
-        for r in records:
-            pos = r.position
-            st._fold((r,))
-            if r.kind == RECORD_KIND and r.payload.get("op") == "add":
-                it = items[item_id(pos)]
-                at = plan.release_position(it.id, it.key, pos)
-                if at > pos:
-                    later.setdefault(at, []).append(it)
-                else:
-                    st._release(it)
-            for it in later.pop(pos, ()):
-                st._release(it)
-            k = plan.key_ending_at(pos)
-            if k is not None and k in st._keys:
-                del st._keys[k]
-                st._open_set.pop(k, None)
-                st._question_keys.pop(k, None)
-        return st.fingerprint()
+    _lean_fold = classmethod(from_scratch.lean_fold)
 
     # ------------------------------------------------------------------------------------------ re-deciding
     # (ks.frame(), ks.diff(), ks.graph() are deprecated aliases of the explore functions, defined in
