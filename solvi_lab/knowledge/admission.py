@@ -27,7 +27,9 @@ from ..errors import BadInput, UnknownId
 from ..jsontext import dumps_canonical, encode_str
 from ..validation import need_bool, need_json_canonical, need_str, need_str_list
 from .gates import Candidate, Verdict, source_check
+from .items import value_key
 from .shadow import _Shadow
+from .staleness import fact_key
 
 if TYPE_CHECKING:
     from .store import KnowledgeStore
@@ -207,3 +209,32 @@ def small_json(what: str, value: Any) -> tuple[str, Any]:
     caller's body: that was encoded once, above); BadInput naming `what` when it is not JSON."""
     texts, values = need_json_canonical({what: value})
     return texts[0], values[0]
+
+
+def premise_verdict(
+    self: KnowledgeStore,
+    kind: str,
+    body: Any,
+    scope: Any,
+    derived_from: Iterable[str],
+    pos: int,
+    own_key: str | None = None,
+    *,
+    own_value: str | None = None,
+) -> Verdict:
+    """The consistency check of a candidate's premises as of position `pos` (ks._premise_verdict; ConsistencyGate).
+    `own_key`, `own_value`: the candidate's fact key and value key when the caller has them (add() does,
+    from the body it decoded once), else made here."""
+    for pid in derived_from:
+        problem, why = self._premise_state(pid, pos)
+        if problem:
+            return Verdict(False, why)
+        prem = self._items[pid]
+        if kind == "fact" and isinstance(body, dict) and prem.kind == "fact":
+            if own_key is None:
+                own_key = fact_key(scope, body.get("s"), body.get("r"))
+            if own_value is None:
+                own_value = value_key(body.get("o"))
+            if prem.key == own_key and prem.value != own_value:
+                return Verdict(False, f"would refute its own premise {pid}")
+    return Verdict(True, "premises sound")

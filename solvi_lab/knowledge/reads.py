@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadInput, UnknownId
 from ..validation import need_json, need_str, need_str_list
 from .items import KINDS, LIVE, Item, value_key
+from .staleness import fact_key
 
 if TYPE_CHECKING:
+    from .keys import _Key
     from .store import KnowledgeStore
 
 
@@ -214,3 +216,27 @@ def report(store: KnowledgeStore) -> dict[str, Any]:
         "position": store.position,
         "fingerprint": store.fingerprint(),
     }
+
+
+def key_of(self: KnowledgeStore, key: Any) -> _Key:
+    """The key a caller names: an open question's id ("q12"), a key text, or (scope, s, r) (ks._key_of)."""
+    if isinstance(key, str) and key.startswith("q") and key[1:].isdigit():
+        for ks in self._open_keys():
+            if ks.open_q and ks.open_q["id"] == key:
+                return ks
+        raise BadInput(f"question {key} is not open; ks.disputes() lists the open ones.")
+    if isinstance(key, (tuple, list)) and len(key) == 3:
+        key = fact_key(*key)
+    if not isinstance(key, str) or key not in self._keys:
+        raise BadInput(f"{key!r} is not a key of this store; pass a key from ks.disputes() or (scope, s, r).")
+    return self._keys[key]
+
+
+def open_keys(self: KnowledgeStore) -> list[_Key]:
+    """The keys with an open dispute, in the order their questions opened."""
+    return [self._keys[k] for k in self._open]
+
+
+def open_key_names(self: KnowledgeStore) -> list[str]:
+    """The names of the keys with an open dispute, in the order their questions opened (ks._open)."""
+    return sorted(self._open_set, key=lambda k: self._keys[k].open_q["opened_at"])

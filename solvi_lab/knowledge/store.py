@@ -6,6 +6,13 @@ the same state and the same fingerprint. `KnowledgeStore.from_journal(journal, s
 meet — and `retract(x)` reaches the same state by re-folding only the competition keys that x (and what rests on
 x) touch, following premise edges only where a status actually changed.
 
+This module is the facade, and its one job is the public face: validate a call once, write its record, hand the
+record to the fold, answer reads. It holds no rule of the specification: the rules are knowledge/fold.py (`Fold`,
+whose fields are the whole fold state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path
+knowledge/admission.py, the record-building reads knowledge/reads.py, from-scratch folds and verify
+knowledge/from_scratch.py (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
+nor import explore/ (ks.frame()/diff()/graph() are aliases in solvi_lab/compat.py).
+
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
 >>> obs = ks.add("fact", {"s": "c17", "r": "tier", "o": "regular"}, source="outcome")
@@ -29,17 +36,16 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses
 from ..owner import JournalOwner, _check_upto
 from ..validation import need_json, need_str, need_str_list, writing_call
-from . import digests, from_scratch, reads
+from . import admission, digests, from_scratch, reads
 from .admission import DEFAULT, add_record
 from .fold import Fold
 from .from_scratch import Verification, _gc_paused
-from .gates import ConsistencyGate, SourceGate, Verdict, WriteGate
+from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import LIVE, Item, item_id, value_key
-from .keys import _Key
 from .records import RECORD_KIND
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
-from .staleness import fact_key, validate_flag_target
+from .staleness import validate_flag_target
 from .view import StoreView, item_status
 
 
@@ -161,32 +167,7 @@ class KnowledgeStore(Fold, JournalOwner):
         self._folded += 1
         return rec.position
 
-    def _premise_verdict(
-        self,
-        kind: str,
-        body: Any,
-        scope: Any,
-        derived_from: Iterable[str],
-        pos: int,
-        own_key: str | None = None,
-        *,
-        own_value: str | None = None,
-    ) -> Verdict:
-        """`own_key`, `own_value`: the candidate's fact key and value key when the caller has them (add() does,
-        from the body it decoded once), else made here."""
-        for pid in derived_from:
-            problem, why = self._premise_state(pid, pos)
-            if problem:
-                return Verdict(False, why)
-            prem = self._items[pid]
-            if kind == "fact" and isinstance(body, dict) and prem.kind == "fact":
-                if own_key is None:
-                    own_key = fact_key(scope, body.get("s"), body.get("r"))
-                if own_value is None:
-                    own_value = value_key(body.get("o"))
-                if prem.key == own_key and prem.value != own_value:
-                    return Verdict(False, f"would refute its own premise {pid}")
-        return Verdict(True, "premises sound")
+    _premise_verdict = admission.premise_verdict
 
     @writing_call
     def add(
@@ -311,24 +292,9 @@ class KnowledgeStore(Fold, JournalOwner):
         return prev.id
 
     # ------------------------------------------------------------------------------------------ disputes
-    def _key_of(self, key: Any) -> _Key:
-        if isinstance(key, str) and key.startswith("q") and key[1:].isdigit():
-            for ks in self._open_keys():
-                if ks.open_q and ks.open_q["id"] == key:
-                    return ks
-            raise BadInput(f"question {key} is not open; ks.disputes() lists the open ones.")
-        if isinstance(key, (tuple, list)) and len(key) == 3:
-            key = fact_key(*key)
-        if not isinstance(key, str) or key not in self._keys:
-            raise BadInput(f"{key!r} is not a key of this store; pass a key from ks.disputes() or (scope, s, r).")
-        return self._keys[key]
-
-    def _open_keys(self) -> list[_Key]:
-        return [self._keys[k] for k in self._open]
-
-    @property
-    def _open(self) -> list[str]:
-        return sorted(self._open_set, key=lambda k: self._keys[k].open_q["opened_at"])
+    _key_of = reads.key_of
+    _open_keys = reads.open_keys
+    _open = property(reads.open_key_names)
 
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
