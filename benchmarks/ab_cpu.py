@@ -96,7 +96,7 @@ def child(code: Path, profile: str, n: int, retractions: int, seed: int) -> dict
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--baseline", required=True, help="the other checkout's root (its code first on PYTHONPATH)")
+    ap.add_argument("--baseline", help="the other checkout's root (its code first on PYTHONPATH)")
     ap.add_argument("--profile", nargs="+", default=["hot-keys", "default"], choices=["default", "hot-keys"])
     ap.add_argument("--sizes", nargs="+", type=int, default=[100_000])
     ap.add_argument("--retractions", type=int, default=100)
@@ -108,6 +108,8 @@ def main() -> int:
     if a.child:
         print(json.dumps(run_one(a.child[0], int(a.child[1]), int(a.child[2]), int(a.child[3]))))
         return 0
+    if not a.baseline:
+        ap.error("--baseline is required: the checkout to compare with")
     codes = {"this": ROOT, "baseline": Path(a.baseline).resolve()}
     rows = []
     for profile in a.profile:
