@@ -1203,6 +1203,34 @@ class Journal:
         with self.lock:
             return self._append(kind, ptext, value)
 
+    def append_encoded(self, kind: str, ptext: str, value: Any) -> Record:
+        """Append one record whose payload the caller already turned into its canonical form: `ptext` is
+        `canonical(value)` and `value` what JSON gives back for it (the caller's promise; the store's add path
+        builds both from values it checked once, so the payload is not encoded and decoded a second time). The
+        kind, the text's UTF-8 and the registered payload shape are checked as `append` checks them.
+
+        >>> j = Journal()
+        >>> j.append_encoded("note", '{"a":[1]}', {"a": [1]}).payload == j.append("note", {"a": (1,)}).payload
+        True
+        """
+        if self._closed:
+            raise BadInput("this journal is closed; open it again with Journal(path) to append.")
+        if not self._writable:
+            raise BadInput("this journal is open read-only (mode='r'); open it with mode='a' to append.")
+        if not isinstance(kind, str) or not kind:
+            raise BadInput(f"record kind must be a non-empty string, got {safe_repr(kind)}.")
+        try:
+            kind.encode("utf-8")
+            ptext.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise BadInput(
+                f"payload of a {kind!r} record is not JSON that reads back ({type(e).__name__}: {e}); pass "
+                "valid-UTF-8 strings (no lone surrogates)."
+            ) from None
+        check_payload(kind, value)
+        with self.lock:
+            return self._append(kind, ptext, value)
+
     def _append(self, kind: str, ptext: str, value: Any) -> Record:
         t = None if self._timestamps is None else round(float(self._timestamps()), 6)
         if t is not None and not abs(t) < float("inf"):

@@ -38,6 +38,7 @@ __all__ = [
     "need_int",
     "need_json",
     "need_json_all",
+    "need_json_canonical",
     "need_number",
     "need_path",
     "need_str",
@@ -114,6 +115,30 @@ def need_json_all(named: Mapping[str, Any]) -> None:
         for what, value in named.items():
             need_json(what, value)
         raise  # pragma: no cover - one of them fails alone
+
+
+def need_json_canonical(named: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """The canonical JSON text of each value and each value as JSON gives it back (tuples become lists), with one
+    encoding and one decoding for all of them: a write reuses both for its key, its checks and its journal record,
+    so nothing encodes them again. BadInput names the first bad one, as need_json_all.
+
+    >>> need_json_canonical({"body": {"o": ("x", 2)}, "by": None})
+    (['{"o":["x",2]}', 'null'], [{'o': ['x', 2]}, None])
+    >>> need_json_canonical({"body": {"o": float("inf")}})
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: body must be a JSON value (dicts with string keys, lists, strings, finite numbers, booleans, None); {'o': inf} is not (ValueError: Out of range float values are not JSON compliant).
+    """
+    try:
+        texts = ["null" if v is None else dumps_canonical(v) for v in named.values()]
+        joined = "[" + ",".join(texts) + "]"
+        joined.encode("utf-8")
+        values = _DECODE(joined)
+    except (TypeError, ValueError, RecursionError):
+        for what, value in named.items():
+            need_json(what, value)
+        raise
+    return texts, values
 
 
 def need_str(what: str, value: Any, *, none: bool = False, empty: bool = True) -> Any:
