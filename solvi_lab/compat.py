@@ -31,6 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from .knowledge.store import KnowledgeStore
+from .validation import public_calls
 
 # Old module path -> the module it names now.
 MOVED = {
@@ -67,7 +68,9 @@ if not any(isinstance(f, _OldPaths) for f in sys.meta_path):
 
 
 def _deprecated(old: str, new: str) -> None:
-    warnings.warn(f"{old} is {new}; call that instead.", DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        f"{old} is {new}; call that instead.", DeprecationWarning, stacklevel=4
+    )  # 4: past the bad-input net public_calls puts around the alias
 
 
 def frame(self: KnowledgeStore) -> Any:
@@ -99,3 +102,5 @@ def graph(self: KnowledgeStore, around: str | None = None, depth: int = 2, **kw:
 KnowledgeStore.frame = frame  # type: ignore[attr-defined]
 KnowledgeStore.diff = diff  # type: ignore[attr-defined]
 KnowledgeStore.graph = graph  # type: ignore[attr-defined]
+# The aliases get the same bad-input net as the store's own calls (public_calls skips the ones it already wraps).
+public_calls(KnowledgeStore)
