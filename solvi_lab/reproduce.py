@@ -2,8 +2,9 @@
 
 Conventions (see docs/readme/reproduce.md):
 
-- Kernel: always `python3`, passed explicitly (a kernel name stored in a notebook that names someone's venv is
-  papermill's most common failure). `check_kernel()` says how to register it if it is missing.
+- Kernel: always our own, `solvi-lab` (solvi_lab/kernel.py), passed explicitly (a kernel name stored in a notebook
+  that names someone's venv is papermill's most common failure). `check_kernel()` installs it inside this
+  environment when it is missing (never in `~`), and says what to do when it cannot.
 - Working directory: the notebook's own folder (`notebooks/`), the same as Jupyter and nbval use, so a notebook
   behaves the same in all three. Outputs do not depend on it: `results_dir` is always injected as an absolute path.
 - Environment of the kernel: `MPLBACKEND=agg` (no GUI, no inline backend surprises), the checkout on `PYTHONPATH`
@@ -35,16 +36,16 @@ from typing import Any
 
 from tqdm import tqdm  # plain tqdm: tqdm.auto needs ipywidgets and renders as text in static output
 
-from . import machine
+from . import kernel, machine
 from .errors import BadParameter, SolviLabError
 from .machine import usable_cores
 from .notebook import atomic_write_text
 from .studies import registry
 from .validation import need_int
 
-KERNEL_NAME = "python3"
+KERNEL_NAME = kernel.KERNEL_NAME
 QUICK_ENV = "SOLVI_LAB_QUICK"
-KERNEL_FIX = f"python -m ipykernel install --user --name {KERNEL_NAME}"
+KERNEL_FIX = kernel.INSTALL_COMMAND
 
 # What a study folder may hold from an earlier run; cleared before a rerun so the report never shows a stale
 # figure or table the notebook no longer saves. The recorder overwrites metrics.json (never merges); it is listed
@@ -153,16 +154,19 @@ def overrides_for(info: registry.StudyInfo, overrides: dict[str, Any]) -> dict[s
 
 
 def check_kernel(name: str = KERNEL_NAME) -> None:
-    """Raise a clear error if Jupyter has no kernel of that name (papermill's own error does not say how to fix it)."""
+    """Make sure Jupyter has our kernel: installed inside this environment if missing (solvi_lab/kernel.py), then
+    looked up the way papermill will, so a kernel that still cannot be found gets the fix, not NoSuchKernel."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
+    if name == KERNEL_NAME:
+        kernel.ensure_kernel()
     try:
         KernelSpecManager().get_kernel_spec(name)
     except NoSuchKernel:
         raise SolviLabError(
-            f"no Jupyter kernel named {name!r} is installed, so notebooks cannot run. "
-            f"Register this environment's Python as that kernel: `{KERNEL_FIX}` (run it with the Python of the "
-            "environment where solvi_lab is installed), then retry."
+            f"no Jupyter kernel named {name!r} is found, so notebooks cannot run. "
+            f"Install it inside this environment: `{KERNEL_FIX}` (with the Python where solvi_lab is installed; "
+            "check that $JUPYTER_PATH does not hide it), then retry."
         ) from None
 
 
@@ -212,7 +216,7 @@ def _engine_name() -> str:
 def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progress: bool = True) -> None:
     """Run one notebook with papermill into `executed`; papermill's exceptions propagate (the partial notebook stays).
 
-    Checks the kernel first so a missing `python3` kernel gets the fix, not papermill's NoSuchKernel.
+    Checks the kernel first (installing ours if missing) so papermill never raises its NoSuchKernel.
     """
     import papermill
 
@@ -355,7 +359,7 @@ def reproduce(
     seeds > 0: after the notebooks, sweep seeds 0..seeds-1 of every study that ran into `<out>/sweeps/<study>/`
     (resuming what an earlier call finished) at the sizes `sweep_quick` says, so the report shows each summary.
 
-    Unknown names raise BadInput before anything runs. A missing python3 kernel raises before anything runs.
+    Unknown names raise BadInput before anything runs. A kernel that cannot be installed raises before anything runs.
     """
     from .report import build_report
 

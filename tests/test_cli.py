@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from solvi_lab import cli, reproduce
+from solvi_lab.errors import SolviLabError
 from solvi_lab.studies import registry
 
 
@@ -76,7 +78,53 @@ def test_missing_kernel_says_how_to_fix(monkeypatch: pytest.MonkeyPatch, capsys:
 
     monkeypatch.setattr(KernelSpecManager, "get_kernel_spec", no_kernel)
     assert cli.main(["run", "example", "--no-progress"]) == 2
-    assert "python -m ipykernel install --user --name python3" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no Jupyter kernel named 'solvi-lab' is found" in err
+    assert "python -m solvi_lab.kernel install" in err and "--user" not in err
+
+
+def test_our_kernel_is_installed_inside_the_environment_not_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solvi_lab import kernel
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    prefix = tmp_path / "venv"
+    assert kernel.ensure_kernel(prefix) == "solvi-lab"
+    spec = json.loads((prefix / "share/jupyter/kernels/solvi-lab/kernel.json").read_text())
+    assert spec["argv"] == [sys.executable, "-m", "solvi_lab.kernel", "-f", "{connection_file}"]
+    mtime = (prefix / "share/jupyter/kernels/solvi-lab/kernel.json").stat().st_mtime_ns
+    assert kernel.ensure_kernel(prefix) == "solvi-lab"  # already there: not rewritten
+    assert (prefix / "share/jupyter/kernels/solvi-lab/kernel.json").stat().st_mtime_ns == mtime
+    assert list(home.iterdir()) == []
+    (prefix / "ro").mkdir()
+    (prefix / "ro").chmod(0o500)
+    if os.access(prefix / "ro", os.W_OK):  # root writes anyway: the error path is covered by the message test
+        return
+    with pytest.raises(SolviLabError, match="cannot install the Jupyter kernel 'solvi-lab'"):
+        kernel.ensure_kernel(prefix / "ro")
+
+
+def test_the_loopback_tcp_warning_is_dropped_only_on_loopback() -> None:
+    import logging
+
+    from solvi_lab.kernel import _LoopbackTcpWarning
+
+    class App:
+        ip = "127.0.0.1"
+
+    app = App()
+    f = _LoopbackTcpWarning(app)
+
+    def rec(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("IPKernelApp", logging.WARNING, "x", 1, msg, None, None)
+
+    assert f.filter(rec("Kernel is running over TCP without encryption. All communication ...")) is False
+    assert f.filter(rec("some other warning")) is True  # real problems still reach the user
+    app.ip = "10.0.0.5"
+    assert f.filter(rec("Kernel is running over TCP without encryption. All communication ...")) is True
 
 
 def test_missing_notebook_and_missing_data_are_skips_not_failures(

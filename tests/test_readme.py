@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
-FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", flags=re.S | re.M)
+FENCE = re.compile(r"^([ \t]*)```python[ \t]*\n(.*?)^\1```[ \t]*$", flags=re.S | re.M)
 NOT_RUN = re.compile(r"<!--\s*not-run:\s*(.*?)\s*-->\s*$")
 
 
@@ -33,18 +34,14 @@ class Block:
 
 
 def blocks(page: Path) -> list[Block]:
-    """The ```python blocks of one page, each with its line and its not-run reason (if any).
-
-    >>> [b.line for b in blocks(README)][:1]
-    [37]
-    """
+    """The ```python blocks of one page (indented ones in a list too), each with its line and not-run reason."""
     text = page.read_text(encoding="utf-8")
     found = []
     for m in FENCE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         before = [ln for ln in text[: m.start()].splitlines() if ln.strip()][-1:] or [""]
         marker = NOT_RUN.search(before[0])
-        found.append(Block(page, line, m.group(1), marker.group(1) if marker else None))
+        found.append(Block(page, line, textwrap.dedent(m.group(2)), marker.group(1) if marker else None))
     return found
 
 
@@ -97,9 +94,13 @@ def test_readme_examples_print_what_they_say(capsys):
 
 def test_marker_parsing(tmp_path):
     page = tmp_path / "p.md"
-    page.write_text("x\n\n```python\n1/0\n```\n\n<!-- not-run: needs a scheduler -->\n```python\nimport dask\n```\n")
+    page.write_text(
+        "x\n\n```python\n1/0\n```\n\n<!-- not-run: needs a scheduler -->\n```python\nimport dask\n```\n"
+        "1. a list\n   ```python\n   y = 2\n   ```\n"
+    )
     got = blocks(page)
-    assert [(b.line, b.not_run) for b in got] == [(3, None), (8, "needs a scheduler")]
+    assert [(b.line, b.not_run) for b in got] == [(3, None), (8, "needs a scheduler"), (12, None)]
+    assert got[2].code == "y = 2\n"
     assert got[0].code == "1/0\n"
 
 
@@ -120,6 +121,6 @@ def test_ci_runs_exactly_the_readme_test_command():
     ]
     ci = [c for c in ci if "--upgrade pip" not in c]  # CI's own pip upgrade: not a user step
     assert ci == readme
-    assert "--user" not in " ".join(readme) and "--sys-prefix" in " ".join(readme)
+    assert "--user" not in " ".join(readme) and ".venv/bin/python -m solvi_lab.kernel install" in readme
     pytest_cmd = shlex.split(readme[-1].split("SOLVI_LAB_QUICK=1 ", 1)[1])
     assert pytest_cmd[pytest_cmd.index("--nbval-kernel-name") + 1] == "solvi-lab"
