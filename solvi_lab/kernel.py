@@ -92,7 +92,9 @@ class _LoopbackTcpWarning(logging.Filter):
 
 
 def _is_loopback(ip: str) -> bool:
-    """>>> _is_loopback("127.0.0.1"), _is_loopback("localhost"), _is_loopback("0.0.0.0"), _is_loopback("10.0.0.5")
+    """Whether a kernel's listening address is this machine only.
+
+    >>> _is_loopback("127.0.0.1"), _is_loopback("localhost"), _is_loopback("0.0.0.0"), _is_loopback("10.0.0.5")
     (True, True, False, False)
     """
     if ip == "localhost":

@@ -224,6 +224,10 @@ HUGE = "9" * 5000
         (["reproduce", "--only", "example", "-p", "n_items", "500"], "study 'example' has no parameter 'n_items'"),
         (["reproduce", "--only", "nope"], "unknown study 'nope'"),
         (["reproduce", "--out", "README.md"], "--out README.md is an existing file"),
+        (["reproduce", "--seeds", "5-2"], "--seeds '5-2': reproduce takes a number of seeds K"),
+        (["reproduce", "--seeds", "5-2"], "(and 5-2 runs backwards: write 2-5)"),
+        (["reproduce", "--seeds", "-3"], "--seeds -3: give a number of seeds in 0..10000"),
+        (["reproduce", "--seeds", "lots"], "--seeds 'lots': give a number of seeds K"),
         (["list", "--params", "nope"], "unknown study 'nope'"),
     ],
 )
