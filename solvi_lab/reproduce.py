@@ -428,6 +428,9 @@ def reproduce(
             overrides=overrides or {},
             progress=progress,
         )
+    described = json.loads((out / "machine.json").read_text(encoding="utf-8"))
+    described["load_end"] = machine.load_average()  # the load the timings ran under, measured at both ends
+    atomic_write_text(out / "machine.json", json.dumps(described, indent=2) + "\n")
     build_report(out, studies=[r.study for r in runs])
     return runs
 
