@@ -280,7 +280,7 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             lines += [
                 note
                 + (
-                    f" Stored: [{stored['seeds']} seeds at {stored['size']} size]({quote(rel)}), "
+                    f" Stored: [seeds {stored['seeds']} at {stored['size']} size]({quote(rel)}), "
                     f"{stored['date']}, commit {stored['commit']} ({stored['machine']})."
                     if stored
                     else ""
@@ -358,7 +358,7 @@ def _e(value: Any) -> str:
 
 def _is_number(text: str) -> bool:
     try:
-        float(text.replace("+", "", 1).replace("−", "-"))
+        float(text.replace("+", "", 1).replace("−", "-").replace(",", ""))
     except ValueError:
         return False
     return True
@@ -530,7 +530,7 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
             )
             if stored:
                 text += (
-                    f' Stored: <a href="{html.escape(quote(rel))}">{html.escape(stored["seeds"])} seeds at '
+                    f' Stored: <a href="{html.escape(quote(rel))}">seeds {html.escape(stored["seeds"])} at '
                     f"{html.escape(stored['size'])} size</a>, {html.escape(stored['date'])}, commit "
                     f"{html.escape(stored['commit'])} ({html.escape(stored['machine'])})."
                 )
