@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="execute one notebook into <out>/<study>/",
-        description="Execute one notebook with papermill (kernel python3, MPLBACKEND=agg, cwd = the notebook's "
+        description="Execute one notebook with papermill (kernel solvi-lab, installed in this environment, MPLBACKEND=agg, cwd = the notebook's "
         "folder) and write the executed copy to <out>/<study>/<study>.ipynb.",
     )
     run.add_argument("notebook", metavar="NOTEBOOK", help="path of a .ipynb, or a registered study name")
