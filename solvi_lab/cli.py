@@ -288,6 +288,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `solvi-lab` console script; returns the exit code."""
+    from .kernel import keep_state_in_environment
+
+    keep_state_in_environment()  # matplotlib's cache and IPython's profile in the venv, not under ~
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {

@@ -7,7 +7,8 @@ installing solvi_lab never overwrites a `python3` kernel someone already has in 
   points at another Python (the venv is the only place written), and returns the kernel's name.
 - `python -m solvi_lab.kernel install` does the same from a shell (what README's test command and `.ci/run` run).
 - `python -m solvi_lab.kernel -f CONNECTION_FILE` is what the kernel spec starts: ipykernel's own kernel, with one
-  warning dropped at its source (below).
+  warning dropped at its source (below), and IPython's profile and matplotlib's cache kept in the environment
+  (`state_dirs`), so a notebook run writes nothing under `~`.
 
 >>> kernel_spec("/venv/bin/python")["argv"]
 ['/venv/bin/python', '-m', 'solvi_lab.kernel', '-f', '{connection_file}']
@@ -105,7 +106,34 @@ def _is_loopback(ip: str) -> bool:
         return False
 
 
+def state_dirs(prefix: str | Path | None = None) -> dict[str, Path]:
+    """Where the kernel keeps IPython's profile (history) and matplotlib's font cache: inside the environment.
+
+    Left to themselves both write under `~` (`~/.ipython`, `~/.cache/matplotlib`); a variable the user set wins.
+
+    >>> sorted(state_dirs("/venv"))
+    ['IPYTHONDIR', 'MPLCONFIGDIR']
+    """
+    base = Path(prefix or sys.prefix) / "var" / "solvi-lab"
+    return {"IPYTHONDIR": base / "ipython", "MPLCONFIGDIR": base / "matplotlib"}
+
+
+def keep_state_in_environment() -> None:
+    """Point IPython and matplotlib at `state_dirs()` unless the user chose; call before either is imported
+    (they read the variables once). `solvi-lab` does it first thing, and so does the kernel."""
+    import os
+
+    for name, path in state_dirs().items():
+        if name not in os.environ:
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                continue  # an environment we cannot write to: their own defaults apply
+            os.environ[name] = str(path)
+
+
 def _start_kernel(argv: list[str]) -> None:
+    keep_state_in_environment()
     from ipykernel.kernelapp import IPKernelApp
 
     app = IPKernelApp.instance()

@@ -261,3 +261,24 @@ def test_run_then_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert cli.main(["report", "--out", str(tmp_path)]) == 0
     assert "| seed | 3 |" in (tmp_path / "REPORT.md").read_text()
     assert cli.main(["report", "--out", str(tmp_path / "missing")]) == 2
+
+
+def test_a_run_writes_nothing_under_home(tmp_path: Path) -> None:
+    """The kernel spec, IPython's profile and matplotlib's cache all live in the environment (solvi_lab/kernel.py)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_CONFIG_DIR")}
+    env.update(HOME=str(home), PYTHONPATH=str(registry.REPO_ROOT))
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "solvi_lab.cli", "run", "example", "--quick", "--out", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "example: ok" in done.stdout
+    assert done.stderr == ""  # nothing to ignore: no kernel, papermill or library warning
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
