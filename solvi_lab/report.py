@@ -270,8 +270,8 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             lines += ["### Ours beside the published figures", ""]
             summary = part_summary(s.comparison)  # claims, findings and mechanism checks counted apart
             lines += [f"**{summary}**", ""] if summary else []
-            header = list(s.comparison[0])
-            lines += _md_table(header, [[row.get(h, "") for h in header] for row in s.comparison])
+            header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
+            lines += _md_table(header, rows)
         elif s.status == "ok":
             lines += ['_The notebook saved no comparison table (`rec.save_table("comparison", ...)`)._', ""]
         lines += [f"- {c}" for c in section_caveats(s)] + ([""] if section_caveats(s) else [])

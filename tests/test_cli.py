@@ -159,7 +159,8 @@ def test_reproduce_quick_example_writes_results_and_report(tmp_path: Path, capsy
     assert json.loads((tmp_path / "machine.json").read_text())["packages"]["papermill"]
 
     md = (tmp_path / "REPORT.md").read_text()
-    assert "| part | key | measure | ours | published | difference | holds | threshold | note |" in md
+    # the key and threshold columns are empty for this study: dropped, so the table keeps its width for the notes
+    assert "| part | measure | ours | published | difference | holds | note |" in md
     assert "![running_estimate](example/running_estimate.png)" in md
     assert "| seed | 0 |" in md
     html = (tmp_path / "report.html").read_text()
