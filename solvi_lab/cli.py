@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="execute one notebook into <out>/<study>/",
-        description="Execute one notebook with papermill (kernel python3, MPLBACKEND=agg, cwd = the notebook's "
+        description="Execute one notebook with papermill (kernel solvi-lab, installed in this environment, MPLBACKEND=agg, cwd = the notebook's "
         "folder) and write the executed copy to <out>/<study>/<study>.ipynb.",
     )
     run.add_argument("notebook", metavar="NOTEBOOK", help="path of a .ipynb, or a registered study name")
@@ -65,8 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--only", nargs="+", metavar="STUDY", help="run only these studies")
     rep.add_argument(
         "--seeds",
-        type=int,
-        default=0,
+        default="0",
         metavar="K",
         help="then sweep seeds 0..K-1 of every study that ran (Dask; sizes: see docs/readme/sweeps.md) and show "
         "each summary beside the seed-0 table",
@@ -173,13 +172,39 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK if result.status == "ok" else EXIT_FAILED
 
 
+def _seed_count(text: str) -> int:
+    """`reproduce --seeds K`: a count (seeds 0..K-1). A range is `sweep`'s syntax: say so, and if it runs backwards.
+
+    >>> _seed_count("20")
+    20
+    >>> _seed_count("5-2")
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: --seeds '5-2': reproduce takes a number of seeds K (it sweeps seeds 0..K-1), e.g. --seeds 20; a range runs with `solvi-lab sweep STUDY --seeds 2-5` (and 5-2 runs backwards: write 2-5).
+    """
+    text = str(text).strip()
+    if text.lstrip("-").isdigit():
+        k = int(text)
+        if 0 <= k <= 10_000:
+            return k
+        raise BadInput(f"--seeds {k}: give a number of seeds in 0..10000 (0: no sweep).")
+    low, sep, high = text.partition("-")
+    if sep and low.isdigit() and high.isdigit():
+        a, b = int(low), int(high)
+        tail = f" (and {a}-{b} runs backwards: write {b}-{a})" if b < a else ""
+        raise BadInput(
+            f"--seeds {text!r}: reproduce takes a number of seeds K (it sweeps seeds 0..K-1), e.g. --seeds 20; "
+            f"a range runs with `solvi-lab sweep STUDY --seeds {min(a, b)}-{max(a, b)}`{tail}."
+        )
+    raise BadInput(f"--seeds {text[:40]!r}: give a number of seeds K in 0..10000 (it sweeps seeds 0..K-1), e.g. 20.")
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from . import reproduce
     from .studies import registry
 
     overrides = reproduce.parse_parameters(args.parameter, registry.select(args.only))
-    if args.seeds < 0 or args.seeds > 10_000:
-        raise BadInput(f"--seeds {args.seeds}: give a number of seeds in 0..10000 (0: no sweep).")
+    args.seeds = _seed_count(args.seeds)
     if args.workers is not None and args.workers < 0:
         raise BadInput(f"--workers {args.workers}: give 0 (serial) or a positive number of worker processes.")
     if args.jobs is not None and args.jobs < 1:
@@ -263,6 +288,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `solvi-lab` console script; returns the exit code."""
+    from .kernel import keep_state_in_environment
+
+    keep_state_in_environment()  # matplotlib's cache and IPython's profile in the venv, not under ~
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {

@@ -5,7 +5,7 @@ captures this once, writes it to `<out>/machine.json`, and the report prints it.
 
 >>> info = describe()
 >>> sorted(info)
-['cores', 'cpu', 'date', 'memory', 'os', 'packages']
+['cores', 'cpu', 'date', 'load', 'memory', 'os', 'packages']
 >>> "numpy" in info["packages"] and "python" in info["packages"]
 True
 """
@@ -90,6 +90,14 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def load_average() -> list[float] | None:
+    """The 1-, 5- and 15-minute load averages now (None where the OS has none): measured, never assumed."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (OSError, AttributeError):
+        return None
+
+
 def describe() -> dict[str, Any]:
     """Machine, date and package versions as one JSON-ready dict."""
     mem = memory_bytes()
@@ -98,6 +106,7 @@ def describe() -> dict[str, Any]:
         "cores": {"usable": usable_cores(), "total": os.cpu_count()},
         "memory": f"{mem / 2**30:.1f} GiB" if mem else "unknown",
         "cpu": cpu_model(),
+        "load": load_average(),
         "os": platform.platform(),
         "packages": package_versions(),
     }

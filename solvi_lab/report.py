@@ -21,6 +21,9 @@ from __future__ import annotations
 import csv
 import html
 import json
+import os
+import re
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +31,7 @@ from urllib.parse import quote
 
 from .notebook import atomic_write_text
 from .studies import registry
-from .studies.result import part_summary
+from .studies.result import part_summary, shown
 from .sweep.summary import sweep_summary
 
 STATUS_TEXT = {
@@ -124,6 +127,17 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def metric_text(name: str, value: Any) -> str:
+    """A recorded metric by kind: counts with separators, `*_s` metrics as times in their unit.
+
+    >>> metric_text("median_retraction_s", 0.0001788), metric_text("training_transitions", 27639)
+    ('179 µs', '27,639')
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return shown(value, f"{name} (s)" if name.endswith("_s") else "")[0]
+    return _fmt(value)
+
+
 def _executed_link(section: Section, out: Path) -> str | None:
     executed = section.run.get("executed")
     if executed and Path(executed).exists():
@@ -134,15 +148,70 @@ def _executed_link(section: Section, out: Path) -> str | None:
     return None
 
 
+def _load_text(load: Any) -> str:
+    """The three load averages as a person reads them.
+
+    >>> _load_text([1.25, 0.5, 0.1]), _load_text(None)
+    ('1.25 / 0.50 / 0.10', 'not measured')
+    """
+    if not isinstance(load, list) or len(load) != 3:
+        return "not measured"
+    return " / ".join(f"{x:.2f}" for x in load)
+
+
 def _machine_rows(machine: dict[str, Any]) -> list[tuple[str, str]]:
     cores = machine.get("cores", {})
-    return [
+    rows = [
         ("date (UTC)", str(machine.get("date", "unknown"))),
         ("CPU", str(machine.get("cpu", "unknown"))),
         ("cores", f"{cores.get('usable', '?')} usable of {cores.get('total', '?')}"),
         ("memory", str(machine.get("memory", "unknown"))),
         ("OS", str(machine.get("os", "unknown"))),
+        ("load average, 1 / 5 / 15 min, at the start (measured)", _load_text(machine.get("load"))),
     ]
+    if "load_end" in machine:
+        rows.append(("load average, 1 / 5 / 15 min, at the end (measured)", _load_text(machine.get("load_end"))))
+    return rows
+
+
+def stored_sweep(study: str) -> dict[str, str] | None:
+    """The 20-seed sweep of a study kept in `docs/sweeps/` (index.json: file, size, seeds, date, commit), if any.
+
+    >>> stored_sweep("risk_dungeon")["commit"], stored_sweep("no_such_study")
+    ('295fb78', None)
+    """
+    index = _read_json(registry.REPO_ROOT / "docs" / "sweeps" / "index.json") or {}
+    found = [v for v in index.values() if v.get("study") == study]
+    found.sort(key=lambda v: v.get("size") != "full")  # the full size first: it is the published one's
+    return found[0] if found else None
+
+
+def seeds_note(section: Section, out: Path) -> tuple[str, str | None, dict[str, str] | None]:
+    """For a one-seed section: what to run for intervals, and the stored sweep (its path from `out`) if any.
+
+    Returns ("", None, None) when the section already has a sweep beside it or did not run.
+    """
+    if section.status != "ok" or sweep_summary(out, section.name) is not None:
+        return "", None, None
+    text = (
+        f"One seed ({section.seed}): no intervals here. `solvi-lab reproduce --seeds 20` runs 20 seeds of every "
+        "study and shows each one's intervals beside this table."
+    )
+    stored = stored_sweep(section.name)
+    if stored is None:
+        return text, None, None
+    path = registry.REPO_ROOT / "docs" / "sweeps" / stored["file"]
+    try:
+        rel = Path(os.path.relpath(path, Path(out).resolve())).as_posix()
+    except ValueError:  # another drive (Windows)
+        rel = path.as_posix()
+    return text, rel, stored
+
+
+def section_caveats(section: Section) -> list[str]:
+    """Hook: the caveats of a study's section (plain sentences), rendered under its comparison table in both
+    formats. Empty here; a study's caveats are filled in by their own function."""
+    return []
 
 
 # ---------------------------------------------------------------------------------------------------- Markdown
@@ -201,10 +270,23 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             lines += ["### Ours beside the published figures", ""]
             summary = part_summary(s.comparison)  # claims, findings and mechanism checks counted apart
             lines += [f"**{summary}**", ""] if summary else []
-            header = list(s.comparison[0])
-            lines += _md_table(header, [[row.get(h, "") for h in header] for row in s.comparison])
+            header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
+            lines += _md_table(header, rows)
         elif s.status == "ok":
             lines += ['_The notebook saved no comparison table (`rec.save_table("comparison", ...)`)._', ""]
+        lines += [f"- {c}" for c in section_caveats(s)] + ([""] if section_caveats(s) else [])
+        note, rel, stored = seeds_note(s, out)
+        if note:
+            lines += [
+                note
+                + (
+                    f" Stored: [seeds {stored['seeds']} at {stored['size']} size]({quote(rel)}), "
+                    f"{stored['date']}, commit {stored['commit']} ({stored['machine']})."
+                    if stored
+                    else ""
+                ),
+                "",
+            ]
         if (over_seeds := sweep_summary(out, s.name)) is not None:  # `reproduce --seeds K`: beside the seed-0 table
             lines += ["### Over seeds (sweep)", "", over_seeds.split("\n", 1)[1].strip(), ""]
         if s.figures:
@@ -214,7 +296,7 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             lines += ["Other tables: " + ", ".join(f"[{Path(t).name}]({quote(t)})" for t in s.tables), ""]
         if s.metrics:
             lines += ["<details><summary>Recorded metrics</summary>", ""]
-            lines += _md_table(["metric", "value"], [[k, v] for k, v in sorted(s.metrics.items())])
+            lines += _md_table(["metric", "value"], [[k, metric_text(k, v)] for k, v in sorted(s.metrics.items())])
             lines += ["</details>", ""]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -233,7 +315,7 @@ _CSS = """
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: var(--fg); margin: 0; background: #fff; }
-main { max-width: 1080px; margin: 0 auto; padding: 24px 32px 64px; }
+main { max-width: 1320px; margin: 0 auto; padding: 24px 32px 64px; }
 h1 { font-size: 26px; margin: 8px 0 4px; }
 h2 { font-size: 20px; margin: 40px 0 8px; padding-top: 16px; border-top: 2px solid var(--line); }
 h3 { font-size: 15px; margin: 20px 0 8px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
@@ -242,8 +324,12 @@ table { border-collapse: collapse; margin: 4px 0 12px; font-size: 14px; }
 th, td { border: 1px solid var(--line); padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: var(--bg-alt); font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table.wide { width: 100%; }
-table.wide td:nth-child(2), table.wide td:nth-child(3) { min-width: 7.5em; }
+table.wide { width: 100%; table-layout: auto; }
+table.wide th { white-space: nowrap; }
+table.wide td { overflow-wrap: break-word; min-width: 3.5em; }
+table.wide td.long { min-width: 12em; max-width: 36em; }
+table.wide td.key { font-family: ui-monospace, monospace; font-size: 12px; overflow-wrap: anywhere; min-width: 8em; }
+table.wide td.value { white-space: nowrap; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 8px 32px; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 13px; font-weight: 600;
          color: #fff; white-space: nowrap; }
@@ -256,7 +342,9 @@ pre.message.no_data, pre.message.no_notebook { background: #fffbeb; border-color
 figure { margin: 8px 0 16px; }
 figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 13px; }
-.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 16px; }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 520px), 1fr)); gap: 16px; }
+.figures figure.wide { grid-column: 1 / -1; }
+ul.caveats { color: var(--muted); font-size: 14px; }
 details summary { cursor: pointer; color: var(--muted); margin: 8px 0; }
 code { background: var(--bg-alt); padding: 0 4px; border-radius: 3px; font-size: 13px; }
 .meta { color: var(--muted); font-size: 14px; }
@@ -270,10 +358,22 @@ def _e(value: Any) -> str:
 
 def _is_number(text: str) -> bool:
     try:
-        float(text.replace("+", "", 1).replace("−", "-"))
+        float(text.replace("+", "", 1).replace("−", "-").replace(",", ""))
     except ValueError:
         return False
     return True
+
+
+_QUANTITY = re.compile(r"^[+−-]?[\d,.]+(?:e[+-]?\d+)?(?: (?:µs|ms|s|min|%)| of [\d,.]+)?$")
+
+
+def _is_quantity(text: str) -> bool:
+    """Whether a cell is one number with its unit (kept on one line, right-aligned).
+
+    >>> _is_quantity("174 µs"), _is_quantity("1,000 of 1,000"), _is_quantity("−190 ms"), _is_quantity("yes")
+    (True, True, True, False)
+    """
+    return bool(_QUANTITY.match(text))
 
 
 def _html_table(header: list[str], rows: list[list[Any]], css: str = "") -> str:
@@ -288,10 +388,67 @@ def _html_table(header: list[str], rows: list[list[Any]], css: str = "") -> str:
                 cls = "yes" if text == "yes" else "no"
             elif _is_number(text):
                 cls = "num"
+            elif _is_quantity(text):  # "174 µs", "1,000 of 1,000": one value, kept on one line
+                cls = "num value"
+            elif h == "key":
+                cls = "key"
+            elif len(text) > 60:  # a note or threshold: wraps in a column of readable width
+                cls = "long"
             cells.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     cls_attr = f' class="{css}"' if css else ""
     return f"<table{cls_attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def drop_empty_columns(header: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Leave out the columns no row fills (empty or "—"): they only take width.
+
+    >>> drop_empty_columns(["a", "b", "c"], [[1, "", "x"], [2, "—", ""]])
+    (['a', 'c'], [[1, 'x'], [2, '']])
+    """
+    keep = [i for i, _ in enumerate(header) if any(str(r[i]).strip() not in ("", "—") for r in rows)]
+    return [header[i] for i in keep], [[r[i] for i in keep] for r in rows]
+
+
+def markdown_to_html(text: str) -> str:
+    r"""Render the Markdown a sweep summary holds (paragraphs and pipe tables) as HTML, so it wraps and fits.
+
+    >>> markdown_to_html("Size: quick.\n\n| a | b |\n|---|---|\n| 1 | x |\n")
+    '<p class="meta">Size: quick.</p>\n<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td class="num">1</td><td>x</td></tr></tbody></table>'
+    """
+    blocks: list[str] = []
+    table: list[list[str]] = []
+
+    def flush() -> None:
+        if table:
+            header, rows = table[0], [r for r in table[1:] if not all(set(c) <= set("-: ") for c in r)]
+            blocks.append(_html_table(header, rows))
+            table.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            table.append([c.strip() for c in line.strip().strip("|").split("|")])
+            continue
+        flush()
+        if line.strip():
+            inline = html.escape(line.strip().lstrip("#").strip())
+            inline = re.sub(r"`([^`]*)`", r"<code>\1</code>", inline)
+            inline = re.sub(r"\*([^*]+)\*", r"<i>\1</i>", inline)
+            blocks.append(f'<p class="meta">{inline}</p>')
+    flush()
+    return "\n".join(blocks)
+
+
+def png_width(path: Path) -> int | None:
+    """A PNG's width in pixels from its header (no image library), or None if it is not a readable PNG."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int(struct.unpack(">I", head[16:20])[0])
 
 
 def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> str:
@@ -357,21 +514,38 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
                 f'<pre class="message {html.escape(s.status)}">{html.escape(str(s.run["message"]).strip())}</pre>'
             )
         if s.comparison:
-            header = list(s.comparison[0])
+            header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
             parts.append("<h3>Ours beside the published figures</h3>")
             if part_summary(s.comparison):
                 parts.append(f'<p class="meta"><b>{html.escape(part_summary(s.comparison))}</b></p>')
-            parts.append(_html_table(header, [[row.get(h, "") for h in header] for row in s.comparison], css="wide"))
+            parts.append(_html_table(header, rows, css="wide"))
         elif s.status == "ok":
             parts.append('<p class="meta">The notebook saved no comparison table.</p>')
+        if caveats := section_caveats(s):
+            parts.append('<ul class="caveats">' + "".join(f"<li>{html.escape(c)}</li>" for c in caveats) + "</ul>")
+        note, rel, stored = seeds_note(s, out)
+        if note:
+            text = html.escape(note).replace(
+                "`solvi-lab reproduce --seeds 20`", "<code>solvi-lab reproduce --seeds 20</code>"
+            )
+            if stored:
+                text += (
+                    f' Stored: <a href="{html.escape(quote(rel))}">seeds {html.escape(stored["seeds"])} at '
+                    f"{html.escape(stored['size'])} size</a>, {html.escape(stored['date'])}, commit "
+                    f"{html.escape(stored['commit'])} ({html.escape(stored['machine'])})."
+                )
+            parts.append(f'<p class="meta seeds">{text}</p>')
         if (over_seeds := sweep_summary(out, s.name)) is not None:
-            parts.append(f"<h3>Over seeds (sweep)</h3><pre>{html.escape(over_seeds)}</pre>")
+            parts.append("<h3>Over seeds (sweep)</h3>" + markdown_to_html(over_seeds.split("\n", 1)[1]))
         if s.figures:
             parts.append('<h3>Figures</h3><div class="figures">')
             for f in s.figures:
+                width = png_width(out / f)
+                wide = ' class="wide"' if width and width > 700 else ""
                 parts.append(
-                    f'<figure><img src="{html.escape(quote(f))}" alt="{html.escape(Path(f).stem)}">'
-                    f"<figcaption>{html.escape(Path(f).name)}</figcaption></figure>"
+                    f'<figure{wide}><img src="{html.escape(quote(f))}" alt="{html.escape(Path(f).stem)}"'
+                    + (f' style="width: min(100%, {width}px)"' if width else "")
+                    + f"><figcaption>{html.escape(Path(f).name)}</figcaption></figure>"
                 )
             parts.append("</div>")
         if s.parameters:
@@ -382,7 +556,9 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
             parts.append(f'<p class="meta">Other tables: {links}</p>')
         if s.metrics:
             parts.append("<details><summary>Recorded metrics</summary>")
-            parts.append(_html_table(["metric", "value"], [[k, v] for k, v in sorted(s.metrics.items())]))
+            parts.append(
+                _html_table(["metric", "value"], [[k, metric_text(k, v)] for k, v in sorted(s.metrics.items())])
+            )
             parts.append("</details>")
         parts.append("</section>")
     parts.append("</main></body></html>")

@@ -2,8 +2,9 @@
 
 Conventions (see docs/readme/reproduce.md):
 
-- Kernel: always `python3`, passed explicitly (a kernel name stored in a notebook that names someone's venv is
-  papermill's most common failure). `check_kernel()` says how to register it if it is missing.
+- Kernel: always our own, `solvi-lab` (solvi_lab/kernel.py), passed explicitly (a kernel name stored in a notebook
+  that names someone's venv is papermill's most common failure). `check_kernel()` installs it inside this
+  environment when it is missing (never in `~`), and says what to do when it cannot.
 - Working directory: the notebook's own folder (`notebooks/`), the same as Jupyter and nbval use, so a notebook
   behaves the same in all three. Outputs do not depend on it: `results_dir` is always injected as an absolute path.
 - Environment of the kernel: `MPLBACKEND=agg` (no GUI, no inline backend surprises), the checkout on `PYTHONPATH`
@@ -35,16 +36,17 @@ from typing import Any
 
 from tqdm import tqdm  # plain tqdm: tqdm.auto needs ipywidgets and renders as text in static output
 
-from . import machine
+from . import kernel, machine
+from . import progress as live  # `progress` is the keyword that turns bars on
 from .errors import BadParameter, SolviLabError
 from .machine import usable_cores
 from .notebook import atomic_write_text
 from .studies import registry
 from .validation import need_int
 
-KERNEL_NAME = "python3"
+KERNEL_NAME = kernel.KERNEL_NAME
 QUICK_ENV = "SOLVI_LAB_QUICK"
-KERNEL_FIX = f"python -m ipykernel install --user --name {KERNEL_NAME}"
+KERNEL_FIX = kernel.INSTALL_COMMAND
 
 # What a study folder may hold from an earlier run; cleared before a rerun so the report never shows a stale
 # figure or table the notebook no longer saves. The recorder overwrites metrics.json (never merges); it is listed
@@ -153,16 +155,19 @@ def overrides_for(info: registry.StudyInfo, overrides: dict[str, Any]) -> dict[s
 
 
 def check_kernel(name: str = KERNEL_NAME) -> None:
-    """Raise a clear error if Jupyter has no kernel of that name (papermill's own error does not say how to fix it)."""
+    """Make sure Jupyter has our kernel: installed inside this environment if missing (solvi_lab/kernel.py), then
+    looked up the way papermill will, so a kernel that still cannot be found gets the fix, not NoSuchKernel."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
+    if name == KERNEL_NAME:
+        kernel.ensure_kernel()
     try:
         KernelSpecManager().get_kernel_spec(name)
     except NoSuchKernel:
         raise SolviLabError(
-            f"no Jupyter kernel named {name!r} is installed, so notebooks cannot run. "
-            f"Register this environment's Python as that kernel: `{KERNEL_FIX}` (run it with the Python of the "
-            "environment where solvi_lab is installed), then retry."
+            f"no Jupyter kernel named {name!r} is found, so notebooks cannot run. "
+            f"Install it inside this environment: `{KERNEL_FIX}` (with the Python where solvi_lab is installed; "
+            "check that $JUPYTER_PATH does not hide it), then retry."
         ) from None
 
 
@@ -198,8 +203,12 @@ def _engine_name() -> str:
         @classmethod
         def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):  # type: ignore[no-untyped-def]
             # `solvi_progress` comes from execute()'s call (papermill passes unknown keywords on to the engine):
-            # per call, no module state. Removed before nbclient sees it.
-            if kwargs.pop("solvi_progress", True):
+            # per call, no module state. Removed before nbclient sees it. A path: the cells go to that file (a
+            # notebook in a Dask worker, whose bar the main process draws); True: a tqdm bar named by the study.
+            shown = kwargs.pop("solvi_progress", True)
+            if isinstance(shown, (str, Path)):
+                nb_man.pbar = live.CellFile(shown, total=len(nb_man.nb.cells))
+            elif shown:
                 nb_man.pbar = tqdm(
                     total=len(nb_man.nb.cells), unit="cell", desc=Path(nb_man.output_path).stem, leave=False
                 )
@@ -209,10 +218,10 @@ def _engine_name() -> str:
     return _ENGINE
 
 
-def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progress: bool = True) -> None:
+def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progress: bool | Path = True) -> None:
     """Run one notebook with papermill into `executed`; papermill's exceptions propagate (the partial notebook stays).
 
-    Checks the kernel first so a missing `python3` kernel gets the fix, not papermill's NoSuchKernel.
+    Checks the kernel first (installing ours if missing) so papermill never raises its NoSuchKernel.
     """
     import papermill
 
@@ -289,9 +298,11 @@ def run_notebook(
     study: str | None = None,
     quick: bool = False,
     overrides: dict[str, Any] | None = None,
-    progress: bool = True,
+    progress: bool | Path = True,
 ) -> StudyRun:
     """Execute one notebook (registered or not) into `<out>/<study>/`; never raises for a failing notebook.
+
+    progress: True, a bar per cell; False, none; a path, the cells written to that file (live.CellFile).
 
     A registered study whose notebook is missing or whose data is missing is not executed; the returned
     StudyRun says why and what to do.
@@ -355,7 +366,7 @@ def reproduce(
     seeds > 0: after the notebooks, sweep seeds 0..seeds-1 of every study that ran into `<out>/sweeps/<study>/`
     (resuming what an earlier call finished) at the sizes `sweep_quick` says, so the report shows each summary.
 
-    Unknown names raise BadInput before anything runs. A missing python3 kernel raises before anything runs.
+    Unknown names raise BadInput before anything runs. A kernel that cannot be installed raises before anything runs.
     """
     from .report import build_report
 
@@ -371,11 +382,18 @@ def reproduce(
     # once with what is missing); quick runs take seconds, less than starting the worker processes.
     ready = [i for i in studies if registry.availability(i).status == "ready"]
     jobs = (jobs or (1 if quick else usable_cores())) if len(ready) > 1 else 1
+    previous = live.previous_seconds(out, [i.name for i in ready], quick=quick)  # before run.json is cleared
     if jobs > 1:
         by_name = {
             r.study: r
             for r in _run_on_dask(
-                ready, out, jobs=min(jobs, len(ready)), quick=quick, overrides=overrides, progress=progress
+                ready,
+                out,
+                jobs=min(jobs, len(ready)),
+                quick=quick,
+                overrides=overrides,
+                progress=progress,
+                previous=previous,
             )
         }
         runs = [
@@ -386,13 +404,16 @@ def reproduce(
         ]
     else:
         runs = []
-        bar = tqdm(studies, unit="study", desc="reproduce", disable=not progress)
-        for info in bar:
-            bar.set_postfix_str(info.name)
+        bar = tqdm(total=len(studies), desc="reproduce", bar_format=_BAR, disable=not progress)
+        for k, info in enumerate(studies):
+            queued = [i.name for i in studies[k + 1 :] if i in ready]
+            left = live.estimate_left({info.name: (0.0, 0, 1)}, queued, previous, jobs=1)
+            bar.set_postfix_str(live.status_line({}, left).replace("starting", f"running {info.name}", 1))
             run = run_notebook(
                 info.notebook_path, out, study=info.name, quick=quick, overrides=overrides, progress=progress
             )
             runs.append(run)
+            bar.update(1)
             # tqdm.write keeps the overall bar intact while saying what happened to each study.
             if run.status != "ok" and progress:
                 tqdm.write(describe_run(run), file=sys.stderr)
@@ -407,6 +428,9 @@ def reproduce(
             overrides=overrides or {},
             progress=progress,
         )
+    described = json.loads((out / "machine.json").read_text(encoding="utf-8"))
+    described["load_end"] = machine.load_average()  # the load the timings ran under, measured at both ends
+    atomic_write_text(out / "machine.json", json.dumps(described, indent=2) + "\n")
     build_report(out, studies=[r.study for r in runs])
     return runs
 
@@ -429,15 +453,24 @@ def _run_on_dask(
     quick: bool,
     overrides: dict[str, Any] | None,
     progress: bool,
+    previous: dict[str, float] | None = None,
 ) -> list[StudyRun]:
     """Run the notebooks on a LocalCluster of `jobs` worker processes (each notebook still gets its own kernel);
-    return their StudyRuns in the studies' order."""
-    from distributed import as_completed
+    return their StudyRuns in the studies' order.
+
+    Each worker writes its notebook's cells to `<out>/.progress/<study>.json`; between waits the bar shows the
+    studies running with their cells and the time left from measured times (solvi_lab/progress.py)."""
+    import shutil
+
+    from distributed import wait
 
     from .sweep.runner import client_for
 
     order = start_order(studies)
     done: dict[str, StudyRun] = {}
+    cells_dir = out / ".progress"
+    shutil.rmtree(cells_dir, ignore_errors=True)
+    cells = {info.name: cells_dir / f"{info.name}.json" for info in order}
     with client_for(workers=jobs, scheduler=None) as client:
         futures = [
             client.submit(
@@ -447,22 +480,47 @@ def _run_on_dask(
                 study=info.name,
                 quick=quick,
                 overrides=overrides,
-                progress=False,  # one bar per study here; per-cell bars from several workers would interleave
+                progress=cells[info.name] if progress else False,  # the main process draws the one bar
                 pure=False,
                 key=f"notebook-{info.name}",
             )
             for info in order
         ]
-        bar = tqdm(total=len(futures), unit="study", desc=f"reproduce ({jobs} at once)", disable=not progress)
-        for fut in as_completed(futures):
-            run = fut.result()
-            done[run.study] = run
-            bar.update(1)
-            bar.set_postfix_str(run.study)
-            if run.status != "ok" and progress:
-                tqdm.write(describe_run(run), file=sys.stderr)
+        bar = tqdm(total=len(futures), desc=f"reproduce ({jobs} at once)", bar_format=_BAR, disable=not progress)
+        pending = set(futures)
+        while pending:
+            try:
+                finished, pending = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED")
+            except TimeoutError:  # none finished in this second: redraw what is running
+                finished = set()
+            for fut in finished:
+                run = fut.result()
+                done[run.study] = run
+                bar.update(1)
+                if run.status != "ok" and progress:
+                    tqdm.write(describe_run(run), file=sys.stderr)
+            if progress and pending:
+                running = {
+                    i.name: state
+                    for i in order
+                    if i.name not in done and (state := progress_state(cells[i.name])) is not None
+                }
+                queued = [i.name for i in order if i.name not in done and i.name not in running]
+                left = live.estimate_left(running, queued, previous or {}, jobs=jobs)
+                bar.set_postfix_str(live.status_line(running, left))
         bar.close()
+    shutil.rmtree(cells_dir, ignore_errors=True)
     return [done[info.name] for info in studies]
+
+
+def progress_state(path: Path) -> live.Running | None:
+    """A running notebook's (elapsed, cells done, cells); None until its worker has started it."""
+    return live.read_cells(path)
+
+
+#: The overall bar: studies done and elapsed time, then our status line (tqdm's own "remaining" would extrapolate
+#: from studies finished, and one study can take a hundred times another).
+_BAR = "{desc}: {n_fmt}/{total_fmt} studies [{elapsed}]{postfix}"
 
 
 #: Studies whose full size takes minutes per seed: `reproduce --seeds` sweeps them at their quick sizes.

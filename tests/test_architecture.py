@@ -38,7 +38,23 @@ _LAYER_NAMES = [
     # plot and parquet: the old import paths of explore.plot / explore.parquet (one-line re-exports)
     ("explore", ["explore", "plot", "parquet"]),
     ("studies", ["studies"]),
-    ("entry points", ["", "compat", "cli", "reproduce", "report", "sweep", "notebook", "machine", "journal_faults"]),
+    (
+        "entry points",
+        [
+            "",
+            "compat",
+            "cli",
+            "reproduce",
+            "report",
+            "sweep",
+            "notebook",
+            "machine",
+            "journal_faults",
+            "kernel",
+            "progress",
+            "browsercheck",
+        ],
+    ),
 ]
 for _rank, (_name, _prefixes) in enumerate(_LAYER_NAMES):
     for _prefix in _prefixes:

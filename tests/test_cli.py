@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from solvi_lab import cli, reproduce
+from solvi_lab.errors import SolviLabError
 from solvi_lab.studies import registry
 
 
@@ -76,7 +78,53 @@ def test_missing_kernel_says_how_to_fix(monkeypatch: pytest.MonkeyPatch, capsys:
 
     monkeypatch.setattr(KernelSpecManager, "get_kernel_spec", no_kernel)
     assert cli.main(["run", "example", "--no-progress"]) == 2
-    assert "python -m ipykernel install --user --name python3" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no Jupyter kernel named 'solvi-lab' is found" in err
+    assert "python -m solvi_lab.kernel install" in err and "--user" not in err
+
+
+def test_our_kernel_is_installed_inside_the_environment_not_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solvi_lab import kernel
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    prefix = tmp_path / "venv"
+    assert kernel.ensure_kernel(prefix) == "solvi-lab"
+    spec = json.loads((prefix / "share/jupyter/kernels/solvi-lab/kernel.json").read_text())
+    assert spec["argv"] == [sys.executable, "-m", "solvi_lab.kernel", "-f", "{connection_file}"]
+    mtime = (prefix / "share/jupyter/kernels/solvi-lab/kernel.json").stat().st_mtime_ns
+    assert kernel.ensure_kernel(prefix) == "solvi-lab"  # already there: not rewritten
+    assert (prefix / "share/jupyter/kernels/solvi-lab/kernel.json").stat().st_mtime_ns == mtime
+    assert list(home.iterdir()) == []
+    (prefix / "ro").mkdir()
+    (prefix / "ro").chmod(0o500)
+    if os.access(prefix / "ro", os.W_OK):  # root writes anyway: the error path is covered by the message test
+        return
+    with pytest.raises(SolviLabError, match="cannot install the Jupyter kernel 'solvi-lab'"):
+        kernel.ensure_kernel(prefix / "ro")
+
+
+def test_the_loopback_tcp_warning_is_dropped_only_on_loopback() -> None:
+    import logging
+
+    from solvi_lab.kernel import _LoopbackTcpWarning
+
+    class App:
+        ip = "127.0.0.1"
+
+    app = App()
+    f = _LoopbackTcpWarning(app)
+
+    def rec(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("IPKernelApp", logging.WARNING, "x", 1, msg, None, None)
+
+    assert f.filter(rec("Kernel is running over TCP without encryption. All communication ...")) is False
+    assert f.filter(rec("some other warning")) is True  # real problems still reach the user
+    app.ip = "10.0.0.5"
+    assert f.filter(rec("Kernel is running over TCP without encryption. All communication ...")) is True
 
 
 def test_missing_notebook_and_missing_data_are_skips_not_failures(
@@ -111,7 +159,8 @@ def test_reproduce_quick_example_writes_results_and_report(tmp_path: Path, capsy
     assert json.loads((tmp_path / "machine.json").read_text())["packages"]["papermill"]
 
     md = (tmp_path / "REPORT.md").read_text()
-    assert "| part | key | measure | ours | published | difference | holds | threshold | note |" in md
+    # the key and threshold columns are empty for this study: dropped, so the table keeps its width for the notes
+    assert "| part | measure | ours | published | difference | holds | note |" in md
     assert "![running_estimate](example/running_estimate.png)" in md
     assert "| seed | 0 |" in md
     html = (tmp_path / "report.html").read_text()
@@ -176,6 +225,10 @@ HUGE = "9" * 5000
         (["reproduce", "--only", "example", "-p", "n_items", "500"], "study 'example' has no parameter 'n_items'"),
         (["reproduce", "--only", "nope"], "unknown study 'nope'"),
         (["reproduce", "--out", "README.md"], "--out README.md is an existing file"),
+        (["reproduce", "--seeds", "5-2"], "--seeds '5-2': reproduce takes a number of seeds K"),
+        (["reproduce", "--seeds", "5-2"], "(and 5-2 runs backwards: write 2-5)"),
+        (["reproduce", "--seeds", "-3"], "--seeds -3: give a number of seeds in 0..10000"),
+        (["reproduce", "--seeds", "lots"], "--seeds 'lots': give a number of seeds K"),
         (["list", "--params", "nope"], "unknown study 'nope'"),
     ],
 )
@@ -209,3 +262,24 @@ def test_run_then_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert cli.main(["report", "--out", str(tmp_path)]) == 0
     assert "| seed | 3 |" in (tmp_path / "REPORT.md").read_text()
     assert cli.main(["report", "--out", str(tmp_path / "missing")]) == 2
+
+
+def test_a_run_writes_nothing_under_home(tmp_path: Path) -> None:
+    """The kernel spec, IPython's profile and matplotlib's cache all live in the environment (solvi_lab/kernel.py)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_CONFIG_DIR")}
+    env.update(HOME=str(home), PYTHONPATH=str(registry.REPO_ROOT))
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "solvi_lab.cli", "run", "example", "--quick", "--out", str(out), "--no-progress"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "example: ok" in done.stdout
+    assert done.stderr == ""  # nothing to ignore: no kernel, papermill or library warning
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []

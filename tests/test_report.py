@@ -128,3 +128,61 @@ def test_three_parts_counted_apart(tmp_path: Path) -> None:
     assert f"**{line}**" in md_path.read_text()
     assert line in html_path.read_text()
     assert "our findings" not in md_path.read_text()  # no finding rows: no count
+
+
+def test_seed_zero_section_says_how_to_get_intervals_and_links_the_stored_sweep(results: Path) -> None:
+    md, html_path = report.build_report(results)
+    text = md.read_text()
+    # risk_dungeon ran at seed 7 with no sweep beside it: the note and the stored 20-seed sweep with date and commit
+    assert "One seed (7): no intervals here. `solvi-lab reproduce --seeds 20`" in text
+    assert "Stored: [seeds 0-19 at full size](" in text and "2026-11-30, commit 295fb78" in text
+    link = text.split("Stored: [seeds 0-19 at full size](", 1)[1].split(")", 1)[0]
+    assert (results / link).resolve() == (report.registry.REPO_ROOT / "docs/sweeps/risk_dungeon_full.md").resolve()
+    assert "One seed" not in text.split("## retraction", 1)[1].split("## ", 1)[0]  # failed: no note
+    # with a sweep beside the table, the note goes
+    sweep = results / "sweeps" / "risk_dungeon"
+    sweep.mkdir(parents=True)
+    (sweep / "SUMMARY.md").write_text("### Sweep of risk_dungeon\n\n| figure | mean |\n|---|---|\n| depth | 4.5 |\n")
+    md, html_path = report.build_report(results)
+    assert "One seed (7)" not in md.read_text()
+    assert "<table><thead><tr><th>figure</th><th>mean</th></tr></thead>" in html_path.read_text()  # not a <pre>
+
+
+def test_machine_rows_show_the_measured_load(results: Path) -> None:
+    described = json.loads((results / "machine.json").read_text())
+    described["load"], described["load_end"] = [2.5, 1.0, 0.25], [3.0, 1.5, 0.5]
+    rows = dict(report._machine_rows(described))
+    assert rows["load average, 1 / 5 / 15 min, at the start (measured)"] == "2.50 / 1.00 / 0.25"
+    assert rows["load average, 1 / 5 / 15 min, at the end (measured)"] == "3.00 / 1.50 / 0.50"
+    assert dict(report._machine_rows({}))["load average, 1 / 5 / 15 min, at the start (measured)"] == "not measured"
+
+
+def test_html_drops_empty_columns_and_marks_long_text(tmp_path: Path) -> None:
+    study = tmp_path / "example"
+    study.mkdir()
+    (study / "run.json").write_text(json.dumps({"study": "example", "status": "ok", "parameters": {"seed": 0}}))
+    (study / "comparison.csv").write_text(
+        "part,key,measure,ours,published,difference,holds,threshold,note\n"
+        'figure,,estimate,"1,066","6,057","−4,991",—,,' + "a long note that wraps " * 5 + "\n",
+        encoding="utf-8",
+    )
+    html = report.build_report(tmp_path)[1].read_text()
+    table = html.split('<table class="wide">', 1)[1].split("</table>", 1)[0]
+    assert "<th>key</th>" not in table and "<th>threshold</th>" not in table and "<th>holds</th>" not in table
+    assert '<td class="num">1,066</td>' in table and '<td class="long">a long note' in table
+
+
+def test_values_by_kind_and_differences_from_what_is_shown() -> None:
+    from solvi_lab.studies.result import Comparison, comparison_table
+
+    t = comparison_table(
+        [
+            Comparison("median component", 3505.5, 6057),
+            Comparison("training transitions", 27639, 41626),
+            Comparison("median retraction (s, incl. fingerprint)", 0.0001788, 0.19),
+            Comparison("Spearman ρ", 0.6412, 0.88),
+        ]
+    )
+    assert t["ours"].to_list() == ["3,506", "27,639", "179 µs", "0.641"]
+    assert t["published"].to_list() == ["6,057", "41,626", "190 ms", "0.88"]
+    assert t["difference"].to_list() == ["−2,551", "−13,987", "−190 ms", "−0.239"]

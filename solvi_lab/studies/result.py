@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +44,93 @@ PART_LABELS = {
 }
 
 
+_TIME = re.compile(r"\((?:s|seconds)\b|\bs\)|\bseconds\b|\btime \(s")
+_TIME_UNITS = ((1e-3, "µs", 1e6), (1.0, "ms", 1e3), (120.0, "s", 1.0), (float("inf"), "min", 1 / 60))
+
+
+def is_time(measure: str) -> bool:
+    """Whether a row's values are seconds (its measure says `(s` / `(s, …)` / `seconds`).
+
+    >>> is_time("median retraction (s, incl. fingerprint)"), is_time("full rebuild (s)"), is_time("ρ component")
+    (True, True, False)
+    """
+    return bool(_TIME.search(measure))
+
+
+def _sig(x: float, digits: int) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def shown(value: Any, measure: str = "") -> tuple[str, float | None]:
+    """A value as the report shows it, by kind, and the number that text stands for (None for text).
+
+    Counts: integers with thousands separators. Times (the measure says seconds): three significant digits in the
+    unit that suits them. Other numbers: whole when ≥ 1,000, four significant digits from 1 up, three decimals
+    below 1 (scientific under 0.001).
+
+    >>> shown(13987), shown(3505.5), shown(0.0001788, "median retraction (s)"), shown(0.19, "rebuild (s)")
+    (('13,987', 13987), ('3,506', 3506.0), ('179 µs', 0.000179), ('190 ms', 0.19))
+    >>> shown(0.6057), shown(5.8125), shown(True), shown(None), shown("1,000 of 1,000")
+    (('0.606', 0.606), ('5.812', 5.812), ('True', None), ('—', None), ('1,000 of 1,000', None))
+    """
+    if value is None:
+        return "—", None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value), None
+    if isinstance(value, int):
+        return f"{value:,}", value
+    if not math.isfinite(value):
+        return str(value), None
+    if measure and is_time(measure):
+        a = abs(value)
+        for limit, unit, scale in _TIME_UNITS:
+            if a < limit:
+                x = _sig(value * scale, 3)
+                text = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:g}"
+                return f"{text} {unit}", _sig(x / scale, 6)
+    a = abs(value)
+    if value.is_integer() or a >= 1000:
+        x = float(round(value))
+        return f"{int(x):,}", x
+    if a >= 1:
+        x = _sig(value, 4)
+        return f"{x:g}", x
+    if a >= 0.001 or a == 0:
+        x = round(value, 3)
+        return f"{x:g}", x
+    x = _sig(value, 3)
+    return f"{x:.2e}", x
+
+
+def difference(ours: Any, published: Any, measure: str = "") -> str:
+    """Ours − published, computed from the two values as shown (so the three cells agree), in the same style.
+
+    >>> difference(3505.5, 6057), difference(27639, 41626), difference(0.0001788, 0.19, "median retraction (s)")
+    ('−2,551', '−13,987', '−190 ms')
+    >>> difference(5.81, 6.65), difference("yes", 1), difference(1, 1)
+    ('−0.84', '—', '0')
+    """
+    a, b = shown(ours, measure)[1], shown(published, measure)[1]
+    if a is None or b is None:
+        return "—"
+    d = a - b
+    if isinstance(a, int) and isinstance(b, int):
+        text = f"{abs(d):,}"
+    elif measure and is_time(measure):
+        text = shown(abs(d), measure)[0]
+    else:
+        places = max(_decimals(shown(ours, measure)[0]), _decimals(shown(published, measure)[0]))
+        text = f"{abs(d):,.{places}f}"
+    if d == 0:
+        return "0"
+    return ("+" if d > 0 else "−") + text
+
+
+def _decimals(text: str) -> int:
+    number = text.split(" ")[0]
+    return len(number.split(".", 1)[1]) if "." in number and "e" not in number else 0
+
+
 def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
     """Build the table shown beside the published one, grouped by part (figures, claims of the specification, our
     findings, mechanism checks; the study's order kept within a part): part, key, measure, ours, published,
@@ -57,25 +146,6 @@ def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
     ['figure', 'mechanism (by construction)']
     """
 
-    def fmt(v: Any) -> str:
-        if v is None:
-            return "—"
-        if isinstance(v, bool):
-            return str(v)
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return str(v)
-
-    def diff(a: Any, b: Any) -> str:
-        if (
-            isinstance(a, (int, float))
-            and isinstance(b, (int, float))
-            and not isinstance(a, bool)
-            and not isinstance(b, bool)
-        ):
-            return f"{a - b:+.4g}"
-        return "—"
-
     order = {p: i for i, p in enumerate(PARTS)}
     rows = sorted(rows, key=lambda r: order.get(r.kind, len(PARTS)))  # stable: the study's order within a part
     return pl.DataFrame(
@@ -83,9 +153,9 @@ def comparison_table(rows: list[Comparison]) -> pl.DataFrame:
             "part": [PART_LABELS.get(r.kind, r.kind) for r in rows],
             "key": [r.key for r in rows],
             "measure": [r.measure for r in rows],
-            "ours": [fmt(r.ours) for r in rows],
-            "published": [fmt(r.published) for r in rows],
-            "difference": [diff(r.ours, r.published) for r in rows],
+            "ours": [shown(r.ours, r.measure)[0] for r in rows],
+            "published": [shown(r.published, r.measure)[0] for r in rows],
+            "difference": [difference(r.ours, r.published, r.measure) for r in rows],
             "holds": [("—" if r.holds is None else ("yes" if r.holds else "NO")) for r in rows],
             "threshold": [r.threshold for r in rows],
             "note": [r.note for r in rows],

@@ -20,6 +20,7 @@ changed, so its cost tracks that, not the component.
 from __future__ import annotations
 
 import gc
+import os
 import random
 import statistics
 import time
@@ -229,6 +230,19 @@ class _ChecksOnClient:
         return [ok for part in self.client.gather(self.futures) for ok in part]
 
 
+def _load_note() -> str:
+    """The load this machine had when the timings were taken (measured; timing rows move with it)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    try:
+        load = f"load average {os.getloadavg()[0]:.1f} (1 min)"
+    except (OSError, AttributeError):
+        load = "load average unknown"
+    return f"timing; {load} on {cores} usable cores when measured"
+
+
 def run(
     n_items: int = 10000, n_retractions: int = 1000, seed: int = 0, progress: bool = True, client: Any = None
 ) -> StudyResult:
@@ -371,7 +385,7 @@ def run(
             PUBLISHED["median_retraction_s"],
             "we re-fold only the keys a retraction changes, not its whole component",
         ),
-        Comparison("p99 retraction (s, incl. fingerprint)", metrics["p99_retraction_s"], None, "timing: under load"),
+        Comparison("p99 retraction (s, incl. fingerprint)", metrics["p99_retraction_s"], None, _load_note()),
         Comparison(
             "full rebuild (s)",
             rebuild_s,

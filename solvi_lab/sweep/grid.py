@@ -47,13 +47,17 @@ class Point:
 def parse_seeds(text: str) -> list[int]:
     """`0-19`, `5`, or `1,4,9` (ranges may be mixed: `0-4,10`) → the seeds, each checked like `seed`."""
     seeds: list[int] = []
+    backwards: tuple[int, int] | None = None
     try:
         for part in text.split(","):
             part = part.strip()
             if "-" in part:
                 low, _, high = part.partition("-")
                 a, b = int(low), int(high)
-                if b < a or b - a >= MAX_POINTS:
+                if b < a:
+                    backwards = (a, b)
+                    break
+                if b - a >= MAX_POINTS:
                     raise ValueError
                 seeds.extend(range(a, b + 1))
             else:
@@ -63,6 +67,9 @@ def parse_seeds(text: str) -> list[int]:
             f"--seeds {text[:40]!r}: give a range `0-19`, a seed `5`, or a list `1,4,9` of integers in "
             f"0..{2**63 - 1} (a range at most {MAX_POINTS:,} long)."
         ) from None
+    if backwards is not None:
+        a, b = backwards
+        raise BadParameter(f"--seeds {text[:40]!r}: the range {a}-{b} runs backwards ({a} > {b}); write {b}-{a}.")
     for s in seeds:
         if not SEED.is_valid(s):
             raise BadParameter(f"--seeds {text[:40]!r}: seed {s} is outside 0..{2**63 - 1}.")

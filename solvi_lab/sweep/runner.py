@@ -47,6 +47,38 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def check_scheduler(address: str, timeout: float = 5.0) -> None:
+    """Raise BadInput at once if nothing listens at a `tcp://HOST:PORT` scheduler address.
+
+    Run before any progress bar is drawn, so the error is the only line (distributed's own connect waits its full
+    timeout and its error would land on a half-drawn bar).
+
+    >>> check_scheduler("tcp://127.0.0.1:1", timeout=1)
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: cannot reach the Dask scheduler at tcp://127.0.0.1:1 (connection refused); start one with `dask scheduler` and workers with `dask worker ADDRESS` (docs/readme/sweeps.md).
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    fix = "start one with `dask scheduler` and workers with `dask worker ADDRESS` (docs/readme/sweeps.md)."
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if parts.scheme not in ("tcp", "tls") or not host or not port:
+        raise BadInput(f"cannot reach the Dask scheduler at {address}: not an address like tcp://HOST:8786; {fix}")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except ConnectionRefusedError:
+        raise BadInput(f"cannot reach the Dask scheduler at {address} (connection refused); {fix}") from None
+    except TimeoutError:
+        raise BadInput(f"cannot reach the Dask scheduler at {address} (no answer in {timeout:g} s); {fix}") from None
+    except OSError as e:  # an unknown host name, no route
+        raise BadInput(f"cannot reach the Dask scheduler at {address} ({e.strerror or e}); {fix}") from None
+
+
 @contextmanager
 def client_for(*, workers: int | None, scheduler: str | None) -> Iterator[Any]:
     """A Dask client: connected to `scheduler`, or to a new LocalCluster of `workers` processes (closed after)."""
@@ -125,7 +157,12 @@ def sweep(
         )
     todo = [p for p in points if p.id not in done]
     raised = 0
-    bar = tqdm(total=len(points), initial=len(points) - len(todo), unit="point", desc="sweep", disable=not progress)
+    if scheduler is not None and todo:
+        check_scheduler(scheduler)  # before the bar: an unreachable scheduler is one clear line, nothing else
+    name = points[0].study if points else out.name
+    bar = tqdm(
+        total=len(points), initial=len(points) - len(todo), unit="point", desc=f"sweep {name}", disable=not progress
+    )
     for row in _completed(todo, workers=workers, scheduler=scheduler):
         store.write_point(out, row)
         raised += row.get("error") is not None

@@ -89,13 +89,16 @@ def summarize(frame: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema_overrides={"published": pl.Float64, "inside": pl.Boolean, "part": pl.String})
 
 
-def _fmt(v: Any) -> str:
+def _fmt(v: Any, name: str = "") -> str:
+    """A summary value by kind (solvi_lab.studies.result.shown): counts with separators, times in their unit."""
+    from ..studies.result import shown
+
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "—"
     if isinstance(v, bool):
         return "yes" if v else "NO"
     if isinstance(v, float):
-        return f"{v:.4g}"
+        return shown(v, name)[0]
     return str(v)
 
 
@@ -112,8 +115,12 @@ def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
         "Intervals are 95%: bootstrap of the mean (metrics, figures), Wilson (claims' pass rates).",
         "",
     ]
-    if frame["quick"].any():
-        lines += ["The published figures are for the full size: at the quick size, *inside* compares unlike sizes.", ""]
+    quick = bool(frame["quick"].any())
+    if quick:
+        lines += [
+            "The published figures are for the full size: at the quick size *inside* is not judged (unlike sizes).",
+            "",
+        ]
     for (params,), part in summary.group_by(["params"], maintain_order=True):
         lines += [f"Parameters: `{params}`", ""]
         for kind, header in (
@@ -126,19 +133,23 @@ def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
                 continue
             lines.append(header)
             for r in rows.iter_rows(named=True):
-                interval = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]"
+                n = r["name"]
+                interval = f"[{_fmt(r['lo'], n)}, {_fmt(r['hi'], n)}]"
                 if kind == "claim":
                     lines.append(
                         f"| {r['name']} | {_fmt(r.get('part'))} | {round(r['mean'] * r['n'])}/{r['n']} "
                         f"| {_fmt(r['mean'])} | {interval} |"
                     )
                 elif kind == "figure":
+                    # the published figures are full-size ones: beside a quick-size interval, inside means nothing
+                    inside = "n/a (quick size)" if quick and r["published"] is not None else _fmt(r["inside"])
                     lines.append(
-                        f"| {r['name']} | {_fmt(r['mean'])} | {_fmt(r['sd'])} | {interval} | {_fmt(r['published'])} "
-                        f"| {_fmt(r['inside'])} |"
+                        f"| {n} | {_fmt(r['mean'], n)} | {_fmt(r['sd'], n)} | {interval} | "
+                        f"{_fmt(r['published'], n)} | {inside} |"
                     )
                 else:
-                    lines.append(f"| {r['name']} | {_fmt(r['mean'])} | {_fmt(r['sd'])} | {interval} |")
+                    unit = n + " (s)" if n.endswith("_s") else n  # metrics name seconds with a _s suffix
+                    lines.append(f"| {n} | {_fmt(r['mean'], unit)} | {_fmt(r['sd'], unit)} | {interval} |")
             lines.append("")
     if errors.height:
         lines += ["| point | seed | error |", "|---|---|---|"]

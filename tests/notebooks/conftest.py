@@ -22,7 +22,7 @@ from solvi_lab.studies import registry
 
 @pytest.fixture(scope="session")
 def python3_kernel() -> None:
-    """Fail every notebook test with the fix if the python3 kernel is not registered."""
+    """Install our kernel inside the venv if missing; fail every notebook test with the fix if that cannot be done."""
     try:
         reproduce.check_kernel()
     except SolviLabError as e:

@@ -133,6 +133,7 @@ def test_local_cluster_gives_the_serial_rows(tmp_path: Path) -> None:
     [
         (["sweep", "nope"], "unknown study 'nope'"),
         (["sweep", "example", "--seeds", "-5"], "--seeds '-5'"),
+        (["sweep", "example", "--seeds", "5-2"], "--seeds '5-2': the range 5-2 runs backwards (5 > 2); write 2-5."),
         (["sweep", "example", "-p", "n_samples=1,NaN"], "parameter n_samples got 'NaN'"),
         (["sweep", "example", "-p", "n_items=5"], "has no parameter 'n_items'"),
         (["sweep", "example", "--workers", "-1"], "--workers -1"),
@@ -154,6 +155,22 @@ def test_a_bad_scheduler_address_is_one_line(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:  # --workers and --scheduler exclude each other (argparse: usage)
         cli.main(["sweep", "example", "--workers", "1", "--scheduler", "tcp://127.0.0.1:8786"])
     assert exit_info.value.code == 2
+
+
+def test_an_unreachable_scheduler_is_one_line_before_any_bar(tmp_path: Path, capsys) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        argv = ["sweep", "example", "--seeds", "0-3", "--scheduler", f"tcp://127.0.0.1:{port}", "--out", str(tmp_path)]
+        assert cli.main(argv) == 2  # progress on: still no bar drawn before the error
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (connection refused); start one with "
+        "`dask scheduler` and workers with `dask worker ADDRESS` (docs/readme/sweeps.md).\n"
+    )
+    assert not (tmp_path / "example").exists()
 
 
 def test_sweep_cli_then_resume(tmp_path: Path, capsys) -> None:
