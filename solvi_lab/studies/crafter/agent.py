@@ -100,7 +100,13 @@ PLACEABLE = {"table": "place_table", "furnace": "place_furnace", "stone": "place
 CREATURES = {"cow", "zombie", "skeleton", "plant", "plant-ripe", "arrow"}
 FOCUS = 40  # steps the planner keeps working towards the option it chose before choosing afresh
 PAUSE = 10  # steps an option rests after it was refused (the others, gathering included, get a turn)
-GATHER = (("wood", "do_tree"), ("stone", "do_stone"), ("coal", "do_coal"), ("iron", "do_iron"), ("diamond", "do_diamond"))
+GATHER = (
+    ("wood", "do_tree"),
+    ("stone", "do_stone"),
+    ("coal", "do_coal"),
+    ("iron", "do_iron"),
+    ("diamond", "do_diamond"),
+)
 NIGHT = 0.35  # daylight below which zombies spawn in numbers
 STAND_ON = ("grass", "sand", "path")  # what a place_* call faces when nothing says otherwise
 
@@ -343,13 +349,12 @@ class Agent:
         """The calls that serve open goals now: survival first, then the achievements in Crafter's order."""
         inv = state.inventory
         urgent = []
-        if inv["drink"] <= 4:
-            urgent.append("do_water")
-        if inv["food"] <= 4:
+        if inv["drink"] <= 4 or (inv["drink"] < 9 and state.faced[0] == "water"):
+            urgent.append("do_water")  # drink to the full once at the water
+        if inv["food"] <= 5 or (inv["food"] < 9 and state.faced[1] == "cow"):
             urgent.append("do_cow")
-        # sleep by day (zombies spawn in the dark and hit a sleeper for 7), at night only when exhausted
-        if inv["energy"] <= 1 or (inv["energy"] <= 5 and state.daylight > 0.6):
-            urgent.append("sleep")
+        if inv["energy"] < 1:
+            urgent.append("sleep")  # exhausted: sleep wherever (else the agent sleeps only sheltered, see act)
         return urgent + self._plain(state)
 
     def _plain(self, state: SymState) -> list[str]:
@@ -360,7 +365,7 @@ class Agent:
             open_goals = [a for a in ACHIEVEMENTS if not self.agenda.goals()[a]["done"]]
         else:
             open_goals = [a for a in ACHIEVEMENTS if state.achievements.get(a, 0) == 0]
-        rest = [GOAL_CALLS[a] for a in sorted(open_goals, key=_tech_order)]
+        rest = [GOAL_CALLS[a] for a in sorted(open_goals, key=_tech_order) if a != "wake_up"]  # sleep: see act
         gather = [c for item, c in GATHER if state.inventory[item] < 9 and c not in rest]
         paused = [i for i, c in enumerate(rest) if self.count.steps - self._blocked_options.get(c, -(10**9)) <= PAUSE]
         if paused:  # a goal was just refused: gather first (it may be waiting for more of something)
@@ -377,12 +382,19 @@ class Agent:
             got = self._resolve(state, "do_zombie")  # a zombie next to the player: face it and fight
             if got is not None:
                 return got[0]
-        if state.daylight < NIGHT and state.inventory["drink"] > 2 and state.inventory["food"] > 2:
-            way = self.nav.refuge(state)  # the night: wait in a dead end, fight what comes
+        inv = state.inventory
+        rest = state.daylight < NIGHT or inv["energy"] <= 3  # zombies hit a sleeper for 7: sleep sheltered
+        if rest and inv["drink"] > 2 and inv["food"] > 2:
+            block = "place_stone" if inv["stone"] >= 1 else ("place_table" if inv["wood"] >= 2 else None)
+            way = self.nav.shelter(state, block)  # the night: a sealed pocket, else a dead end
+            if way == "":
+                return "sleep" if inv["energy"] < 9 else "noop"
+            if way is None:
+                way = self.nav.refuge(state)
+                if way == "":
+                    return "sleep" if inv["energy"] <= 1 else "noop"
             if way:
                 return way
-            if way == "":
-                return "sleep" if state.inventory["energy"] <= 1 else "noop"
         if self.epsilon and self.rng.random() < self.epsilon:
             return self.nav.safe(state, self.rng.choice(ACTIONS[1:]), self.rng)
         options = self.options(state)

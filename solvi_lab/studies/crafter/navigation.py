@@ -120,6 +120,49 @@ class Navigator:
                 queue.append(nxt)
         return (None, None) if remember else None
 
+    def _free_around(self, p: tuple[int, int]) -> list[tuple[int, int]]:
+        return [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values() if self._free((p[0] + dx, p[1] + dy))]
+
+    def sealed(self, state: SymState) -> bool:
+        """The player's free region is at most two cells (nothing can walk in)."""
+        free = self._free_around(state.pos)
+        return not free or (len(free) == 1 and self._free_around(free[0]) == [state.pos])
+
+    def shelter(self, state: SymState, block: str | None, limit: int = 800) -> str | None:
+        """A step towards a sealed pocket of two cells: a dead end P, its opening C, and the entrance X on the line
+        P→C, which the player blocks (``block``: "place_stone" or "place_table") standing on C facing X after
+        stepping back from P. "" when sealed, None when no such pocket is known (or nothing to block with)."""
+        if self.sealed(state):
+            return ""
+        pos, (fx, fy) = state.pos, state.facing
+        ahead = (pos[0] + fx, pos[1] + fy)
+        behind = (pos[0] - fx, pos[1] - fy)
+        # on C, having come from P: block X when it is the only other way in
+        if block and self._free(ahead) and set(self._free_around(pos)) <= {ahead, behind}:
+            if self._free(behind) and self._free_around(behind) == [pos]:
+                return block
+        pockets = []
+        for p in self.cells:
+            if not self._free(p) and p != pos:
+                continue
+            around = self._free_around(p)
+            if len(around) != 1 and not (p == pos and len(around) <= 1):
+                continue
+            c = around[0] if around else None
+            if c is None:
+                continue
+            x = (2 * c[0] - p[0], 2 * c[1] - p[1])
+            if set(self._free_around(c)) - {p, x} or (self._free(x) and not block):
+                continue
+            pockets.append(p)
+        if not pockets:
+            return None
+        if pos in pockets:  # at P: step back onto C (the move faces X)
+            c = self._free_around(pos)[0]
+            return MOVES[next(d for d, (dx, dy) in DIRECTIONS.items() if (pos[0] + dx, pos[1] + dy) == c)]
+        step = self._walk_to(state, pockets)
+        return step or None
+
     def refuge(self, state: SymState, limit: int = 600) -> str | None:
         """A move towards the nearest known walkable cell with at most one walkable neighbour (a dead end, where
         one creature at a time can reach the player); "" when the player stands in one, None when none is known."""

@@ -68,7 +68,9 @@ def rules() -> list[Rule]:
     for material, info in constants.collect.items():
         call = f"do_{material}"
         for item, n in info["require"].items():
-            out.append(Rule(call, f"{yaml} collect", "threshold", f"inv:{item}>={n}", f"collect {material}: {item} ≥ {n}"))
+            out.append(
+                Rule(call, f"{yaml} collect", "threshold", f"inv:{item}>={n}", f"collect {material}: {item} ≥ {n}")
+            )
         if "probability" in info:
             p = info["probability"]
             out.append(Rule(call, f"{yaml} collect", "chance", "", f"collect {material}: probability {p}"))
@@ -83,9 +85,7 @@ def rules() -> list[Rule]:
         for item, n in info["uses"].items():
             out.append(Rule(call, f"{yaml} place", "threshold", f"inv:{item}>={n}", f"place {name}: {item} ≥ {n}"))
         where = tuple(info["where"])
-        out.append(
-            Rule(call, f"{yaml} place", "among", "faced:material", f"place {name}: where {list(where)}", where)
-        )
+        out.append(Rule(call, f"{yaml} place", "among", "faced:material", f"place {name}: where {list(where)}", where))
         out.append(Rule(call, "code", "among", "faced:creature", f"place {name}: no creature there", ("none",)))
     for name, info in constants.make.items():
         call = f"make_{name}"
