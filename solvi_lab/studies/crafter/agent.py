@@ -383,9 +383,15 @@ class Agent:
             if got is not None:
                 return got[0]
         inv = state.inventory
+        shooters = [p for p, k in state.creatures.items() if k in ("skeleton", "arrow")]
+        if shooters and inv["health"] <= 5:
+            flee = self.nav.away(state, shooters)  # arrows hit for 2: out of a skeleton's range when hurt
+            if flee:
+                return flee
         rest = state.daylight < NIGHT or inv["energy"] <= 3  # zombies hit a sleeper for 7: sleep sheltered
         if rest and inv["drink"] > 2 and inv["food"] > 2:
-            block = "place_stone" if inv["stone"] >= 1 else ("place_table" if inv["wood"] >= 2 else None)
+            # block with stone only when a pickaxe can open the pocket again in the morning
+            block = "place_stone" if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else None
             way = self.nav.shelter(state, block)  # the night: a sealed pocket, else a dead end
             if way == "":
                 return "sleep" if inv["energy"] < 9 else "noop"
@@ -395,6 +401,10 @@ class Agent:
                     return "sleep" if inv["energy"] <= 1 else "noop"
             if way:
                 return way
+        elif self.nav.sealed(state) and inv["wood_pickaxe"] >= 1:
+            got = self._resolve(state, "do_stone")  # rested: mine the way out of the pocket
+            if got is not None:
+                return got[0]
         if self.epsilon and self.rng.random() < self.epsilon:
             return self.nav.safe(state, self.rng.choice(ACTIONS[1:]), self.rng)
         options = self.options(state)

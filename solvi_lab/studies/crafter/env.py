@@ -126,7 +126,7 @@ def read_state(env: crafter.Env) -> SymState:
         for y in range(py - hy, py + hy + 1):
             m, c = cell(x, y)
             view[(x, y)] = m
-            if c != NONE:
+            if c != NONE and (x, y) != (px, py):  # the player is not a creature around itself
                 creatures[(x, y)] = c
     fx, fy = int(player.facing[0]), int(player.facing[1])
     return SymState(

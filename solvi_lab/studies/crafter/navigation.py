@@ -60,7 +60,8 @@ class Navigator:
         if (fx, fy) in goal:
             return ""
         for d, (dx, dy) in DIRECTIONS.items():  # adjacent: turn towards it (a blocked move only turns)
-            if (start[0] + dx, start[1] + dy) in goal and not self._free((start[0] + dx, start[1] + dy)):
+            nxt = (start[0] + dx, start[1] + dy)
+            if nxt in goal and not self._free(nxt) and self.cells.get(nxt) != "lava":  # lava is entered, not faced
                 return MOVES[d]
         first: dict[tuple[int, int], str | None] = {start: None}
         queue = deque([start])
@@ -187,6 +188,20 @@ class Navigator:
                 first[nxt] = MOVES[d] if first[here] is None else first[here]
                 queue.append(nxt)
         return None
+
+    def away(self, state: SymState, danger: list[tuple[int, int]]) -> str | None:
+        """The free move that most increases the distance to the nearest danger cell (None: no move helps)."""
+
+        def dist(p: tuple[int, int]) -> int:
+            return min(abs(p[0] - d[0]) + abs(p[1] - d[1]) for d in danger)
+
+        here = dist(state.pos)
+        best = None
+        for d, (dx, dy) in DIRECTIONS.items():
+            nxt = (state.pos[0] + dx, state.pos[1] + dy)
+            if self._free(nxt) and dist(nxt) > here and (best is None or dist(nxt) > best[0]):
+                best = (dist(nxt), MOVES[d])
+        return None if best is None else best[1]
 
     def safe(self, state: SymState, action: str, rng) -> str:
         """The action, unless it is a move into lava (then a safe random move instead)."""
