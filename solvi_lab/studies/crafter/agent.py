@@ -96,6 +96,7 @@ DOCUMENTED_SOURCES: dict[str, str] = {
     "drink": "do_water",
     "food": "do_cow",
 }
+ACCEPTED = "<accepted>"  # the key of `sources` that holds every call ever accepted
 PLACEABLE = {"table": "place_table", "furnace": "place_furnace", "stone": "place_stone"}
 CREATURES = {"cow", "zombie", "skeleton", "plant", "plant-ripe", "arrow"}
 FOCUS = 40  # steps the planner keeps working towards the option it chose before choosing afresh
@@ -177,7 +178,8 @@ class Agent:
         self.rng = rng or random.Random(0)
         self.epsilon = epsilon
         self.nav = Navigator()
-        # item -> calls seen to give it (learned from effects; carried with the model when the model is carried)
+        # item -> calls seen to give it (learned from effects), and ACCEPTED -> every call ever accepted: carried
+        # with the model when the model is carried
         self.sources: dict[str, set[str]] = sources if sources is not None else {}
         if self.agenda is not None:
             for item, call in DOCUMENTED_SOURCES.items():
@@ -188,7 +190,6 @@ class Agent:
         self._snap_at = -1
         self._last_s1 = False
         self._blocked_options: dict[str, int] = {}
-        self._accepted_calls: set[str] = set()
         self._focus: tuple[str, int] | None = None
 
     # -- learning ---------------------------------------------------------------------------------------------
@@ -215,7 +216,7 @@ class Agent:
                 self.sources.setdefault("drink", set()).add(step.call)
             if step.call.startswith("do_") and step.after.inventory["food"] > step.before.inventory["food"]:
                 self.sources.setdefault("food", set()).add(step.call)
-            self._accepted_calls.add(step.call)
+            self.sources.setdefault(ACCEPTED, set()).add(step.call)
             self._recent.pop(situation, None)
             if self.failures is not None:
                 self.failures.succeeded(list(situation))
@@ -272,7 +273,7 @@ class Agent:
         return needs, False
 
     def _ever_accepted(self, call: str) -> bool:
-        return bool(self._allowed(call)) or call in self._accepted_calls
+        return call in self.sources.get(ACCEPTED, ())
 
     @staticmethod
     def _actionable(cond: str, values: set[Any]) -> bool:

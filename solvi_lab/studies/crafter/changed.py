@@ -54,6 +54,7 @@ def carry_map(a: CrafterWorld, b: CrafterWorld, steps: int, seed: int) -> dict[s
     return {
         "world_a": a.seed,
         "world_b": b.seed,
+        "steps_in_a": in_a["steps"],
         "claims_from_a": claims_a,
         "steps_in_b": in_b["steps"],
         "dropped_after": in_b["dropped_after"],

@@ -14,7 +14,8 @@ Three experiments on Crafter 1.8.3 (Hafner 2021), read through the symbolic adap
    contradicted arrival.
 
 World seeds: training ``1000·seed + 0..``, held out ``1000·seed + 100..``, protocol ``1000·seed + 200..``; each world
-is generated once (about a second, see ``reset_s``) and copied for every arm (``copy_s``).
+is generated once (about a second, see ``reset_s``) and copied for every use (``copy_s``); episodes end at death
+or at the step limit of their experiment (Crafter's own length, 10,000, is left as it is).
 
 >>> r = run(train_worlds=1, test_worlds=1, explore_steps=60, protocol_worlds=2, protocol_steps=40, seed=0,
 ...         progress=False)
@@ -35,7 +36,7 @@ from ..params import Param, ParamSpec
 from ..result import Comparison, StudyResult
 from . import learning, protocol, requirements
 from .changed import carry_map
-from .env import CrafterWorld, measure_reset
+from .env import measure_reset
 from .vocabulary import ABLATIONS
 
 __all__ = ["PARAMS", "QUICK_PARAMS", "FULL_PARAMS", "run", "navigation_lines"]
@@ -49,7 +50,7 @@ PARAMS = ParamSpec(
         "test_worlds",
         int,
         full=4,
-        quick=2,
+        quick=1,
         meaning="held-out worlds (other seeds) the model is scored on",
         low=1,
         high=200,
@@ -58,7 +59,7 @@ PARAMS = ParamSpec(
         "explore_steps",
         int,
         full=1500,
-        quick=400,
+        quick=300,
         meaning="explorer steps per world (fewer when it dies)",
         low=20,
         high=10_000,
@@ -67,7 +68,7 @@ PARAMS = ParamSpec(
         "protocol_worlds",
         int,
         full=8,
-        quick=3,
+        quick=2,
         meaning="worlds every protocol arm plays (one episode each)",
         low=2,
         high=200,
@@ -76,7 +77,7 @@ PARAMS = ParamSpec(
         "protocol_steps",
         int,
         full=1000,
-        quick=300,
+        quick=250,
         meaning="steps per protocol episode (fewer when it dies)",
         low=20,
         high=10_000,
@@ -127,9 +128,12 @@ def run(
     )
     bar = tqdm(total=5, desc="crafter", disable=not progress)
     t0 = time.perf_counter()
-    cost = measure_reset([1000 * seed + 900])
-    train_calls = learning.record(_seeds(seed, 0, train_worlds), explore_steps, seed)
-    test_calls = learning.record(_seeds(seed, 100, test_worlds), explore_steps, seed)
+    train_seeds, test_seeds = _seeds(seed, 0, train_worlds), _seeds(seed, 100, test_worlds)
+    protocol_seeds = _seeds(seed, 200, protocol_worlds)
+    cost, generated = measure_reset(train_seeds + test_seeds + protocol_seeds)
+    by_seed = {w.seed: w for w in generated}
+    train_calls = learning.record(train_seeds, explore_steps, seed, by_seed)
+    test_calls = learning.record(test_seeds, explore_steps, seed, by_seed)
     bar.update()
 
     # 1. the action model, its requirements table, the ablations
@@ -148,7 +152,7 @@ def run(
     reached = learning.tree_reached(train_calls)
 
     # 2. the protocol
-    worlds = [CrafterWorld(s, length=protocol_steps) for s in _seeds(seed, 200, protocol_worlds)]
+    worlds = [by_seed[s] for s in protocol_seeds]
     episodes = protocol.play_arms(worlds, protocol_steps, seed)
     summary = protocol.summarise(episodes, seed)
     bar.update()
