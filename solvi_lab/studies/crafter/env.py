@@ -61,12 +61,28 @@ NONE = "none"  # no creature
 class HeadlessEnv(crafter.Env):
     """``crafter.Env`` that never renders: ``reset`` and ``step`` return ``None`` as the observation.
 
+    Two things keep its episodes those of the rendered environment, step for step:
+
+    - rendering is not free of side effects in Crafter: at night (daylight < 0.5) ``LocalView._noise`` draws the
+      picture's noise from ``world.random``, the generator the creatures and the world also use. ``_obs`` draws the
+      same numbers (same count, same order) and throws them away, so the generator stays where rendering leaves it;
+    - Crafter despawns "a random creature" by index into a *set* of objects, whose order is their memory addresses:
+      the same seed can then give different episodes in two processes, or in two environments of one process.
+      ``_balance_object`` is given the chunk's objects sorted by position: the pick stays uniform, and a seed now
+      gives one episode everywhere (what pinned metrics and replays need).
+
     >>> env = HeadlessEnv(seed=3); env.reset() is None
     True
     """
 
-    def _obs(self) -> None:  # the only method that draws; everything else is Crafter's own code
+    def _obs(self) -> None:  # the only method that draws; the rest is Crafter's own code
+        if self._world.daylight < 0.5:  # what LocalView._light -> _noise would draw at night
+            unit = self._size // self._view
+            self._world.random.uniform(32, 127, tuple(self._local_view._grid * unit))
         return None
+
+    def _balance_object(self, chunk: Any, objs: Any, *args: Any) -> None:
+        crafter.Env._balance_object(self, chunk, sorted(objs, key=lambda o: (int(o.pos[0]), int(o.pos[1]))), *args)
 
 
 def _kind(obj: Any) -> str:
