@@ -260,12 +260,17 @@ class Agent:
             if p.verdict == "accept":
                 return ([] if not needs else needs), not needs
             if p.verdict == "refuse":  # Protect: what it refuses, the agent works towards or avoids
+                # the way out is a matching refusal signature (a minimal explanation) whose every condition the
+                # agent can make hold; the other violated conditions never mattered in a refused call
                 allowed = self._allowed(call)
-                wanted = [(c, set(allowed.get(c, []))) for c in p.detail.get("violated", [])]
-                wanted = [(c, v) for c, v in wanted if self._actionable(c, v) and all(c != n for n, _ in needs)]
-                if not wanted:
+                ways = []
+                for sig in p.detail.get("signatures", []):
+                    wanted = [(c, set(allowed.get(c, []))) for c in sig]
+                    if all(self._actionable(c, v) for c, v in wanted):
+                        ways.append(wanted)
+                if not ways:
                     return None, False
-                needs.extend(wanted)
+                needs.extend((c, v) for c, v in min(ways, key=len) if all(c != n for n, _ in needs))
             # "unknown": try it (the conditions never accepted may be harmless)
         if call.startswith("place_") and not any(c == "faced:material" for c, _ in needs):
             if state.faced[0] not in STAND_ON or state.faced[1] != NONE:
