@@ -312,8 +312,8 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "planner scores above random",
             m["planner_score"],
-            m["random_score"],
-            "the same planner without the knowledge pieces vs uniformly random actions",
+            None,
+            f"the same planner without the knowledge pieces vs uniformly random actions ({m['random_score']:.2f})",
             holds=m["planner_score"] > m["random_score"],
             kind="finding",
             key="planner_beats_random",
@@ -322,8 +322,8 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "carried model + agenda scores above the planner without pieces",
             m["carried_agenda_score"],
-            m["planner_score"],
-            "the knowledge pieces together vs none of them",
+            None,
+            f"the knowledge pieces together vs none of them (planner {m['planner_score']:.2f})",
             holds=m["carried_agenda_score"] > m["planner_score"],
             kind="finding",
             key="pieces_beat_planner",
@@ -332,8 +332,9 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "carried + agenda fails less than the agenda alone (failed calls per 100 steps)",
             m["carried_agenda_failed_per_100"],
-            m["agenda_failed_per_100"],
-            "the documented gates have no amounts; the carried model learns them",
+            None,
+            f"the documented gates have no amounts; the carried model learns them (agenda alone "
+            f"{m['agenda_failed_per_100']:.2f})",
             holds=m["carried_agenda_failed_per_100"] < m["agenda_failed_per_100"],
             kind="finding",
             key="carried_fixes_documented_gates",
@@ -342,8 +343,8 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "failure memory: repeated failures per 100 steps vs the proposer that does not learn",
             m["failure_memory_repeated_per_100"],
-            m["planner_repeated_per_100"],
-            "the same call failing in the same situation within 10 steps",
+            None,
+            f"the same call failing in the same situation within 10 steps (planner {m['planner_repeated_per_100']:.2f})",
             holds=m["failure_memory_repeated_per_100"] < m["planner_repeated_per_100"],
             kind="finding",
             key="failure_memory_fewer_repeats",
