@@ -159,6 +159,14 @@ STUDIES: dict[str, StudyInfo] = {
             "the failure memory buy; a changed world with the map carried.",
         ),
         _study(
+            "crafter",
+            "solvi_lab.studies.crafter.study",
+            "Real Crafter: the action model, the agenda and the failure memory (symbolic state, no pixels)",
+            "Crafter 1.8.3: an action model learned from accepted and refused calls, graded against every rule of "
+            "its data.yaml and scored on held-out worlds; six arms with the Crafter score beside the published "
+            "scoreboard; a carried world map dropped in a changed world.",
+        ),
+        _study(
             "learner_evidence",
             "solvi_lab.studies.learner_evidence",
             "Learner evidence: typed evidence, with every flaw of the Inno Agent review closed",
@@ -196,7 +204,7 @@ def get(name: str) -> StudyInfo:
     >>> get("nope")
     Traceback (most recent call last):
     ...
-    solvi_lab.errors.BadInput: unknown study 'nope'; known studies: retraction, taubench_action_model, taubench_airline, risk_dungeon, toy_crafting, learner_evidence, explore, example.
+    solvi_lab.errors.BadInput: unknown study 'nope'; known studies: retraction, taubench_action_model, taubench_airline, risk_dungeon, toy_crafting, crafter, learner_evidence, explore, example.
     """
     try:
         return STUDIES[name]

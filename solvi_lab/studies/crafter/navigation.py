@@ -1,0 +1,216 @@
+"""The navigation adapter: a map of the cells seen so far and the moves that reach or face a target.
+
+This is the only Crafter-specific movement code the agents have (its line count is reported by the study).
+It knows the grid, the four moves, that a move into a blocked cell only turns the player (so facing a tree, a
+table or a cow is "move towards it"), and that the player can walk on what it has walked on: cells whose material
+was seen under the player or entered by a move. It never walks into lava.
+
+>>> from .env import CrafterWorld
+>>> w = CrafterWorld(seed=1); nav = Navigator(); nav.see(w.state)
+>>> nav.known("grass") > 0
+True
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from .env import DIRECTIONS, SymState
+
+__all__ = ["Navigator", "MOVES"]
+
+MOVES = {d: f"move_{d}" for d in DIRECTIONS}
+WALKABLE = frozenset({"grass", "sand", "path"})  # what the player has walked on; lava is never entered
+
+
+class Navigator:
+    """Remembers every cell seen (material, creature) and plans moves over walkable known cells (BFS)."""
+
+    def __init__(self, walkable: Iterable[str] = WALKABLE) -> None:
+        self.cells: dict[tuple[int, int], str] = {}
+        self.creatures: dict[tuple[int, int], str] = {}
+        self.walkable = frozenset(walkable)
+        self._goal: tuple[int, int] | None = None  # the frontier cell being walked to
+
+    def see(self, state: SymState) -> None:
+        """Fold the local view into the map (creatures are only where they were last seen in view)."""
+        self.cells.update(state.view)
+        for pos in state.view:
+            self.creatures.pop(pos, None)
+        self.creatures.update(state.creatures)
+
+    def known(self, material: str) -> int:
+        """How many seen cells hold this material."""
+        return sum(1 for m in self.cells.values() if m == material)
+
+    def _free(self, pos: tuple[int, int]) -> bool:
+        return self.cells.get(pos) in self.walkable and pos not in self.creatures
+
+    def face(self, state: SymState, targets: Iterable[tuple[int, int]], limit: int = 4000) -> str | None:
+        """The move towards standing next to one of the target cells and facing it; None when none is reachable.
+
+        When already next to a target and facing it, returns "" (nothing to do).
+        """
+        goal = set(targets)
+        if not goal:
+            return None
+        start = state.pos
+        fx, fy = start[0] + state.facing[0], start[1] + state.facing[1]
+        if (fx, fy) in goal:
+            return ""
+        for d, (dx, dy) in DIRECTIONS.items():  # adjacent: turn towards it (a blocked move only turns)
+            nxt = (start[0] + dx, start[1] + dy)
+            if nxt in goal and not self._free(nxt) and self.cells.get(nxt) != "lava":  # lava is entered, not faced
+                return MOVES[d]
+        first: dict[tuple[int, int], str | None] = {start: None}
+        queue = deque([start])
+        while queue and len(first) < limit:
+            here = queue.popleft()
+            for d, (dx, dy) in DIRECTIONS.items():
+                nxt = (here[0] + dx, here[1] + dy)
+                if nxt in goal and here != start:
+                    return first[here]
+                if nxt in first or not self._free(nxt):
+                    continue
+                first[nxt] = MOVES[d] if first[here] is None else first[here]
+                queue.append(nxt)
+        return None
+
+    def cells_of(self, materials: Iterable[str]) -> list[tuple[int, int]]:
+        """Every seen cell holding one of the materials."""
+        wanted = set(materials)
+        return [p for p, m in self.cells.items() if m in wanted]
+
+    def creatures_of(self, kinds: Iterable[str]) -> list[tuple[int, int]]:
+        """Where creatures of these kinds were last seen."""
+        wanted = set(kinds)
+        return [p for p, k in self.creatures.items() if k in wanted]
+
+    def frontier(self, state: SymState, rng) -> str:
+        """A move towards the nearest walkable cell next to an unseen one (a random safe move when there is none)."""
+        if self._goal is not None and self._goal != state.pos:
+            step = self._walk_to(state, [self._goal])
+            if step:
+                return step
+        unseen = [
+            p
+            for p, m in self.cells.items()
+            if m in self.walkable
+            and any((p[0] + dx, p[1] + dy) not in self.cells for dx, dy in DIRECTIONS.values())
+            and p != state.pos
+        ]
+        rng.shuffle(unseen)  # which of the nearest frontier cells: by chance, then kept until reached
+        step, self._goal = self._walk_to(state, unseen, remember=True)
+        return step if step else self.safe_random(state, rng)
+
+    def _walk_to(self, state: SymState, cells: list[tuple[int, int]], limit: int = 4000, remember: bool = False):
+        goal = set(cells)
+        start = state.pos
+        first: dict[tuple[int, int], str | None] = {start: None}
+        queue = deque([start])
+        while queue and len(first) < limit:
+            here = queue.popleft()
+            if here in goal and here != start:
+                return (first[here], here) if remember else first[here]
+            for d, (dx, dy) in DIRECTIONS.items():
+                nxt = (here[0] + dx, here[1] + dy)
+                if nxt in first or not self._free(nxt):
+                    continue
+                first[nxt] = MOVES[d] if first[here] is None else first[here]
+                queue.append(nxt)
+        return (None, None) if remember else None
+
+    def _free_around(self, p: tuple[int, int]) -> list[tuple[int, int]]:
+        return [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values() if self._free((p[0] + dx, p[1] + dy))]
+
+    def sealed(self, state: SymState) -> bool:
+        """The player's free region is at most two cells (nothing can walk in)."""
+        free = self._free_around(state.pos)
+        return not free or (len(free) == 1 and self._free_around(free[0]) == [state.pos])
+
+    def shelter(self, state: SymState, block: str | None, limit: int = 800) -> str | None:
+        """A step towards a sealed pocket of two cells: a dead end P, its opening C, and the entrance X on the line
+        P→C, which the player blocks (``block``: "place_stone" or "place_table") standing on C facing X after
+        stepping back from P. "" when sealed, None when no such pocket is known (or nothing to block with)."""
+        if self.sealed(state):
+            return ""
+        pos, (fx, fy) = state.pos, state.facing
+        ahead = (pos[0] + fx, pos[1] + fy)
+        behind = (pos[0] - fx, pos[1] - fy)
+        # on C, having come from P: block X when it is the only other way in
+        if block and self._free(ahead) and set(self._free_around(pos)) <= {ahead, behind}:
+            if self._free(behind) and self._free_around(behind) == [pos]:
+                return block
+        pockets = []
+        for p in self.cells:
+            if not self._free(p) and p != pos:
+                continue
+            around = self._free_around(p)
+            if len(around) != 1 and not (p == pos and len(around) <= 1):
+                continue
+            c = around[0] if around else None
+            if c is None:
+                continue
+            x = (2 * c[0] - p[0], 2 * c[1] - p[1])
+            if set(self._free_around(c)) - {p, x} or (self._free(x) and not block):
+                continue
+            pockets.append(p)
+        if not pockets:
+            return None
+        if pos in pockets:  # at P: step back onto C (the move faces X)
+            c = self._free_around(pos)[0]
+            return MOVES[next(d for d, (dx, dy) in DIRECTIONS.items() if (pos[0] + dx, pos[1] + dy) == c)]
+        step = self._walk_to(state, pockets)
+        return step or None
+
+    def refuge(self, state: SymState, limit: int = 600) -> str | None:
+        """A move towards the nearest known walkable cell with at most one walkable neighbour (a dead end, where
+        one creature at a time can reach the player); "" when the player stands in one, None when none is known."""
+
+        def closed(p: tuple[int, int]) -> bool:
+            free = sum(self.cells.get((p[0] + dx, p[1] + dy)) in self.walkable for dx, dy in DIRECTIONS.values())
+            return free <= 1
+
+        if closed(state.pos):
+            return ""
+        start = state.pos
+        first: dict[tuple[int, int], str | None] = {start: None}
+        queue = deque([start])
+        while queue and len(first) < limit:
+            here = queue.popleft()
+            if here != start and closed(here):
+                return first[here]
+            for d, (dx, dy) in DIRECTIONS.items():
+                nxt = (here[0] + dx, here[1] + dy)
+                if nxt in first or not self._free(nxt):
+                    continue
+                first[nxt] = MOVES[d] if first[here] is None else first[here]
+                queue.append(nxt)
+        return None
+
+    def away(self, state: SymState, danger: list[tuple[int, int]]) -> str | None:
+        """The free move that most increases the distance to the nearest danger cell (None: no move helps)."""
+
+        def dist(p: tuple[int, int]) -> int:
+            return min(abs(p[0] - d[0]) + abs(p[1] - d[1]) for d in danger)
+
+        here = dist(state.pos)
+        best = None
+        for d, (dx, dy) in DIRECTIONS.items():
+            nxt = (state.pos[0] + dx, state.pos[1] + dy)
+            if self._free(nxt) and dist(nxt) > here and (best is None or dist(nxt) > best[0]):
+                best = (dist(nxt), MOVES[d])
+        return None if best is None else best[1]
+
+    def safe(self, state: SymState, action: str, rng) -> str:
+        """The action, unless it is a move into lava (then a safe random move instead)."""
+        d = action[len("move_") :] if action.startswith("move_") else None
+        if d is not None and state.neighbours[d][0] == "lava":
+            return self.safe_random(state, rng)
+        return action
+
+    def safe_random(self, state: SymState, rng) -> str:
+        """A random move that does not enter lava (a blocked one just turns the player)."""
+        options = [MOVES[d] for d, (m, _) in state.neighbours.items() if m != "lava"]
+        return rng.choice(options or list(MOVES.values()))

@@ -1,0 +1,174 @@
+"""The crafting protocol on real Crafter: arms over the same worlds, and the Crafter score.
+
+Arms (each plays one episode in every protocol world, in the same order; a world is generated once and copied):
+
+- ``random``: a uniformly random action each step (Crafter's random baseline, measured by us);
+- ``planner``: the planner of :mod:`.agent` without any knowledge piece (nothing carried, no agenda);
+- ``carried``: the planner with an action model carried across the worlds (starting empty in the first);
+- ``agenda``: the planner with the documented agenda (goals with code done-checks, gates = the documented rules);
+- ``carried_agenda``: both;
+- ``failure_memory``: the planner (a proposer that does not learn) behind the failure memory's hard check
+  (window 10 steps, plan = the call in its situation: the call and the faced cell).
+
+The **Crafter score** is the paper's: the success rate s_i (in percent) of each of the 22 achievements over the
+episodes, then S = exp(mean_i ln(1 + s_i)) − 1 (:func:`crafter_score`). Our episodes end at death or after
+``steps`` steps (the paper's are up to 10,000 steps; our agents die long before that, see ``length_cap_hits``).
+
+>>> crafter_score([{a: 0 for a in ACHIEVEMENTS}])
+0.0
+>>> round(crafter_score([{a: int(a == "collect_wood") for a in ACHIEVEMENTS}]), 3)
+0.233
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ...actions import ConservativeActionModel
+from ...failures import FailureMemory
+from .agent import ACHIEVEMENTS, Agent
+from .env import ACTIONS, CrafterWorld
+from .vocabulary import vocabulary
+
+__all__ = ["ARMS", "ARM_LABELS", "PUBLISHED_SCORES", "crafter_score", "score_interval", "play_arms"]
+
+ARMS = ("random", "planner", "carried", "agenda", "carried_agenda", "failure_memory")
+ARM_LABELS = {
+    "random": "random actions (measured by us)",
+    "planner": "planner without the knowledge pieces",
+    "carried": "action model carried across worlds",
+    "agenda": "agenda (documented gates)",
+    "carried_agenda": "carried + agenda",
+    "failure_memory": "planner behind the failure memory",
+}
+#: The Crafter scoreboard (Hafner 2021 and later papers, as the issue lists them): agents that read pixels.
+PUBLISHED_SCORES = {
+    "random": 1.6,
+    "PPO": 4.6,
+    "DreamerV2": 10.0,
+    "DreamerV3": 14.5,
+    "SPRING (LLM)": 27.3,
+    "human experts": 50.5,
+}
+
+
+def crafter_score(episodes: list[dict[str, int]]) -> float:
+    """The Crafter score of episodes given as their achievement counters (see the module docstring)."""
+    if not episodes:
+        return 0.0
+    rates = [100.0 * sum(1 for e in episodes if e.get(a, 0) > 0) / len(episodes) for a in ACHIEVEMENTS]
+    return math.exp(sum(math.log(1.0 + s) for s in rates) / len(rates)) - 1.0
+
+
+def score_interval(episodes: list[dict[str, int]], seed: int, n: int = 1000) -> tuple[float, float]:
+    """A 95% bootstrap interval of the Crafter score over episodes (resampled with replacement)."""
+    if len(episodes) < 2:
+        s = crafter_score(episodes)
+        return s, s
+    rng = np.random.default_rng(seed)
+    scores = sorted(
+        crafter_score([episodes[i] for i in rng.integers(0, len(episodes), len(episodes))]) for _ in range(n)
+    )
+    return scores[int(0.025 * n)], scores[int(0.975 * n) - 1]
+
+
+def _agent(arm: str, rng: random.Random, carried: dict[str, Any]) -> Agent | None:
+    if arm == "random":
+        return None
+    if arm in ("carried", "carried_agenda"):
+        if arm not in carried:
+            carried[arm] = (ConservativeActionModel(vocabulary(), journal=False), {})
+        model, sources = carried[arm]
+        return Agent(model=model, agenda=arm == "carried_agenda", rng=rng, sources=sources)
+    if arm == "failure_memory":
+        return Agent(failures=FailureMemory(window=10), rng=rng)
+    return Agent(agenda=arm == "agenda", rng=rng)
+
+
+def play_arms(worlds: list[CrafterWorld], steps: int, seed: int, arms: tuple[str, ...] = ARMS) -> pl.DataFrame:
+    """One episode per arm and world; one row per episode with what it reached and what it cost."""
+    rows = []
+    for arm in arms:
+        carried: dict[str, Any] = {}
+        for i, base in enumerate(worlds):
+            w = base.copy()
+            rng = random.Random(f"{seed}-{arm}-{i}")
+            agent = _agent(arm, rng, carried)
+            n = calls = refused = repeated = s1 = 0
+            recent: dict[tuple, int] = {}
+            first: dict[str, int] = {}
+            while not w.done and n < steps:
+                action = rng.choice(ACTIONS) if agent is None else agent.act(w.state)
+                st = w.step(action)
+                n += 1
+                if agent is not None:
+                    agent.learn(st)
+                for a in st.unlocked:
+                    first.setdefault(a, n)
+                if st.call is not None:
+                    calls += 1
+                    if not st.accepted:
+                        refused += 1
+                        key = (st.call, *st.before.faced)
+                        repeated += n - recent.get(key, -(10**9)) <= 10
+                        recent[key] = n
+            if agent is not None:
+                s1 = agent.count.system1
+            ach = w.state.achievements
+            rows.append(
+                {
+                    "arm": arm,
+                    "world": i,
+                    "seed": w.seed,
+                    "steps": n,
+                    "died": w.state.inventory["health"] <= 0,
+                    "achievements": sum(1 for a in ACHIEVEMENTS if ach.get(a, 0) > 0),
+                    "calls": calls,
+                    "refused": refused,
+                    "repeated": repeated,
+                    "system1": s1,
+                    "to_wood_pickaxe": first.get("make_wood_pickaxe"),
+                    "to_stone_pickaxe": first.get("make_stone_pickaxe"),
+                    **{f"a:{a}": int(ach.get(a, 0) > 0) for a in ACHIEVEMENTS},
+                }
+            )
+    return pl.DataFrame(rows)
+
+
+def summarise(episodes: pl.DataFrame, seed: int) -> pl.DataFrame:
+    """Per arm: episodes, mean achievements, steps survived, steps to the first wood and stone pickaxe (mean over
+    episodes that made one, and how many did), failed calls and repeated failures per 100 steps, System 1 share of
+    calls, the Crafter score with its 95% bootstrap interval."""
+    out = []
+    for arm in episodes["arm"].unique(maintain_order=True).to_list():
+        e = episodes.filter(pl.col("arm") == arm)
+        eps = [{a: r[f"a:{a}"] for a in ACHIEVEMENTS} for r in e.iter_rows(named=True)]
+        lo, hi = score_interval(eps, seed)
+        steps = int(e["steps"].sum())
+        wp, sp = e["to_wood_pickaxe"].drop_nulls(), e["to_stone_pickaxe"].drop_nulls()
+        out.append(
+            {
+                "arm": arm,
+                "label": ARM_LABELS.get(arm, arm),
+                "episodes": e.height,
+                "achievements": float(e["achievements"].mean()),
+                "steps_survived": float(e["steps"].mean()),
+                "deaths": int(e["died"].sum()),
+                "wood_pickaxe_episodes": wp.len(),
+                "steps_to_wood_pickaxe": float(wp.mean()) if wp.len() else None,
+                "stone_pickaxe_episodes": sp.len(),
+                "steps_to_stone_pickaxe": float(sp.mean()) if sp.len() else None,
+                "failed_per_100": 100.0 * int(e["refused"].sum()) / steps,
+                "repeated_per_100": 100.0 * int(e["repeated"].sum()) / steps,
+                "s1_share": int(e["system1"].sum()) / max(1, int(e["calls"].sum())),
+                "score": crafter_score(eps),
+                "score_lo": lo,
+                "score_hi": hi,
+            }
+        )
+    return pl.DataFrame(out)
