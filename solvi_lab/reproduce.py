@@ -437,7 +437,7 @@ def reproduce(
 
 #: The notebooks that take longest at full size, started first when several run at once (reproduce(jobs=)), so the
 #: workers finish together (measured: retraction ~140 s, τ-bench retail ~30 s, toy crafting ~17 s, explore ~11 s).
-LONGEST_FIRST = ("retraction", "taubench_action_model", "toy_crafting", "explore")
+LONGEST_FIRST = ("retraction", "crafter", "taubench_action_model", "toy_crafting", "explore")
 
 
 def start_order(studies: list[registry.StudyInfo]) -> list[registry.StudyInfo]:
