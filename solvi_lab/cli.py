@@ -160,6 +160,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     info = registry.STUDIES.get(study)
     if info is not None and notebook.resolve() != info.notebook_path.resolve():
         info = None  # a notebook of the same name elsewhere: its parameters are its own
+    if info is not None and (wrong := registry.problem(info)) is not None:
+        raise registry.BrokenStudy(wrong)
     overrides = reproduce.parse_parameters(args.parameter, [info] if info is not None else None)
     _check_out(args.out)
     reproduce.check_kernel()
@@ -257,7 +259,10 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for info in registry.STUDIES.values():
         status = registry.availability(info)
         note = "" if status.status == "ready" else f" — {status.detail.splitlines()[0]}"
-        print(f"{info.name:24s} {status.status:12s} {info.title}{note}")
+        origin = "" if info.builtin else f" [{info.package}]"
+        print(f"{info.name:24s} {status.status:12s} {info.title}{origin}{note}")
+    for line in registry.declaration_problems():
+        print(f"error: {line}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -406,10 +406,14 @@ def problem(study: StudyInfo | str) -> str | None:
     return _CHECKED[info.name]
 
 
+def declaration_problems() -> list[str]:
+    """One line for every entry point that could not be registered at all (a bad name or value, a name clash)."""
+    return [p for n, p in _DECLARATION_PROBLEMS.items() if n not in STUDIES]
+
+
 def problems() -> list[str]:
     """One line for every declared study that cannot be used (imports every study module to find out)."""
-    found = [p for n, p in _DECLARATION_PROBLEMS.items() if n not in STUDIES]
-    return found + [p for info in STUDIES.values() if (p := problem(info)) is not None]
+    return declaration_problems() + [p for info in STUDIES.values() if (p := problem(info)) is not None]
 
 
 def load_module(study: StudyInfo | str) -> ModuleType:
