@@ -40,6 +40,18 @@ DEFAULT_REL, DEFAULT_ABS = 1e-6, 1e-12
 #: The relative tolerance a float gets when it is pinned from a run (`pins_for`, `--solvi-update-pins`).
 PIN_REL = 1e-9
 
+#: Metric names that are timings: they vary by machine, so they are never pinned from a run nor reported unpinned.
+TIMING_SUFFIXES = ("_seconds", "_ms", "_s")
+
+
+def is_timing(name: str) -> bool:
+    """Whether a metric is a timing by its name.
+
+    >>> is_timing("train_seconds"), is_timing("wall_s"), is_timing("streams")
+    (True, True, False)
+    """
+    return name.endswith(TIMING_SUFFIXES)
+
 
 def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -148,7 +160,8 @@ def load(path: Path | str, study: str) -> PinFile:
 class PinReport:
     """The outcome of comparing one run's metrics with its pins.
 
-    failures: one line per pin that does not hold (or has no metric). unpinned: metrics recorded with no pin.
+    failures: one line per pin that does not hold (or has no metric). unpinned: metrics recorded with no pin
+    (timings left out: they are never pinned).
     """
 
     notebook: str
@@ -180,7 +193,7 @@ def compare(pins: PinFile, metrics: dict[str, Any], *, notebook: str) -> PinRepo
     """
     report = PinReport(notebook, str(pins.path), checked=len(pins.metrics))
     report.failures = [line for name, spec in pins.metrics.items() if (line := check_metric(name, spec, metrics))]
-    report.unpinned = sorted(set(metrics) - set(pins.metrics))
+    report.unpinned = sorted(n for n in set(metrics) - set(pins.metrics) if not is_timing(n))
     return report
 
 
@@ -202,7 +215,7 @@ def rewrite(pins: PinFile, metrics: dict[str, Any], quick_params: dict[str, Any]
 
     exact and approx pins take the new value (an approx pin keeps its tolerance); a band or an equals_metric pin
     is a statement, not a recording: it is kept, and said so when it fails. A pin with no metric is removed; a
-    metric with no pin is pinned with `pin_for`.
+    metric with no pin is pinned with `pin_for` (timings, `is_timing`, never are).
 
     >>> p = PinFile("s", {}, {"a": {"exact": 1}, "b": {"min": 5}, "gone": {"exact": 0}}, Path("s.pins.json"))
     >>> rewrite(p, {"a": 2, "b": 3, "new": 1.5}, {})
@@ -229,7 +242,7 @@ def rewrite(pins: PinFile, metrics: dict[str, Any], quick_params: dict[str, Any]
             if failing:
                 changes.append(f"{name}: band kept ({failing}); edit it by hand if the change is meant")
             new[name] = spec
-    for name in sorted(set(metrics) - set(pins.metrics)):
+    for name in sorted(n for n in set(metrics) - set(pins.metrics) if not is_timing(n)):
         pin = pin_for(metrics[name])
         if pin is not None:
             new[name] = pin

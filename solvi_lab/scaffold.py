@@ -31,7 +31,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from .errors import BadInput
-from .pins import pin_for
+from .pins import is_timing, pin_for
 
 TEMPLATE_PACKAGE = "solvi_lab.templates"
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -102,7 +102,7 @@ def write_pins(root: Path, name: str) -> Path:
         result = module.run(**quick)
     finally:
         sys.modules.pop(spec.name, None)
-    pins = {k: p for k, v in result.metrics.items() if (p := pin_for(v)) is not None}
+    pins = {k: p for k, v in result.metrics.items() if not is_timing(k) and (p := pin_for(v)) is not None}
     data = {"study": name, "quick_params": quick, "metrics": pins}
     path = root / name / f"{name}.pins.json"
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
