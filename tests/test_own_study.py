@@ -20,6 +20,8 @@ import polars as pl
 import pytest
 
 from solvi_lab import scaffold
+from solvi_lab.cli import main
+from solvi_lab.errors import BadInput
 
 NAME = "solvi_probe_study"  # a name no real package takes
 
@@ -52,6 +54,17 @@ def pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def diff(*args: str) -> subprocess.CompletedProcess[str]:
+    """`solvi-lab diff` in this process (it reads folders only; no study is imported), captured like `cli`."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["diff", *args])
+    return subprocess.CompletedProcess(["diff", *args], code, out.getvalue(), err.getvalue())
+
+
 def pip(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, env=_env(), timeout=600)
 
@@ -59,6 +72,13 @@ def pip(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The scaffolded package, installed editable for this module's tests, uninstalled after."""
+    from importlib.metadata import version
+
+    setuptools = tuple(int(x) for x in version("setuptools").split(".")[:2])
+    assert setuptools >= (70, 1), (
+        f"setuptools {version('setuptools')} cannot build an editable package without `wheel` and build isolation; "
+        "install the [dev] extra (it requires setuptools>=70.1): pip install -e '.[dev]'"
+    )
     where = tmp_path_factory.mktemp("own")
     made = cli("new", NAME, "--dir", str(where))
     assert made.returncode == 0, made.stderr
@@ -136,8 +156,9 @@ def test_reproduce_only_and_report_treat_it_like_a_builtin(package: Path, tmp_pa
 
 
 def test_sweep_two_seeds_and_diff_of_sweeps(package: Path, tmp_path: Path) -> None:
-    for out, extra in (("a", []), ("b", ["-p", "p_heads=0.4"])):
-        swept = cli("sweep", NAME, "--seeds", "0-1", "--quick", "--workers", "0", "--out", str(tmp_path / out), *extra)
+    # A on a one-worker Dask LocalCluster (the worker process finds the plug-in through its entry point), B serial
+    for out, extra in (("a", ["--workers", "1"]), ("b", ["--workers", "0", "-p", "p_heads=0.4"])):
+        swept = cli("sweep", NAME, "--seeds", "0-1", "--quick", "--no-progress", "--out", str(tmp_path / out), *extra)
         assert swept.returncode == 0, swept.stderr
         assert f"{NAME}: 2 points (2 run now, 0 done before), 0 raised" in swept.stdout
     rows = pl.read_parquet(tmp_path / "a" / NAME / "sweep.parquet").sort("seed")
@@ -150,9 +171,9 @@ def test_sweep_two_seeds_and_diff_of_sweeps(package: Path, tmp_path: Path) -> No
     rate = summary.filter((pl.col("kind") == "metric") & (pl.col("name") == "heads_rate")).row(0, named=True)
     assert rate["n"] == 2 and rate["lo"] <= rate["mean"] <= rate["hi"]
 
-    same = cli("diff", str(tmp_path / "a"), str(tmp_path / "a"), "--json")
+    same = diff(str(tmp_path / "a"), str(tmp_path / "a"), "--json")
     assert same.returncode == 0 and json.loads(same.stdout)["regressions"] == []
-    changed = cli("diff", str(tmp_path / "a"), str(tmp_path / "b"))
+    changed = diff(str(tmp_path / "a"), str(tmp_path / "b"))
     assert changed.returncode == 1
     assert (
         "| claim | **heads_majority — regressed in B** | 1 | [0.342, 1] | 0 | [0, 0.658] | -1 | yes |" in changed.stdout
@@ -165,14 +186,14 @@ def test_diff_of_two_results_folders_calls_out_the_claim_that_fails(package: Pat
     a, b = tmp_path / "a", tmp_path / "b"
     assert cli("run", NAME, "--quick", "--out", str(a), "--no-progress").returncode == 0
     assert cli("run", NAME, "--quick", "-p", "p_heads", "0.4", "--out", str(b), "--no-progress").returncode == 0
-    shown = cli("diff", str(a), str(b))
+    shown = diff(str(a), str(b))
     assert shown.returncode == 1
     assert "| claim | **heads_majority — held in A, fails in B** | yes | NO | — |" in shown.stdout
     ma, mb = (json.loads((d / NAME / "metrics.json").read_text()) for d in (a, b))
     assert f"| metric | heads | {ma['heads']} | {mb['heads']} | {mb['heads'] - ma['heads']} |" in shown.stdout
-    as_json = json.loads(cli("diff", str(a), str(b), "--json").stdout)
+    as_json = json.loads(diff(str(a), str(b), "--json").stdout)
     assert as_json["regressions"] == [f"{NAME}: heads_majority"]
-    assert cli("diff", str(a), str(a)).returncode == 0
+    assert diff(str(a), str(a)).returncode == 0
 
 
 def test_plugin_pins_hold_then_fail_with_one_line_each_then_are_rewritten(package: Path) -> None:
@@ -255,7 +276,10 @@ def test_new_refuses_bad_names(tmp_path: Path) -> None:
         ("example", "already exists"),
         ("class", "use lower-case"),
     ):
-        made = cli("new", name, "--dir", str(tmp_path))
-        assert made.returncode == 2 and reason in made.stderr, (name, made.stderr)
-    assert not any(tmp_path.iterdir())
-    assert scaffold.TEMPLATE_PACKAGE == "solvi_lab.templates"
+        with pytest.raises(BadInput, match=reason):
+            scaffold.new_study(name, tmp_path)
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine")
+    with pytest.raises(BadInput, match="already exists and is not empty"):
+        scaffold.new_study("taken", tmp_path)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["notes.txt", "taken"]

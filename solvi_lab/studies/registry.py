@@ -504,4 +504,6 @@ def availability(study: StudyInfo | str) -> Availability:
     instruction = missing_data(info)
     if instruction is not None:
         return Availability("no_data", instruction)
+    if info.builtin and (wrong := problem(info)) is not None:
+        return Availability("broken", wrong)
     return Availability("ready")
