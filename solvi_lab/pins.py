@@ -177,7 +177,8 @@ class PinReport:
     def message(self) -> str:
         """Every failing pin on its own line, with the notebook and the pin file named."""
         head = f"{len(self.failures)} of {self.checked} pins off ({self.notebook}, pins {self.pins_path}):"
-        lines = [head, *(f"  {line}" for line in self.failures)]
+        where = Path(self.notebook).name  # on every line too, so a line read alone still says which notebook
+        lines = [head, *(f"  {line} — {where}" for line in self.failures)]
         if self.unpinned:
             lines.append(f"  recorded but not pinned: {', '.join(self.unpinned)}")
         return "\n".join(lines)

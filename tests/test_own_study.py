@@ -216,9 +216,11 @@ def test_plugin_pins_hold_then_fail_with_one_line_each_then_are_rewritten(packag
         out = failed.stdout
         notebook = package / NAME / f"{NAME}.ipynb"
         assert f"3 of 4 pins off ({notebook}, pins {pins_path}):" in out
-        assert f"heads = {heads}, pinned exactly {heads + 1}" in out
-        assert f"heads_rate = {heads / 2000!r}, pinned 0.5 ± 0.01 (abs) (off by +{heads / 2000 - 0.5:.3g})" in out
-        assert "ghost: pinned (in [0, 1]) but not recorded" in out
+        where = f" — {NAME}.ipynb\n"
+        assert f"  heads = {heads}, pinned exactly {heads + 1}{where}" in out
+        rate = f"heads_rate = {heads / 2000!r}, pinned 0.5 ± 0.01 (abs) (off by +{heads / 2000 - 0.5:.3g})"
+        assert f"  {rate}{where}" in out
+        assert f"  ghost: pinned (in [0, 1]) but not recorded{where}" in out
         assert "recorded but not pinned: tails" in out
 
         # the same check from the command line, with no test written: --solvi-pins
