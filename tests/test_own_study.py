@@ -235,6 +235,11 @@ def test_plugin_pins_hold_then_fail_with_one_line_each_then_are_rewritten(packag
         again = json.loads(pins_path.read_text())["metrics"]
         assert again["heads"] == {"exact": heads} and again["heads_rate"]["abs"] == 0.01 and "ghost" not in again
         assert pytest_in(package, "-k", "pins").returncode == 0
+
+        pins_path.unlink()  # pinning for the first time writes what `new` measured
+        first = pytest_in(package, "-k", "pins", "--solvi-update-pins")
+        assert first.returncode == 0, first.stdout
+        assert json.loads(pins_path.read_text()) == json.loads(original)
     finally:
         pins_path.write_text(original)
 
