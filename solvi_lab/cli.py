@@ -6,6 +6,8 @@
     solvi-lab sweep risk_dungeon --seeds 0-19 -p streams=2,4 --quick   # Dask: --workers N | --scheduler ADDRESS
     solvi-lab list
     solvi-lab list --params risk_dungeon                              # the declared parameters of one study
+    solvi-lab new coin_bias --dir ~/src                               # a study of your own, as a package
+    solvi-lab diff results/before results/after                       # exit 1 if a claim held before, not after
 
 Exit codes: 0 success (a study skipped for missing data or not yet written is not a failure), 1 a study failed
 (the message names it and its partial notebook), 2 bad usage (unknown study, unknown parameter or a value its
@@ -109,7 +111,36 @@ def _parser() -> argparse.ArgumentParser:
 
     lst = sub.add_parser("list", help="list the registered studies and whether each can run here")
     lst.add_argument("--params", metavar="STUDY", help="print the declared parameters of one study instead")
+    _new_parser(sub)
+    _diff_parser(sub)
     return parser
+
+
+def _new_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    new = sub.add_parser(
+        "new",
+        help="write a pip-installable package for a study of your own (docs/readme/your_own_study.md)",
+        description="Write <dir>/NAME/: pyproject.toml with the solvi_lab.studies entry point, NAME/study.py "
+        "(PARAMS, a seeded run(), one claim, one finding), a thin notebook, its metric pins and a test. Then "
+        "`pip install -e <dir>/NAME` and `solvi-lab run NAME --quick`.",
+    )
+    new.add_argument("name", metavar="NAME", help="the study's name: lower-case letters, digits and _")
+    new.add_argument("--dir", default=Path("."), type=Path, help="where to create NAME/ (default: here)")
+    new.add_argument("--title", default=None, help="one line for `solvi-lab list` and the report")
+
+
+def _diff_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    diff = sub.add_parser(
+        "diff",
+        help="compare two results folders (or two sweeps) per study and metric; exit 1 if a claim regressed",
+        description="A and B side by side per study and metric: a, b, b − a; for sweeps the 95%% intervals and "
+        "whether they overlap. A checked row that held in A and fails in B (for sweeps: a pass rate that fell "
+        "beyond seed noise) is called out and makes the exit status 1.",
+    )
+    diff.add_argument("a", type=Path, metavar="A", help="results folder or sweeps folder (the reference)")
+    diff.add_argument("b", type=Path, metavar="B", help="results folder or sweeps folder (the candidate)")
+    diff.add_argument("--json", action="store_true", help="JSON instead of Markdown")
+    diff.add_argument("--changed-only", action="store_true", help="only rows that differ (Markdown)")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -159,6 +190,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     info = registry.STUDIES.get(study)
     if info is not None and notebook.resolve() != info.notebook_path.resolve():
         info = None  # a notebook of the same name elsewhere: its parameters are its own
+    if info is not None and (wrong := registry.problem(info)) is not None:
+        raise registry.BrokenStudy(wrong)
     overrides = reproduce.parse_parameters(args.parameter, [info] if info is not None else None)
     _check_out(args.out)
     reproduce.check_kernel()
@@ -282,7 +315,29 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for info in registry.STUDIES.values():
         status = registry.availability(info)
         note = "" if status.status == "ready" else f" — {status.detail.splitlines()[0]}"
-        print(f"{info.name:24s} {status.status:12s} {info.title}{note}")
+        origin = "" if info.builtin else f" [{info.package}]"
+        print(f"{info.name:24s} {status.status:12s} {info.title}{origin}{note}")
+    for line in registry.declaration_problems():
+        print(f"error: {line}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cmd_new(args: argparse.Namespace) -> int:
+    from . import scaffold
+
+    root = scaffold.new_study(args.name, args.dir, title=args.title)
+    print(scaffold.next_steps(root, args.name))
+    return EXIT_OK
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from . import study_diff
+
+    result = study_diff.diff(args.a, args.b)
+    sys.stdout.write(result.to_json() if args.json else study_diff.markdown(result, changed_only=args.changed_only))
+    if result.regressions:
+        print(f"error: {len(result.regressions)} regressed: {', '.join(result.regressions)}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 
@@ -299,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         "sweep": _cmd_sweep,
         "report": _cmd_report,
         "list": _cmd_list,
+        "new": _cmd_new,
+        "diff": _cmd_diff,
     }
     try:
         return commands[args.command](args)

@@ -313,6 +313,11 @@ def run_notebook(
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     record = StudyRun(study=name, status="ok", quick=quick, source=str(notebook), started=started)
 
+    broken = registry.problem(info) if info is not None and not info.builtin else None
+    if broken is not None:  # a plug-in whose module cannot be used: reported, and the other studies still run
+        record.status, record.message = "failed", broken
+        record.save(out)
+        return record
     if not notebook.exists():
         if info is None or info.notebook_path.resolve() != notebook.resolve():
             raise SolviLabError(f"notebook {notebook} does not exist; known studies: {registry.known_names()}.")

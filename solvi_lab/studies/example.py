@@ -24,6 +24,10 @@ from ..errors import BadParameter
 from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 
+#: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
+TITLE = "Example: Monte Carlo estimate of π (tests the pipeline)"
+DESCRIPTION = "A tiny deterministic study that exercises the notebook → metrics → report pipeline end to end."
+
 PARAMS = ParamSpec(
     "example",
     Param("n_samples", int, full=200_000, quick=2_000, meaning="points thrown at the unit square", low=1, high=10**8),

@@ -36,6 +36,13 @@ from ..knowledge import STATUSES, KnowledgeStore
 from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 
+#: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
+TITLE = "Exploration: stores and journals as DataFrames and pictures"
+DESCRIPTION = (
+    "A store as a polars frame, time travel across a retraction, the derivations around it, a Parquet "
+    "round trip of the journal."
+)
+
 PARAMS = ParamSpec(
     "explore",
     Param("n_items", int, full=20_000, quick=200, meaning="background facts around the story", low=0, high=10**7),

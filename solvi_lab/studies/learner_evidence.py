@@ -48,6 +48,10 @@ from ..evidence import (
 from .params import ParamSpec
 from .result import Comparison, StudyResult
 
+#: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
+TITLE = "Learner evidence: typed evidence, with every flaw of the Inno Agent review closed"
+DESCRIPTION = "Each flaw the review names, on a naive model written for the purpose and on solvi_lab, side by side."
+
 PARAMS = ParamSpec("learner_evidence")  # the scenarios are fixed; only the seed (shared by every study) varies
 QUICK_PARAMS: dict[str, int] = {**PARAMS.defaults(quick=True), "seed": 0}
 FULL_PARAMS: dict[str, int] = {**PARAMS.defaults(quick=False), "seed": 0}

@@ -36,6 +36,13 @@ from .params import Param, ParamSpec
 from .result import Comparison, StudyResult
 from .synthetic import apply_stream, operation_stream
 
+#: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
+TITLE = "Retraction: exact, and as cheap as what it changes (10,000 items, 1,000 retractions)"
+DESCRIPTION = (
+    "Random retractions in a synthetic store (facts, derivations up to depth 5, disputes, resolutions, "
+    "promotions, clock expiry, drift flags), each checked against rebuild(skip={x}) and timed."
+)
+
 PARAMS = ParamSpec(
     "retraction",
     Param("n_items", int, full=10_000, quick=2_000, meaning="items added to the synthetic store", low=10, high=10**7),

@@ -1,18 +1,11 @@
-"""Every registered study's notebook, executed on its quick parameters, records the expected metrics.
+"""Every built-in study's notebook, executed on its quick parameters, records its pinned metrics.
 
-Expected metrics live in `data/expected/<study>.json`:
+The pins live in `data/expected/<study>.json` (format: solvi_lab/pins.py) and are checked by solvi_lab's own pytest
+plugin (`solvi_pins`, solvi_lab/pytest_plugin.py) — the same one a researcher's package uses. `quick_params` must
+agree with the study's declared quick defaults (it may add keys, e.g. the seed): pins are only meaningful for the
+parameters they were taken on, so changing the declaration forces re-pinning (`pytest --solvi-update-pins`).
 
-    {"study": "example",
-     "quick_params": {"n_samples": 2000, "seed": 0},
-     "metrics": {"inside": {"exact": 1611},
-                 "pi_estimate": {"approx": 3.14159, "abs": 0.15},      # also "rel"; pytest.approx band
-                 "std_error": {"min": 0.02, "max": 0.05},              # either bound may be left out
-                 "points_checked": {"equals_metric": "n_samples"}}}
-
-`quick_params` must agree with the study's QUICK_PARAMS (it may add keys, e.g. the seed): expected values are
-only meaningful for the parameters they were taken on, so changing QUICK_PARAMS forces updating this file.
-
-Every registered study has landed, so a missing notebook or expected file is a failure naming the file
+Every registered study has landed, so a missing notebook or pin file is a failure naming the file
 (`SOLVI_LAB_STRICT_NOTEBOOKS=0` turns it back into a skip while a new study is being written). A study whose
 external data is missing is always skipped, with the instruction to get it.
 """
@@ -20,17 +13,17 @@ external data is missing is always skipped, with the instruction to get it.
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any
 
 import nbformat
 import pytest
 
+from solvi_lab.pins import check_metric
 from solvi_lab.studies import registry
 
 STRICT_ENV = "SOLVI_LAB_STRICT_NOTEBOOKS"
-SPEC_KEYS = ({"exact"}, {"approx", "rel", "abs"}, {"min", "max"}, {"equals_metric"})
+BUILTIN = registry.builtins()
 
 
 def not_written_yet(reason: str) -> None:
@@ -40,70 +33,17 @@ def not_written_yet(reason: str) -> None:
     pytest.skip(reason)
 
 
-def check_metric(name: str, spec: dict[str, Any], metrics: dict[str, Any]) -> str | None:
-    """None if the recorded metric meets its spec, else one line saying how it does not."""
-    if not isinstance(spec, dict) or not any(set(spec) <= keys and spec for keys in SPEC_KEYS):
-        return f"{name}: spec {spec!r} is not one of exact / approx(+rel/abs) / min+max / equals_metric"
-    if name not in metrics:
-        return f"{name}: not recorded (recorded: {', '.join(sorted(metrics))})"
-    got = metrics[name]
-    if "exact" in spec:
-        # True == 1 in Python; a bool metric must match a bool, a number a number.
-        ok = got == spec["exact"] and isinstance(got, bool) == isinstance(spec["exact"], bool)
-        return None if ok else f"{name}: expected exactly {spec['exact']!r}, got {got!r}"
-    if "approx" in spec:
-        band = pytest.approx(spec["approx"], rel=spec.get("rel"), abs=spec.get("abs"))
-        return None if got == band else f"{name}: expected {band}, got {got!r}"
-    if "min" in spec or "max" in spec:
-        lo, hi = spec.get("min", -math.inf), spec.get("max", math.inf)
-        ok = isinstance(got, (int, float)) and not isinstance(got, bool) and lo <= got <= hi
-        return None if ok else f"{name}: expected within [{lo}, {hi}], got {got!r}"
-    other = spec["equals_metric"]
-    if other not in metrics:
-        return f"{name}: should equal metric {other!r}, which was not recorded"
-    return None if got == metrics[other] else f"{name}: {got!r} != {other} = {metrics[other]!r}"
-
-
-def load_expected(info: registry.StudyInfo) -> dict[str, Any]:
-    expected = json.loads(info.expected_path.read_text(encoding="utf-8"))
-    rel = info.expected_path.relative_to(registry.REPO_ROOT)
-    assert expected.get("study") == info.name, f'{rel}: "study" must be {info.name!r}'
-    assert isinstance(expected.get("quick_params"), dict), f'{rel}: "quick_params" must be a dict'
-    assert isinstance(expected.get("metrics"), dict) and expected["metrics"], (
-        f'{rel}: "metrics" must be a non-empty dict'
-    )
-    return expected
-
-
-@pytest.mark.parametrize("study", list(registry.STUDIES))
-def test_quick_run_records_expected_metrics(study: str, run_quick) -> None:
+@pytest.mark.parametrize("study", BUILTIN)
+def test_quick_run_records_expected_metrics(study: str, python3_kernel: None, solvi_pins) -> None:
     info = registry.STUDIES[study]
     if not info.notebook_path.exists():
         not_written_yet(f"{info.notebook} does not exist yet")
-    if not info.expected_path.exists():
+    if not info.expected_path.exists() and not solvi_pins.updating:
         not_written_yet(
             f"data/expected/{study}.json does not exist yet; run `solvi-lab run {study} --quick` and write the "
-            f"expected metrics from results/{study}/metrics.json (format: tests/notebooks/test_notebooks.py)"
+            f"expected metrics from results/{study}/metrics.json (format: solvi_lab/pins.py)"
         )
-    instruction = registry.missing_data(info)
-    if instruction is not None:
-        pytest.skip(instruction)
-
-    expected = load_expected(info)
-    quick = registry.study_params(info, quick=True)
-    disagree = {
-        k: (v, expected["quick_params"].get(k, "<missing>"))
-        for k, v in quick.items()
-        if expected["quick_params"].get(k, object()) != v
-    }
-    assert not disagree, (
-        f"{info.module}.QUICK_PARAMS and data/expected/{study}.json quick_params disagree on "
-        f"{disagree} (QUICK_PARAMS value, expected-file value); rerun quick and update the expected file."
-    )
-
-    metrics = run_quick(info, {**quick, **expected["quick_params"]})
-    problems = [p for name, spec in expected["metrics"].items() if (p := check_metric(name, spec, metrics))]
-    assert not problems, f"{study}: {len(problems)} metric(s) off:\n  " + "\n  ".join(problems)
+    solvi_pins.check(study)
 
 
 def test_every_notebook_is_registered() -> None:
@@ -112,7 +52,7 @@ def test_every_notebook_is_registered() -> None:
     assert not unregistered, f"notebooks not in solvi_lab/studies/registry.py STUDIES: {unregistered}; register them."
 
 
-@pytest.mark.parametrize("study", list(registry.STUDIES))
+@pytest.mark.parametrize("study", BUILTIN)
 def test_notebook_follows_conventions(study: str) -> None:
     """Parameters cell first and tagged; quick follows SOLVI_LAB_QUICK (so nbval runs small); kernel python3; no big outputs."""
     info = registry.STUDIES[study]

@@ -41,6 +41,14 @@ from .vocabulary import ABLATIONS
 
 __all__ = ["PARAMS", "QUICK_PARAMS", "FULL_PARAMS", "run", "navigation_lines"]
 
+#: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
+TITLE = "Real Crafter: the action model, the agenda and the failure memory (symbolic state, no pixels)"
+DESCRIPTION = (
+    "Crafter 1.8.3: an action model learned from accepted and refused calls, graded against every rule of "
+    "its data.yaml and scored on held-out worlds; six arms with the Crafter score beside the published "
+    "scoreboard; a carried world map dropped in a changed world."
+)
+
 PARAMS = ParamSpec(
     "crafter",
     Param(

@@ -34,6 +34,15 @@ from .vocabulary import build_vocabulary
 
 __all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "PUBLISHED", "evaluate"]
 
+#: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
+TITLE = "τ-bench retail: the conservative action model (no LLM)"
+DESCRIPTION = (
+    "Probes around the gold steps of 400 training tasks train the model; the 115 test tasks are held out: "
+    "refusal precision and recall, abstentions, replay, three vocabulary ablations, effects. Needs the "
+    "τ-bench retail data."
+)
+NEEDS_DATA = True  # located by the sibling module `data` (find_data_dir), which says how to get it
+
 PARAMS = ParamSpec(
     "taubench_action_model",
     Param(

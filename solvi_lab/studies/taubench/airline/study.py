@@ -48,6 +48,16 @@ from .vocabulary import TEMPLATE_ORIGIN, build_vocabulary, template_of
 
 __all__ = ["run", "PARAMS", "QUICK_PARAMS", "FULL_PARAMS", "FOLDS", "agent_tally"]
 
+#: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
+TITLE = "τ-bench airline: the action model on a second domain and on a real agent's 1,164 calls (no LLM)"
+DESCRIPTION = (
+    "Probes around the gold steps of half of the 50 airline tasks train the model, the other half is held "
+    "out (two folds); then the 200 recorded GPT-4o runs are replayed on our environment and each call is "
+    "predicted before it is made: recall and precision on the 73 refused calls, abstentions, Protect. "
+    "Needs the τ-bench airline data."
+)
+NEEDS_DATA = True  # located by the sibling module `data` (find_data_dir), which says how to get it
+
 PARAMS = ParamSpec(
     "taubench_airline",
     Param(
