@@ -118,10 +118,14 @@ class Fold:
             self.position = record.position + 1
 
     def _apply(self, record: Record) -> None:
-        """Fold one "knowledge" record: the one path for live writes, loads and rebuilds (the store folds decision
-        records itself and hands the fold what they say: `_decision_info`)."""
+        """Fold one record of KINDS: the one path for live writes, loads and rebuilds. A record of another of
+        KINDS than "knowledge" goes to `_fold_other` (the store reads decision records there and hands the fold
+        what they say: `_decision_info`)."""
         pos, p = record.position, record.payload
         self.position = pos + 1
+        if record.kind != RECORD_KIND:
+            self._fold_other(record)
+            return
         op = p.get("op")
         if op == "add":
             self._fold_new_item(pos, p)
@@ -171,6 +175,9 @@ class Fold:
                 self._flags_sum = (self._flags_sum + _h(f.observable())) & MASK
         elif op == "tick":
             self.ticks += int(p["k"])
+
+    def _fold_other(self, record: Record) -> None:
+        """A record of KINDS other than "knowledge" (none in a bare Fold; the store's decisions): nothing to fold."""
 
     def _fold_new_item(self, pos: int, p: dict[str, Any]) -> None:
         it = Item(pos, p, sys.intern(p["key"]), self.ticks)

@@ -125,15 +125,11 @@ class KnowledgeStore(Fold, JournalOwner):
         st._configure(gates)
         return st
 
-    def _apply(self, record: Record) -> None:
-        """Fold one of the store's records: a decision is read here (decisions.read_decision) and handed to the fold
-        as `_decision_info`, what a "verified" item may name; a "knowledge" record goes to the fold's rules."""
-        if record.kind == DECISION_KIND:
-            self.position = record.position + 1
-            d = read_decision(record)
-            self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
-            return
-        Fold._apply(self, record)
+    def _fold_other(self, record: Record) -> None:
+        """A decision record (the fold's `_apply` hands it here): read by decisions.read_decision and handed to the
+        fold as `_decision_info`, what a "verified" item may name."""
+        d = read_decision(record)
+        self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
 
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
