@@ -944,8 +944,8 @@ def _one_row_per_flaw(rows: list[tuple[str, str, Any, Any, bool, str, str, str]]
         out.append(
             Comparison(
                 " · ".join(r[1] for r in members),
-                " · ".join(_fmt(r[3]) for r in members),
-                " · ".join(_fmt(r[2]) for r in members),
+                members[0][3] if len(members) == 1 else " · ".join(_fmt(r[3]) for r in members),
+                members[0][2] if len(members) == 1 else " · ".join(_fmt(r[2]) for r in members),
                 f"{len(members)} scenario(s): " + " · ".join(r[0] for r in members),
                 holds=all(bool(r[4]) for r in members),
                 kind="mechanism",
