@@ -3,7 +3,7 @@
 Columns: `study`, `point`, `seed`, `quick`, `params` (JSON), `p.<name>` per parameter, `m.<metric>` per scalar
 metric, `c.<claim key>` per checked row of `StudyResult.claims()`, `f.<row key>` for every comparison row whose
 ours and published figures are numbers (with the published value in the JSON column `published`), `wall_s`,
-`worker`, `version`, `commit` (the checkout's git commit, "+dirty" when tracked files differ from it; "unknown"
+`worker`, `version`, `commit` (the checkout's git commit, "+dirty" when its code differs from it; "unknown"
 outside a git checkout), `error` (None, or the exception in one line), `finished` (UTC).
 """
 
@@ -34,10 +34,13 @@ def _worker_name() -> str:
         return "local"
 
 
+CODE_PATHS = ("solvi_lab", "pyproject.toml", "environment.yml")  # what decides a point's results
+
+
 @functools.cache
 def code_commit() -> str:
-    """The git commit of the checkout the studies run from (12 hex digits), "+dirty" when tracked files differ
-    from it, "unknown" when it is not a git checkout: what a stored sweep says it ran on.
+    """The git commit of the checkout the studies run from (12 hex digits), "+dirty" when its code (`CODE_PATHS`)
+    differs from it, "unknown" when it is not a git checkout: what a stored sweep says it ran on.
 
     >>> c = code_commit(); c == "unknown" or len(c.split("+")[0]) == 12
     True
@@ -51,7 +54,8 @@ def code_commit() -> str:
 
     try:
         commit = git("rev-parse", "--short=12", "HEAD")
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+        # only the code a point runs counts: a docs edit while a sweep runs does not change its results
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return commit + ("+dirty" if dirty else "")
