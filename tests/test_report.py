@@ -128,3 +128,30 @@ def test_three_parts_counted_apart(tmp_path: Path) -> None:
     assert f"**{line}**" in md_path.read_text()
     assert line in html_path.read_text()
     assert "our findings" not in md_path.read_text()  # no finding rows: no count
+
+
+def test_caveats_printed_beside_the_tally(tmp_path: Path) -> None:
+    """A study's caveats.json (StudyResult.caveats) is printed right under its tally, in Markdown and HTML; a study
+    that saved none gets no caveat block."""
+    for name, caveats in (
+        ("risk_dungeon", ["'none' survives 0 of 120 games: the '< none' halves are forced"]),
+        ("retraction", None),
+    ):
+        study = tmp_path / name
+        study.mkdir()
+        (study / "run.json").write_text(json.dumps({"study": name, "status": "ok", "parameters": {}}))
+        (study / "comparison.csv").write_text(
+            "part,key,measure,ours,published,difference,holds,threshold,note\nclaim (specification),a,a,1,1,—,yes,t,\n",
+            encoding="utf-8",
+        )
+        if caveats is not None:
+            (study / "caveats.json").write_text(json.dumps(caveats))
+    md_path, html_path = report.build_report(tmp_path)
+    md = md_path.read_text()
+    dungeon = md[md.index("## risk_dungeon") :]
+    tally = dungeon.index("**claims of the specification: 1 of 1 hold**")
+    caveat = dungeon.index("- 'none' survives 0 of 120 games: the '< none' halves are forced")
+    assert tally < dungeon.index("**Caveats**") < caveat < dungeon.index("| part |")
+    assert md.count("**Caveats**") == 1  # retraction saved none
+    page = html_path.read_text()
+    assert "<li>&#x27;none&#x27; survives 0 of 120 games" in page and page.count('<ul class="caveats">') == 1
