@@ -784,6 +784,8 @@ def run(
             "failure_memory_cuts_repeats is close to a mechanism: its hard check blocks exactly what the repeat "
             "metric counts.",
             "A toy world, not Crafter: orderings are compared, never values.",
+            "CI (tests/studies/test_claims.py) checks every row at the quick size (seeds 0–2); the full-size verdicts "
+            "come from the reported run and the stored sweep (docs/sweeps).",
         ],
     )
 

@@ -605,5 +605,7 @@ def run(
             "declines' — the findings 'after warm-up' compare the middle third instead.",
             "A toy with hand-set hazards and a door memory of our own (not the conservative action model): orderings "
             "and trends are compared, never values.",
+            "CI (tests/studies/test_claims.py) checks every row at the quick size (4 streams × 30 games, seeds 0–2); "
+            "the full-size verdicts come from the reported run and the stored sweep (docs/sweeps).",
         ],
     )

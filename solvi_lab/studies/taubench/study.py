@@ -640,6 +640,10 @@ def caveats(m: dict[str, Any], *, ablations: bool) -> list[str]:
     )
     if not ablations:
         out.append("Ablations not run here: their four claims have no verdict in this run.")
+    out.append(
+        "CI (tests/studies/test_claims.py) checks every row at the quick size on the dev split (seeds 0–2); the "
+        "full-size verdicts, on the test split, come only from the reported full run."
+    )
     return out
 
 
