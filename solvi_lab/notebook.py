@@ -87,6 +87,20 @@ class Recorder:
         frame.write_csv(path)
         return path
 
+    def save_caveats(self, caveats: list[str]) -> Path:
+        """Save a study's caveats (`StudyResult.caveats`) as `<out>/<study>/caveats.json`; the report prints them
+        beside the study's tallies.
+
+        >>> import tempfile
+        >>> Recorder("x", tempfile.mkdtemp()).save_caveats(["97% of held-out vectors were seen"]).name
+        'caveats.json'
+        """
+        if not isinstance(caveats, (list, tuple)) or not all(isinstance(c, str) and c for c in caveats):
+            raise BadInput(f"caveats must be a list of non-empty strings (StudyResult.caveats), got {caveats!r}.")
+        path = self.dir / "caveats.json"
+        atomic_write_text(path, json.dumps(list(caveats), indent=2) + "\n")
+        return path
+
 
 def start(study: str, out: str | os.PathLike = "results") -> Recorder:
     """A new recorder for `study` under `out` (the notebook convention: `rec = start(...)`, then `rec.record`)."""

@@ -5,7 +5,8 @@ The report is a pure function of the folder, so `solvi-lab report --out results/
 - `<out>/machine.json` — machine, date and package versions (`solvi_lab.machine.describe()`),
 - `<out>/<study>/run.json` — status, parameters, duration, error (`solvi_lab.reproduce.StudyRun`),
 - `<out>/<study>/comparison.csv` — ours beside published (`Recorder.save_table("comparison", ...)`),
-- `<out>/<study>/*.png` — figures (`Recorder.save_figure`), `<out>/<study>/metrics.json` — recorded metrics.
+- `<out>/<study>/*.png` — figures (`Recorder.save_figure`), `<out>/<study>/metrics.json` — recorded metrics,
+- `<out>/<study>/caveats.json` — what must be read beside the tallies (`Recorder.save_caveats`, `caveats_block`).
 
 Images are linked relatively (`<study>/<figure>.png`), so the folder can be moved or zipped whole.
 
@@ -214,6 +215,30 @@ def section_caveats(section: Section) -> list[str]:
     return []
 
 
+def caveats_block(out: Path, study: str, *, as_html: bool = False) -> str:
+    """The study's caveats (`<out>/<study>/caveats.json`, from `StudyResult.caveats`) as a Markdown or HTML block
+    shown beside its tallies; "" when the study saved none.
+
+    >>> import tempfile, pathlib, json
+    >>> out = pathlib.Path(tempfile.mkdtemp()); (out / "s").mkdir()
+    >>> _ = (out / "s" / "caveats.json").write_text(json.dumps(["97% of held-out vectors were seen in training"]))
+    >>> print(caveats_block(out, "s"))
+    **Caveats** (read them beside the tallies):
+    <BLANKLINE>
+    - 97% of held-out vectors were seen in training
+    <BLANKLINE>
+    >>> caveats_block(out, "none") == ""
+    True
+    """
+    caveats = _read_json(Path(out) / study / "caveats.json")
+    if not isinstance(caveats, list) or not caveats:
+        return ""
+    if as_html:
+        items = "".join(f"<li>{html.escape(str(c))}</li>" for c in caveats)
+        return f'<p class="meta"><b>Caveats</b> (read them beside the tallies):</p><ul class="caveats">{items}</ul>'
+    return "\n".join(["**Caveats** (read them beside the tallies):", "", *(f"- {_md_cell(c)}" for c in caveats), ""])
+
+
 # ---------------------------------------------------------------------------------------------------- Markdown
 
 
@@ -270,6 +295,7 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             lines += ["### Ours beside the published figures", ""]
             summary = part_summary(s.comparison)  # claims, findings and mechanism checks counted apart
             lines += [f"**{summary}**", ""] if summary else []
+            lines += [caveats_block(out, s.name)] if caveats_block(out, s.name) else []
             header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
             lines += _md_table(header, rows)
         elif s.status == "ok":
@@ -518,6 +544,7 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
             parts.append("<h3>Ours beside the published figures</h3>")
             if part_summary(s.comparison):
                 parts.append(f'<p class="meta"><b>{html.escape(part_summary(s.comparison))}</b></p>')
+            parts.append(caveats_block(out, s.name, as_html=True))
             parts.append(_html_table(header, rows, css="wide"))
         elif s.status == "ok":
             parts.append('<p class="meta">The notebook saved no comparison table.</p>')

@@ -117,3 +117,20 @@ def test_save_figure_and_table(tmp_path: Path) -> None:
     assert png == tmp_path / "s" / "line.png" and png.read_bytes().startswith(b"\x89PNG")
     csv = rec.save_table("comparison", pl.DataFrame({"measure": ["x"], "ours": ["1"]}))
     assert csv.read_text().splitlines() == ["measure,ours", "x,1"]
+
+
+def test_caveats_saved_as_a_list_of_sentences(tmp_path) -> None:
+    import json
+
+    import pytest
+
+    from solvi_lab.errors import BadInput
+    from solvi_lab.notebook import Recorder
+
+    rec = Recorder("s", tmp_path)
+    path = rec.save_caveats(["97.1% of held-out vectors were seen in training"])
+    assert json.loads(path.read_text()) == ["97.1% of held-out vectors were seen in training"]
+    for bad in ("one string", [""], [3], None):
+        with pytest.raises(BadInput, match="caveats must be a list"):
+            rec.save_caveats(bad)
+    assert json.loads(path.read_text()) == ["97.1% of held-out vectors were seen in training"]  # unchanged

@@ -186,3 +186,40 @@ def test_values_by_kind_and_differences_from_what_is_shown() -> None:
     assert t["ours"].to_list() == ["3,506", "27,639", "179 µs", "0.641"]
     assert t["published"].to_list() == ["6,057", "41,626", "190 ms", "0.88"]
     assert t["difference"].to_list() == ["−2,551", "−13,987", "−190 ms", "−0.239"]
+
+
+def test_caveats_printed_beside_the_tally(tmp_path: Path) -> None:
+    """A study's caveats.json (StudyResult.caveats) is printed right under its tally, in Markdown and HTML; a study
+    that saved none gets no caveat block."""
+    for name, caveats in (
+        ("risk_dungeon", ["'none' survives 0 of 120 games: the '< none' halves are forced"]),
+        ("retraction", None),
+    ):
+        study = tmp_path / name
+        study.mkdir()
+        (study / "run.json").write_text(json.dumps({"study": name, "status": "ok", "parameters": {}}))
+        (study / "comparison.csv").write_text(
+            "part,key,measure,ours,published,difference,holds,threshold,note\nclaim (specification),a,a,1,1,—,yes,t,\n",
+            encoding="utf-8",
+        )
+        if caveats is not None:
+            (study / "caveats.json").write_text(json.dumps(caveats))
+    md_path, html_path = report.build_report(tmp_path)
+    md = md_path.read_text()
+    dungeon = md[md.index("## risk_dungeon") :]
+    tally = dungeon.index("**claims of the specification: 1 of 1 hold**")
+    caveat = dungeon.index("- 'none' survives 0 of 120 games: the '< none' halves are forced")
+    assert tally < dungeon.index("**Caveats**") < caveat < dungeon.index("| part |")
+    assert md.count("**Caveats**") == 1  # retraction saved none
+    page = html_path.read_text()
+    assert "<li>&#x27;none&#x27; survives 0 of 120 games" in page and page.count('<ul class="caveats">') == 1
+
+
+def test_a_rerun_clears_the_earlier_caveats(tmp_path: Path) -> None:
+    """caveats.json is a file a run writes, so a rerun removes an earlier run's before the notebook saves its own."""
+    from solvi_lab.reproduce import clear_stale
+
+    (tmp_path / "caveats.json").write_text('["from an earlier run"]')
+    (tmp_path / "notes.txt").write_text("kept")
+    clear_stale(tmp_path)
+    assert not (tmp_path / "caveats.json").exists() and (tmp_path / "notes.txt").exists()

@@ -184,17 +184,21 @@ LARGE_FACTOR = 10.0  # "cuts repeats by a large factor": fixed before running, n
 EXPLORE = "explore"
 # The claims of the specification (orderings of its table), each once; our finding; the mechanism checks, which hold
 # by construction (listed and tested, never counted as findings). Keys of the comparison rows, in their order.
+# Two published orderings are near-forced here and listed as mechanisms: the agenda's gates are the environment's own
+# checks (so an agenda arm never makes a failing attempt the gate covers), and the place's name makes every condition
+# vector of a new world unseen (so that arm answers "unknown" until it explores). "The nothing-carried explorer reaches
+# the published 5.40" is no finding: the explorer was changed until it did (commit 87aba3b), so the row is a figure.
 CLAIMS = (
     "carried_more_achievements",
     "carried_sooner_to_stone",
     "carried_fewer_failures",
     "carried_more_system1",
-    "agenda_sooner_to_stone",
-    "place_name_slower_to_stone",
     "failure_memory_cuts_repeats",
 )
-FINDINGS = ("nothing_reaches_reference",)
+FINDINGS: tuple[str, ...] = ()
 MECHANISMS = (
+    "agenda_sooner_to_stone",
+    "place_name_slower_to_stone",
     "agenda_nothing_past_gate",
     "changed_world_dropped_every_stream",
     "changed_world_no_s1_wrong_after_drop",
@@ -779,6 +783,17 @@ def run(
         tables={"arms": summary, "per_world": per_world, "failure_memory": fm, "changed_world": cw},
         comparison=comparison,
         figures=_figures(per_world, steps),
+        caveats=[
+            "The nothing-carried explorer was tuned (commit 87aba3b) until it reached the published 5.40 "
+            "achievements: that row is a figure, not a claim, and the baseline was not fixed before looking.",
+            "agenda_sooner_to_stone and place_name_slower_to_stone are near-forced (the gates are the environment's "
+            "own checks; the place's name makes every new-world vector unseen): mechanism checks, not claims.",
+            "failure_memory_cuts_repeats is close to a mechanism: its hard check blocks exactly what the repeat "
+            "metric counts.",
+            "A toy world, not Crafter: orderings are compared, never values.",
+            "CI (tests/studies/test_claims.py) checks every row at the quick size (seeds 0–2); the full-size verdicts "
+            "come from the reported run and the stored sweep (docs/sweeps).",
+        ],
     )
 
 
@@ -887,21 +902,23 @@ def _comparison(m: dict[str, Any], streams: int) -> list[Comparison]:
             m[f"{c}_s1_share"] > m[f"{n}_s1_share"],
             "System 1 share of steps, last third: carried > nothing carried",
         ),
-        claim(
+        mechanism(
             "agenda_sooner_to_stone",
             "the agenda brings nothing carried to the first stone sooner",
             m["nothing_agenda_steps_to_stone"],
             f"{PUBLISHED['nothing_agenda'][1]} < {PUBLISHED[n][1]}",
+            f"near-forced: the gates are the environment's checks, so the agenda arm never tries what they refuse; "
             f"nothing carried: {m[f'{n}_steps_to_stone']:.3f}",
             m["nothing_agenda_steps_to_stone"] < m[f"{n}_steps_to_stone"],
             "mean steps to the first stone, last third: nothing carried + agenda < nothing carried",
         ),
-        claim(
+        mechanism(
             "place_name_slower_to_stone",
             "the place's name makes carried slower to the first stone",
             m["carried_place_steps_to_stone"],
             f"{PUBLISHED['carried_place'][1]} > {PUBLISHED[c][1]}",
-            f"carried: {m[f'{c}_steps_to_stone']:.3f}",
+            f"near-forced: the place's name makes every condition vector of a new world unseen, so the model answers "
+            f"'unknown' there; carried: {m[f'{c}_steps_to_stone']:.3f}",
             m["carried_place_steps_to_stone"] > m[f"{c}_steps_to_stone"],
             "mean steps to the first stone, last third: carried with the place's name > carried",
         ),
@@ -916,14 +933,11 @@ def _comparison(m: dict[str, Any], streams: int) -> list[Comparison]:
             f"repeats per 100 steps without / with ≥ {LARGE_FACTOR:g} (fixed before running)",
         ),
         Comparison(
-            "the nothing-carried explorer reaches the published reference",
+            "the nothing-carried explorer beside the published reference (tuned: not a claim)",
             round(m[f"{n}_achievements"], 3),
             PUBLISHED[n][0],
-            "a fair baseline: the comparison measures carrying, not a crippled explorer",
-            holds=m[f"{n}_achievements"] >= PUBLISHED[n][0],
-            kind="finding",
-            key="nothing_reaches_reference",
-            threshold=f"nothing carried's mean achievements, last third ≥ {PUBLISHED[n][0]} (the published value)",
+            "TUNED: the explorer was changed (commit 87aba3b: it no longer retries the call that failed in this world) "
+            "until nothing carried reached the published 5.40, so this row is a figure, not a claim or finding",
         ),
         mechanism(
             "agenda_nothing_past_gate",

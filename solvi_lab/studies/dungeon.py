@@ -202,6 +202,8 @@ class _Outcome:
     death: str | None  # "pit" | "guardian" | "wanderer" | None
     risky: int = 0  # executed actions whose prediction refused them
     risky_by_policy: int = 0  # of which the policy itself chose "take"
+    hard_offered: int = 0  # door predictions that were hard refusals (a pit seen behind that door)
+    hard_taken: int = 0  # of which the policy chose "take" (the specification: RiskBudget never does)
 
 
 @dataclass
@@ -246,6 +248,9 @@ def _play(agent: _Agent, pits: np.ndarray, game: _Game) -> _Outcome:
         for i, name in enumerate(DOORS):
             p = agent.doors.predict(target, name)
             c = agent.policy.decide(f"door {name} to level {target}", p, gain=GAIN).choice
+            if p.verdict == "refuse" and p.hard:
+                out.hard_offered += 1
+                out.hard_taken += c == "take"
             if c == "take":
                 take.append((p.support, -i))
             elif c == "ask_s2":
@@ -295,6 +300,9 @@ def run(
     deaths = {a: {"pit": 0, "guardian": 0, "wanderer": 0} for a in ARMS}
     risky = dict.fromkeys(ARMS, 0)
     risky_by_policy = dict.fromkeys(ARMS, 0)
+    hard_offered = dict.fromkeys(ARMS, 0)
+    hard_taken = dict.fromkeys(ARMS, 0)
+    survived = dict.fromkeys(ARMS, 0)
     replay_ok = True
     for s in tqdm(range(streams), desc="risk_dungeon streams", disable=not progress):
         # One generator per stream, from (seed, stream): a stream's world does not depend on how many others run.
@@ -320,6 +328,9 @@ def run(
                     deaths[arm][out.death] += 1
                 risky[arm] += out.risky
                 risky_by_policy[arm] += out.risky_by_policy
+                hard_offered[arm] += out.hard_offered
+                hard_taken[arm] += out.hard_taken
+                survived[arm] += out.death is None
             replay_ok = replay_ok and _replay_matches(agent)
 
     third = games // 3
@@ -336,7 +347,12 @@ def run(
             "risky_per_game": risky[a] / n,
             "risky_by_policy_per_game": risky_by_policy[a] / n,
             "first_third": float(depth[a][:, :third].mean()),
+            # the middle third: the trend without the warm-up games (the first third is spent finding the pits)
+            "middle_third": float(depth[a][:, third : games - third].mean()),
             "last_third": float(depth[a][:, games - third :].mean()),
+            "survived_games": survived[a],
+            "hard_refusals_offered": hard_offered[a],
+            "hard_refusals_taken": hard_taken[a],
         }
         metrics.update({f"{a}_{k}": v for k, v in m.items()})
         rows.append({"arm": ARM_LABELS[a], **m})
@@ -353,11 +369,17 @@ def run(
 
     ratio = dead("protect") / dead("none") if dead("none") else float("inf")
     metrics["protect_to_none_death_ratio"] = ratio
-    # Each claim of the specification once. The depth order is ONE claim (none < Protect < RiskBudget).
+
+    def decline_after_warmup(a: str) -> float:
+        return metrics[f"{a}_middle_third"] - metrics[f"{a}_last_third"]
+
+    # Each claim of the specification once. "none" dies in (nearly) every game — with no knowledge every prediction
+    # is "unknown", System 2's explorer always descends, and a blind explorer meets a pit with probability 1/3 per
+    # level — so the "… < none" / "none < …" halves of the published orderings are forced: shown, not counted.
     claims = {
-        "claim_depth_order": mean("none") < mean("protect") < mean("risk_budget"),
+        "claim_depth_risk_budget_above_protect": mean("protect") < mean("risk_budget"),
         "claim_protect_far_fewer_deaths": ratio <= FAR_FEWER_MAX_RATIO,
-        "claim_risk_budget_deaths_between": dead("protect") < dead("risk_budget") < dead("none"),
+        "claim_deaths_risk_budget_above_protect": dead("protect") < dead("risk_budget"),
         "claim_protect_declines": decline("protect") > 0,
         # It must actually decline (first third above the last) and by more than Protect: two rising arms don't count.
         "claim_no_expiry_gate_declines_more": 0 < decline("gate_no_expiry")
@@ -365,9 +387,18 @@ def run(
         "claim_risk_budget_no_decline": metrics["risk_budget_last_third"] >= metrics["risk_budget_first_third"],
     }
     metrics.update({k: bool(v) for k, v in claims.items()})
-    # Mechanisms: hold by construction (Protect never executes a refused action; the gate is its journal).
+    # The trends without the warm-up games (our findings): the middle third against the last.
+    metrics["finding_protect_declines_after_warmup"] = bool(decline_after_warmup("protect") > 0)
+    metrics["finding_risk_budget_no_decline_after_warmup"] = bool(decline_after_warmup("risk_budget") <= 0)
+    metrics["forced_none_below"] = bool(
+        mean("none") < mean("protect") < mean("risk_budget") and dead("risk_budget") < dead("none")
+    )
+    # Mechanisms: hold by construction (Protect never executes a refused action; the gate is its journal;
+    # RiskBudget.decide never takes a hard prediction).
     never_risky = all(metrics[f"{a}_risky_per_game"] == 0.0 for a in ("none", "protect", "gate_no_expiry"))
     metrics["mechanism_protect_takes_no_refused_action"] = bool(never_risky)
+    never_hard = metrics["risk_budget_hard_refusals_taken"] == 0
+    metrics["mechanism_risk_budget_never_takes_hard"] = bool(never_hard)
     metrics["claims_holding"] = sum(claims.values())
     metrics["claims_checked"] = len(claims)
 
@@ -421,65 +452,106 @@ def run(
             "would refuse every untried door once one pit was found",
         ),
         Comparison(
-            "depth: none < Protect < RiskBudget",
-            f"{mean('none'):.2f} < {mean('protect'):.2f} < {mean('risk_budget'):.2f}",
-            "3.47 < 5.67 < 6.65",
-            "one claim (counted once); none is near-certain to be last in our toy: a blind explorer meets a pit at "
-            "each level with probability 1/3",
-            holds=claims["claim_depth_order"],
+            "games the no-knowledge agent survives",
+            metrics["none_survived_games"],
+            None,
+            f"of {n}: with no knowledge every prediction is 'unknown' and System 2's explorer always descends; leaving "
+            "needs a refusal, and a refusal needs knowledge. An agent told when to leave would carry knowledge of the "
+            "hazards, so 'none' stays the knowledge-free agent and the comparisons against it are forced",
+        ),
+        Comparison(
+            "depth: none < Protect < RiskBudget — the 'none <' half",
+            f"{mean('none'):.2f} < {mean('protect'):.2f}",
+            "3.47 < 5.67",
+            "forced (none dies in nearly every game): shown, not counted; the half that can fail is the next row",
+        ),
+        Comparison(
+            "depth: Protect < RiskBudget (the published none < Protect < RiskBudget, its half that can fail)",
+            f"{mean('protect'):.2f} < {mean('risk_budget'):.2f}",
+            "5.67 < 6.65",
+            "RiskBudget takes the refused descents its gain justifies",
+            holds=claims["claim_depth_risk_budget_above_protect"],
             kind="claim",
-            key="depth_order",
-            threshold="mean deepest level strictly ordered none < Protect < RiskBudget",
+            key="depth_risk_budget_above_protect",
+            threshold="mean deepest level: Protect < RiskBudget (strictly)",
         ),
         Comparison(
             "Protect: far fewer targeted deaths than none",
             f"{dead('protect')} / {dead('none')} = {ratio:.3f}",
             f"40 / 482 = {40 / 482:.3f}",
-            "the published ratio is about 1/12; we accept up to twice it",
+            "the published ratio is about 1/12; we accept up to twice it. Not forced, but none's deaths are the most a "
+            "dying agent can have, which favours the claim",
             holds=claims["claim_protect_far_fewer_deaths"],
             kind="claim",
             key="protect_far_fewer_deaths",
             threshold=f"Protect's targeted deaths ≤ {FAR_FEWER_MAX_RATIO:.3f} × none's (twice the published 40/482)",
         ),
         Comparison(
-            "targeted deaths: Protect < RiskBudget < none",
-            f"{dead('protect')} < {dead('risk_budget')} < {dead('none')}",
-            "40 < 196 < 482",
-            "ordering claim",
-            holds=claims["claim_risk_budget_deaths_between"],
+            "targeted deaths: the '< none' half of Protect < RiskBudget < none",
+            f"{dead('risk_budget')} < {dead('none')}",
+            "196 < 482",
+            "forced (none dies in nearly every game): shown, not counted",
+        ),
+        Comparison(
+            "targeted deaths: Protect < RiskBudget (the published Protect < RiskBudget < none, its half that can fail)",
+            f"{dead('protect')} < {dead('risk_budget')}",
+            "40 < 196",
+            "the risk RiskBudget takes costs deaths",
+            holds=claims["claim_deaths_risk_budget_above_protect"],
             kind="claim",
-            key="deaths_order",
-            threshold="targeted deaths strictly ordered Protect < RiskBudget < none",
+            key="deaths_risk_budget_above_protect",
+            threshold="targeted deaths: Protect < RiskBudget (strictly)",
         ),
         Comparison(
             "Protect declines from first to last third",
             thirds("protect"),
             "6.74 → 5.02",
-            "trend claim; in our toy the first third is also spent finding the pits",
+            "trend claim, as published: the first third includes the warm-up games (finding the pits), which works "
+            "against it; without them: the finding below",
             holds=claims["claim_protect_declines"],
             kind="claim",
             key="protect_declines",
-            threshold="Protect's mean deepest level, first third − last third of the streams > 0",
+            threshold="Protect's mean deepest level, first third − last third of the streams > 0 (warm-up included)",
         ),
         Comparison(
             "never-expiring gate declines, and more than Protect (first − last third)",
             f"{decline('gate_no_expiry'):+.2f} vs {decline('protect'):+.2f}",
             "+3.71 vs +1.72",
-            "trend claim",
+            "trend claim, as published (warm-up games in the first third)",
             holds=claims["claim_no_expiry_gate_declines_more"],
             kind="claim",
             key="no_expiry_gate_declines_more",
-            threshold="gate without expiry or floor: first − last third > 0 and > Protect's",
+            threshold="gate without expiry or floor: first − last third > 0 and > Protect's (warm-up included)",
         ),
         Comparison(
             "RiskBudget does not decline",
             thirds("risk_budget"),
             "6.29 → 6.94",
-            "trend claim",
+            "trend claim, as published: the warm-up games in the first third favour it; without them: the finding below",
             holds=claims["claim_risk_budget_no_decline"],
             kind="claim",
             key="risk_budget_no_decline",
-            threshold="RiskBudget's last third ≥ its first third",
+            threshold="RiskBudget's last third ≥ its first third (warm-up included)",
+        ),
+        Comparison(
+            "Protect declines without the warm-up games (middle → last third)",
+            f"{metrics['protect_middle_third']:.2f} → {metrics['protect_last_third']:.2f}",
+            None,
+            "the first third is spent finding the pits; the middle third starts after it",
+            holds=metrics["finding_protect_declines_after_warmup"],
+            kind="finding",
+            key="protect_declines_after_warmup",
+            threshold="Protect's mean deepest level, middle third − last third > 0",
+        ),
+        Comparison(
+            "RiskBudget does not decline without the warm-up games (middle → last third)",
+            f"{metrics['risk_budget_middle_third']:.2f} → {metrics['risk_budget_last_third']:.2f}",
+            None,
+            "the first third is spent finding the pits; the middle third starts after it",
+            holds=metrics["finding_risk_budget_no_decline_after_warmup"],
+            kind="finding",
+            key="risk_budget_no_decline_after_warmup",
+            threshold="RiskBudget's last third ≥ its middle third",
         ),
         Comparison(
             "Protect (and the gate without expiry) never execute a refused descent",
@@ -490,6 +562,16 @@ def run(
             kind="mechanism",
             key="protect_takes_no_refused_action",
             threshold="risky actions per game = 0 for none, Protect and the gate without expiry",
+        ),
+        Comparison(
+            "RiskBudget never takes a hard prediction (a door that dropped the hero into a pit)",
+            f"{metrics['risk_budget_hard_refusals_taken']} of {metrics['risk_budget_hard_refusals_offered']}",
+            "never, in any mode",
+            "the specification's claim; it holds by construction of RiskBudget.decide, so it is a mechanism check",
+            holds=never_hard,
+            kind="mechanism",
+            key="risk_budget_never_takes_hard",
+            threshold="hard refusals RiskBudget took = 0 (of those it was offered)",
         ),
         Comparison(
             "gate replayed from its journal == live gate",
@@ -522,4 +604,15 @@ def run(
         tables={"arms": table, "depth_by_game": by_game},
         comparison=comparison,
         figures={"depth_by_game": fig},
+        caveats=[
+            f"'none' survives {metrics['none_survived_games']} of {n} games: the '< none' halves of the published "
+            "orderings are forced, shown and not counted; the claims keep the halves that can fail.",
+            "The trend claims compare the first and last thirds as published; the first third includes the warm-up "
+            "games (finding the pits), which favours 'RiskBudget does not decline' and works against 'Protect "
+            "declines' — the findings 'after warm-up' compare the middle third instead.",
+            "A toy with hand-set hazards and a door memory of our own (not the conservative action model): orderings "
+            "and trends are compared, never values.",
+            "CI (tests/studies/test_claims.py) checks every row at the quick size (4 streams × 30 games, seeds 0–2); "
+            "the full-size verdicts come from the reported run and the stored sweep (docs/sweeps).",
+        ],
     )

@@ -209,6 +209,9 @@ class StudyResult:
     figures: named matplotlib figures.
     reference: what the comparison's "published" column holds, named in the table ("published" unless a study
         compares against something else, e.g. "naive reference").
+    caveats: what a reader must know beside the tallies, one sentence each (seen vs unseen inputs, forced rows, a
+        tuned baseline, what CI does not check). The notebook saves them (`Recorder.save_caveats`) and the report
+        prints them beside the study's table.
     """
 
     name: str
@@ -218,6 +221,7 @@ class StudyResult:
     comparison: list[Comparison] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
     reference: str = "published"
+    caveats: list[str] = field(default_factory=list)
 
     def comparison_frame(self) -> pl.DataFrame:
         """The comparison table, its reference column named after `reference`.

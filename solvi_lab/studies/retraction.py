@@ -68,9 +68,11 @@ PUBLISHED = {
     "full_rebuild_s": 0.79,
     "spearman": 0.88,
 }
-# "A retraction's cost grows with the connected component it touches": read as a strong positive rank correlation,
-# the conventional 0.5, fixed from the wording (the published ρ is 0.88), not from our runs.
-COST_FOLLOWS_MIN_RHO = 0.5
+# "A retraction's cost grows with the connected component it touches ... (Spearman ρ between component size and
+# time 0.88)": the claim is stated with its evidence, so it is read at the specification's own figure — ρ ≥ 0.88 —
+# never at a weaker threshold a run of ours happens to pass (an earlier ρ ≥ 0.5 did, at 0.508 at full size). Our
+# store re-folds only the keys a retraction changes, by design, so this published claim is expected to fail here.
+COST_FOLLOWS_MIN_RHO = PUBLISHED["spearman"]
 # Checked rows whose verdict rests on timings: a loaded machine can move them run to run at the same seed (ρ of the
 # component vs time ranged 0.22–0.58 in three quick seed-0 runs), so regression tests report them but never pin them.
 TIMING_KEYS = ("cost_grows_with_component", "cost_follows_refolded")
@@ -435,11 +437,12 @@ def run(
             "a retraction's cost grows with its component: Spearman ρ, component at the time vs time",
             round(rho_c, 3),
             PUBLISHED["spearman"],
-            "average ranks for ties; ours is low by design: the cost follows what changes, not the component",
+            "average ranks for ties. Does not hold for this store, by design: a retraction re-folds only the keys it "
+            "changes, so its cost follows what is re-folded (next row), not the component",
             holds=claims["cost_grows_with_component"],
             kind="claim",
             key="cost_grows_with_component",
-            threshold=f"ρ ≥ {COST_FOLLOWS_MIN_RHO} (a strong positive rank correlation; published 0.88)",
+            threshold=f"ρ ≥ {COST_FOLLOWS_MIN_RHO} (the published figure the claim is stated with)",
         ),
         Comparison(
             "time follows what was re-folded more than the component: Spearman ρ, items re-folded vs time",
@@ -472,4 +475,13 @@ def run(
         tables={"retractions": pl.DataFrame(rows)},
         comparison=cmp,
         figures={"time_vs_component": fig},
+        caveats=[
+            "cost_grows_with_component is the specification's claim at its own figure (ρ ≥ 0.88); this store's cost "
+            "follows what a retraction re-folds by design, so the claim is shown failing, with that reason.",
+            "The two cost rows rest on timings (TIMING_KEYS): reported, never pinned, not checked in CI "
+            "(tests/studies/test_claims.py checks exact_retractions and verify_at_end only, at 2,000 items × 100 "
+            "retractions, seeds 0–2).",
+            f"Size {n_items:,} items, {n} retractions (published: 10,000 and 1,000); the component at the time of each "
+            "retraction is our reading of 'the component it touches'.",
+        ],
     )

@@ -3,15 +3,18 @@
 Columns: `study`, `point`, `seed`, `quick`, `params` (JSON), `p.<name>` per parameter, `m.<metric>` per scalar
 metric, `c.<claim key>` per checked row of `StudyResult.claims()`, `f.<row key>` for every comparison row whose
 ours and published figures are numbers (with the published value in the JSON column `published`), `wall_s`,
-`worker`, `version`, `error` (None, or the exception in one line), `finished` (UTC).
+`worker`, `version`, `commit` (the checkout's git commit, "+dirty" when its code differs from it; "unknown"
+outside a git checkout), `error` (None, or the exception in one line), `finished` (UTC).
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 import inspect
 import json
 import math
+import subprocess
 import time
 from typing import Any
 
@@ -31,6 +34,33 @@ def _worker_name() -> str:
         return "local"
 
 
+CODE_PATHS = ("solvi_lab", "pyproject.toml", "environment.yml")  # what decides a point's results
+
+
+@functools.cache
+def code_commit() -> str:
+    """The git commit of the checkout the studies run from (12 hex digits), "+dirty" when its code (`CODE_PATHS`)
+    differs from it, "unknown" when it is not a git checkout: what a stored sweep says it ran on.
+
+    >>> c = code_commit(); c == "unknown" or len(c.split("+")[0]) == 12
+    True
+    """
+    from ..studies import registry
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=registry.repo_root(), capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short=12", "HEAD")
+        # only the code a point runs counts: a docs edit while a sweep runs does not change its results
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return commit + ("+dirty" if dirty else "")
+
+
 def run_point(point: Point) -> dict[str, Any]:
     """Run the study at this point; never raises for an error of the study (it is recorded in `error`)."""
     import matplotlib
@@ -48,6 +78,7 @@ def run_point(point: Point) -> dict[str, Any]:
         **{f"p.{k}": v for k, v in point.params},
         "worker": _worker_name(),
         "version": __version__,
+        "commit": code_commit(),
         "error": None,
     }
     t0 = time.perf_counter()

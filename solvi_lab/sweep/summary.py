@@ -102,6 +102,25 @@ def _fmt(v: Any, name: str = "") -> str:
     return str(v)
 
 
+def provenance(frame: pl.DataFrame) -> str:
+    """What the sweep ran on: the commit(s) recorded in its rows and when its points finished (UTC).
+
+    >>> provenance(pl.DataFrame({"commit": ["abc", "abc"], "finished": ["2026-01-02T03:04:05+00:00"] * 2}))
+    'Ran on commit `abc`, finished 2026-01-02T03:04:05+00:00.'
+    >>> provenance(pl.DataFrame({"finished": ["2026-01-02T03:04:05+00:00"]}))
+    'Ran on commit: not recorded (a sweep older than the commit column), finished 2026-01-02T03:04:05+00:00.'
+    """
+    commits = sorted(set(frame["commit"].drop_nulls().to_list())) if "commit" in frame.columns else []
+    where = (
+        "commit " + ", ".join(f"`{c}`" for c in commits)
+        if commits
+        else "commit: not recorded (a sweep older than the commit column)"
+    )
+    done = sorted(frame["finished"].drop_nulls().to_list()) if "finished" in frame.columns else []
+    when = "" if not done else f", finished {done[0]}" + (f" – {done[-1]}" if done[-1] != done[0] else "")
+    return f"Ran on {where}{when}."
+
+
 def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
     """The summary as Markdown: points and errors, then per parameter combination claims, figures and metrics."""
     if frame.is_empty():
@@ -121,6 +140,7 @@ def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
             "The published figures are for the full size: at the quick size *inside* is not judged (unlike sizes).",
             "",
         ]
+    lines += [provenance(frame), ""]
     for (params,), part in summary.group_by(["params"], maintain_order=True):
         lines += [f"Parameters: `{params}`", ""]
         for kind, header in (

@@ -12,16 +12,18 @@ from solvi_lab.errors import BadParameter
 from solvi_lab.studies import dungeon
 from solvi_lab.studies.registry import REPO_ROOT
 
-# Each claim of the specification once (the depth order is one claim), then the mechanism checks.
+# Each claim of the specification once — the orderings without their forced "none" halves — then our findings (the
+# trends without the warm-up games) and the mechanism checks.
 CLAIMS = (
-    "depth_order",
+    "depth_risk_budget_above_protect",
     "protect_far_fewer_deaths",
-    "deaths_order",
+    "deaths_risk_budget_above_protect",
     "protect_declines",
     "no_expiry_gate_declines_more",
     "risk_budget_no_decline",
 )
-MECHANISMS = ("protect_takes_no_refused_action", "gate_replay_matches_live")
+FINDINGS = ("protect_declines_after_warmup", "risk_budget_no_decline_after_warmup")
+MECHANISMS = ("protect_takes_no_refused_action", "risk_budget_never_takes_hard", "gate_replay_matches_live")
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +45,10 @@ def test_another_seed_another_dungeon(quick):
 def test_every_claim_once_with_its_threshold(quick):
     kinds = {c.key: c.kind for c in quick.comparison if c.holds is not None}
     assert [k for k, v in kinds.items() if v == "claim"] == list(CLAIMS)
+    assert [k for k, v in kinds.items() if v == "finding"] == list(FINDINGS)
     assert [k for k, v in kinds.items() if v == "mechanism"] == list(MECHANISMS)
     assert all(c.threshold for c in quick.comparison if c.holds is not None)
-    assert set(quick.claims()) == set(CLAIMS) | set(MECHANISMS)
+    assert set(quick.claims()) == set(CLAIMS) | set(FINDINGS) | set(MECHANISMS)
     m = quick.metrics
     assert m["claims_checked"] == len(CLAIMS)
     assert m["claims_holding"] == sum(quick.claims()[k] for k in CLAIMS)
@@ -54,10 +57,10 @@ def test_every_claim_once_with_its_threshold(quick):
 def test_claims_restated_from_raw_numbers(quick):
     """Each claim's verdict agrees with the raw numbers, so a wrong claim formula cannot hide a wrong ordering."""
     m, c = quick.metrics, quick.claims()
-    assert c["depth_order"] == (m["none_mean_depth"] < m["protect_mean_depth"] < m["risk_budget_mean_depth"])
-    assert c["deaths_order"] == (
-        m["protect_targeted_deaths"] < m["risk_budget_targeted_deaths"] < m["none_targeted_deaths"]
-    )
+    assert c["depth_risk_budget_above_protect"] == (m["protect_mean_depth"] < m["risk_budget_mean_depth"])
+    assert c["deaths_risk_budget_above_protect"] == (m["protect_targeted_deaths"] < m["risk_budget_targeted_deaths"])
+    assert c["protect_declines_after_warmup"] == (m["protect_middle_third"] > m["protect_last_third"])
+    assert c["risk_budget_no_decline_after_warmup"] == (m["risk_budget_last_third"] >= m["risk_budget_middle_third"])
     ratio = m["protect_targeted_deaths"] / m["none_targeted_deaths"]
     assert c["protect_far_fewer_deaths"] == (ratio <= 2 * 40 / 482)
     assert c["protect_declines"] == (m["protect_first_third"] > m["protect_last_third"])
@@ -93,7 +96,7 @@ def test_result_shape(quick):
     assert quick.params == {"streams": 4, "games": 30, "seed": 0}
     frame = quick.comparison_frame()
     assert frame.height == len(quick.comparison)
-    assert len([c for c in quick.comparison if c.holds is not None]) == len(CLAIMS) + len(MECHANISMS)
+    assert len([c for c in quick.comparison if c.holds is not None]) == len(CLAIMS) + len(FINDINGS) + len(MECHANISMS)
     fig = quick.figures["depth_by_game"]
     ax = fig.axes[0]
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
@@ -179,3 +182,19 @@ def test_protect_leaves_at_the_learned_bound():
 def test_bad_parameters(kwargs, needle):
     with pytest.raises(BadParameter, match=needle):
         dungeon.run(**{"streams": 1, "games": 3, **kwargs}, progress=False)
+
+
+def test_forced_halves_are_shown_not_counted(quick):
+    """ "none" dies in every game at quick seed 0, so "none < Protect" and "RiskBudget < none" are forced: rows with no
+    verdict, and the caveats say so."""
+    m = quick.metrics
+    assert m["none_survived_games"] == 0 and m["protect_survived_games"] > 0
+    forced = [c for c in quick.comparison if "forced" in c.note and "half" in c.measure]
+    assert len(forced) == 2 and all(c.holds is None for c in forced)
+    assert any("forced" in c for c in quick.caveats) and any("warm-up" in c for c in quick.caveats)
+
+
+def test_risk_budget_is_offered_hard_refusals_and_takes_none(quick):
+    m = quick.metrics
+    assert m["risk_budget_hard_refusals_offered"] > 0 and m["risk_budget_hard_refusals_taken"] == 0
+    assert m["protect_hard_refusals_taken"] == 0 and m["none_hard_refusals_offered"] == 0  # none knows no pit

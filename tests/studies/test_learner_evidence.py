@@ -38,7 +38,8 @@ def test_metrics_match_the_expected_file(result):
 
 def test_every_flaw_is_present_in_naive_and_absent_in_solvi_lab(result):
     m = result.metrics
-    assert m["flaws_checked"] == m["flaws_absent"] == 17
+    assert m["scenarios_checked"] == m["scenarios_absent"] == 17
+    assert m["flaws_checked"] == m["flaws_absent"] == 10  # each flaw of the review counted once
     assert all(c.holds for c in result.comparison)
     assert list(result.tables["side_by_side"]["holds"]) == [True] * 17
     # exact numbers of the flaw table
@@ -92,7 +93,9 @@ def test_the_further_flaws_of_the_review(result):
     assert m["flaw4_fabricated_accepted_naive"] is True and m["flaw2_naive_stale_reached"] is False
     assert m["flaw1_shown_before_naive"] == 0.95 and m["flaw1_assertion_moves_derived_naive"] > 0
     kinds = {c.key: c.kind for c in result.comparison}
-    assert kinds["flaw8_no_stored_label"] == kinds["flaw9_derived_not_writable"] == "mechanism"
+    # one row per flaw; every one a mechanism check (the naive half by construction, ours a test of our design)
+    assert kinds == {f"flaw{i}": "mechanism" for i in range(1, 11)}
+    assert any("seed drives" in c for c in result.caveats)
     assert all(c.threshold for c in result.comparison)
 
 
@@ -112,7 +115,7 @@ def test_figure_and_tables(result):
     assert len(labels) == 4 and any("ana" in t for t in labels) and any("ben" in t for t in labels)
     assert result.tables["side_by_side"].columns == ["key", "measure", "naive", "solvi_lab", "holds", "note"]
     frame = result.comparison_frame()
-    assert frame.height == 17 and "naive reference" in frame.columns and "published" not in frame.columns
+    assert frame.height == 10 and "naive reference" in frame.columns and "published" not in frame.columns
     traj = result.tables["trajectories"]
     ben0 = traj.filter((traj["learner"] == "ben") & (traj["step"] == 0)).row(0, named=True)
     assert (ben0["solvi_mastery"], ben0["solvi_shown"], ben0["naive_mastery"]) == (0.0, 0.95, 0.95)

@@ -79,7 +79,10 @@ def test_serial_sweep_rows_summary_and_figure(tmp_path: Path) -> None:
     assert frame.height == 6 and frame["error"].null_count() == 6
     assert frame.filter(pl.col("seed") == 1)["p.n_samples"].to_list() == [300, 900]
     assert (frame["m.n_samples"] == frame["p.n_samples"]).all()  # the value reached run()
-    assert {"c.estimate within 3 standard errors of π", "f.estimate of π", "version", "worker"} <= set(frame.columns)
+    assert {"c.estimate within 3 standard errors of π", "f.estimate of π", "version", "worker", "commit"} <= set(
+        frame.columns
+    )
+    assert frame["commit"].n_unique() == 1  # what the stored sweep says it ran on
     table = summarize(frame)
     claim = table.filter((pl.col("kind") == "claim") & (pl.col("params") == '{"n_samples": 900}')).row(0, named=True)
     assert claim["n"] == 3 and claim["mean"] == 1.0 and (claim["lo"], claim["hi"]) == wilson_interval(3, 3)
@@ -205,4 +208,4 @@ def test_a_study_compared_with_a_reference_has_no_published_figure_to_be_inside_
     assert figures.height > 0
     assert figures["published"].null_count() == figures.height and figures["inside"].null_count() == figures.height
     claims = table.filter(pl.col("kind") == "claim")
-    assert set(claims["part"]) == {"finding", "mechanism"}
+    assert set(claims["part"]) == {"mechanism"}  # one mechanism row per flaw of the review

@@ -59,7 +59,7 @@ PARAMS = ParamSpec(
         int,
         full=115,
         quick=20,
-        meaning="held-out test tasks probed (the first n of the split)",
+        meaning="held-out tasks probed (the first n of held_out_split: test has 115, dev 20)",
         low=1,
         high=115,
     ),
@@ -75,6 +75,16 @@ PARAMS = ParamSpec(
     Param("pairs", bool, full=True, quick=True, meaning="pair-feature templates in the main vocabulary"),
     Param("money", bool, full=True, quick=True, meaning="money-comparison templates in the main vocabulary"),
     Param("ablations", bool, full=True, quick=True, meaning="also train the three vocabulary ablations"),
+    # Blind where we can be: the quick path (CI, test_claims, `--quick`) evaluates on the dev split, which no design
+    # decision read; the test split is read only by the reported full run.
+    Param(
+        "held_out_split",
+        str,
+        full="test",
+        quick="dev",
+        meaning="held-out split: 'test' (the published protocol, the reported full run) or 'dev' (develop here)",
+        choices=("test", "dev"),
+    ),
     Param(
         "data_dir",
         str,
@@ -262,13 +272,14 @@ def breakdown(
     held_out: list[Transition],
     users: dict[int, str],
     trained_users: set[str],
-    split_at: int = 20,
+    split_at: int | None = 20,
 ) -> pl.DataFrame:
     """Precision, recall and abstention on slices of the held-out transitions that training did not already show.
 
     Slices: all; condition vector never seen in training (for the same tool); (tool, arguments) never seen in
     training; gold calls only; user-disjoint (tasks whose user is in no training task); tasks < `split_at` and
-    ≥ `split_at` (the first 20 test tasks were read during development); probes of missing ids or malformed input,
+    ≥ `split_at` (the first 20 test tasks were read during development; None: no such split, for the dev split,
+    which no design decision read); probes of missing ids or malformed input,
     and the others; each probe family. `users` maps a held-out task index to its user.
     """
     seen_vectors = {(t.tool, vocab.vector(t.state, t.tool, t.args)) for t in train_set}
@@ -286,7 +297,8 @@ def breakdown(
             names.append("gold calls only")
         if users.get(t.task) not in trained_users:
             names.append("user-disjoint (user in no training task)")
-        names.append(f"tasks 0–{split_at - 1}" if t.task < split_at else f"tasks ≥ {split_at}")
+        if split_at is not None:
+            names.append(f"tasks 0–{split_at - 1}" if t.task < split_at else f"tasks ≥ {split_at}")
         names.append("missing id or malformed input" if broken_input(t.origin) else "well-formed input")
         names.append(f"family: {probe_family(t.origin)}")
         for name in names:
@@ -335,7 +347,7 @@ def run(
     data_dir: str | None = None,
     ablations: bool = True,
     budget: int = DEFAULT_BUDGET,
-    held_out_split: str = "test",
+    held_out_split: str = FULL_PARAMS["held_out_split"],
 ) -> StudyResult:
     """Train on probes of the first `train_tasks` training tasks, evaluate on probes of the first `test_tasks` test tasks.
 
@@ -352,6 +364,7 @@ def run(
         data_dir=data_dir,
         ablations=ablations,
         budget=budget,
+        held_out_split=held_out_split,
     )
     t_start = time.perf_counter()
     directory = find_data_dir(data_dir)  # DataMissing says how to get the data
@@ -386,7 +399,9 @@ def run(
     held_users = {int(t["index"]): t["user_id"] for t in data.tasks[held_out_split][:test_tasks]}
     trained_users = {t["user_id"] for t in data.tasks["train"][:train_tasks]}
     t0 = time.perf_counter()
-    slices = breakdown(model, vocab, train_set, test_set, held_users, trained_users)
+    # the test split's first 20 tasks were read in development: split there on test only (dev was never read)
+    split_at = 20 if held_out_split == "test" else None
+    slices = breakdown(model, vocab, train_set, test_set, held_users, trained_users, split_at=split_at)
     breakdown_s = time.perf_counter() - t0
 
     metrics: dict[str, Any] = {
@@ -432,6 +447,10 @@ def run(
             for k in ("precision", "recall", "abstention_pct"):
                 if r[k] is not None:
                     metrics[f"{short}_{k}"] = r[k]
+    # A seen condition vector always gets its training verdict, so every error falls in the unseen slice: the share of
+    # held-out transitions whose vector training showed is what the headline precision and recall mostly re-read.
+    unseen = metrics.get("novel_vector_transitions", 0)
+    metrics["seen_vector_share"] = round(1.0 - unseen / ev["transitions"], 4) if ev["transitions"] else None
     ablation_rows = []
     if ablations:
         for label, p_on, m_on in (("no_pairs", False, money), ("no_money", pairs, False), ("neither", False, False)):
@@ -497,6 +516,7 @@ def run(
             "model": model_table,
         },
         comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations),
+        caveats=caveats(metrics, ablations=ablations),
         figures={
             "abstention_by_tool": _figure(by_tool, f"Abstentions by tool ({ev['transitions']:,} held-out transitions)")
         },
@@ -522,29 +542,12 @@ def _slice_rows(m: dict[str, Any]) -> list[Comparison]:
                 f"{m[f'{short}_false_refusals']} false refusals, {m[f'{short}_abstentions']} abstentions",
             )
         )
-    for short, what in (
-        ("novel_vector", "condition vector never seen in training"),
-        ("user_disjoint", "user-disjoint"),
-    ):
-        if f"{short}_transitions" not in m:
-            continue
-        ok = m[f"{short}_false_refusals"] == 0 and m[f"{short}_false_accepts"] == 0
-        rows.append(
-            Comparison(
-                f"no wrong answer on the held-out slice: {what}",
-                f"{m[f'{short}_false_refusals']} false refusals, {m[f'{short}_false_accepts']} false accepts",
-                None,
-                "a learned generalisation, not recall of what training showed",
-                holds=ok,
-                kind="finding",
-                key=f"{short}_exact",
-                threshold="precision == 1 and recall == 1 on the slice's answered transitions (the claims' thresholds)",
-            )
-        )
+    # The slices are slices of the claims' own table, not claims of their own: a seen condition vector always gets its
+    # training verdict, so every error of "all held-out" falls in the unseen slice (the two fail together).
     if "tasks_rest_transitions" in m:
         rows.append(
             Comparison(
-                "test tasks never read in development abstain rarely too",
+                "abstention_rare on its blind part: test tasks never read in development (slice of abstention_rare)",
                 round(m["tasks_rest_abstention_pct"], 2),
                 None,
                 f"tasks 0–19 (read while designing templates and probes): {m['tasks_first20_abstention_pct']:.2f}%",
@@ -555,6 +558,102 @@ def _slice_rows(m: dict[str, Any]) -> list[Comparison]:
             )
         )
     return rows
+
+
+def _ablation_rows(m: dict[str, Any]) -> list[Comparison]:
+    """The published ablation claims, one row each, as the specification states them.
+
+    Published: "Without pair features it abstains on 2.6% (precision still 1.000); without money comparisons 10.7%
+    and makes 1 false refusal (precision 0.9998); without both, 12.9% and again 1 false refusal". The percentages
+    are figures (our probes are not theirs); the claims are read as: precision still 1.000 (at 3 decimals, as the
+    headline precision claim reads 1.000: no false refusal); "makes 1 false refusal" as *a few false refusals, not
+    none, with precision still ≥ 0.999* (the count is a figure of their probes, the claim is that the ablation costs
+    precision a little); and the order of the abstentions full < no pairs < no money < neither, strictly.
+    """
+    P = PUBLISHED
+    rows = [
+        Comparison("no pairs: abstention %", round(m["no_pairs_abstention_pct"], 2), P["no_pairs_abstention_pct"], ""),
+        Comparison("no money: abstention %", round(m["no_money_abstention_pct"], 2), P["no_money_abstention_pct"], ""),
+        Comparison("neither: abstention %", round(m["neither_abstention_pct"], 2), P["neither_abstention_pct"], ""),
+        Comparison("no money: false refusals", m["no_money_false_refusals"], P["no_money_false_refusals"], ""),
+        Comparison("neither: false refusals", m["neither_false_refusals"], P["neither_false_refusals"], ""),
+        Comparison(
+            "without pair features, precision still 1.000",
+            m["no_pairs_precision"],
+            P["no_pairs_precision"],
+            f"{m['no_pairs_false_refusals']} false refusals",
+            holds=m["no_pairs_false_refusals"] == 0,
+            kind="claim",
+            key="no_pairs_precision",
+            threshold="no false refusal without the pair features (precision 1.000, as published)",
+        ),
+    ]
+    for label, what in (("no_money", "without money comparisons"), ("neither", "without both")):
+        fr, prec = m[f"{label}_false_refusals"], m[f"{label}_precision"]
+        rows.append(
+            Comparison(
+                f"{what}: a false refusal (published 1), precision still ≥ 0.999",
+                f"{fr} false refusals, precision {prec:.4f}",
+                f"{P[f'{label}_false_refusals']} false refusal, precision "
+                + ("0.9998" if label == "no_money" else "—"),
+                "the published count is a figure of its probes; the claim is that the ablation costs a little precision",
+                holds=fr >= 1 and prec >= 0.999,
+                kind="claim",
+                key=f"{label}_false_refusal",
+                threshold=f"{what}: false refusals ≥ 1 and precision ≥ 0.999",
+            )
+        )
+    order = [m["abstentions"], m["no_pairs_abstentions"], m["no_money_abstentions"], m["neither_abstentions"]]
+    rows.append(
+        Comparison(
+            "abstentions ordered full < no pairs < no money < neither",
+            " < ".join(str(v) for v in order),
+            "0.26% < 2.6% < 10.7% < 12.9%",
+            "held-out abstentions (counts, one probe set for all four vocabularies)",
+            holds=all(a < b for a, b in zip(order, order[1:])),
+            kind="claim",
+            key="ablation_abstention_order",
+            threshold="abstentions strictly ordered full < no pairs < no money < neither, as published",
+        )
+    )
+    return rows
+
+
+def caveats(m: dict[str, Any], *, ablations: bool) -> list[str]:
+    """What the tallies do not say: seen vs unseen vectors, the split read, what CI does not check."""
+    out = []
+    if m.get("seen_vector_share") is not None:
+        out.append(
+            f"{100 * m['seen_vector_share']:.1f}% of the held-out transitions have a condition vector training showed; "
+            "a seen vector always gets its training verdict, so precision and recall mostly re-read training — the "
+            f"unseen slice ({m.get('novel_vector_transitions', 0):,} transitions) is where every error falls "
+            "(held_out_slices table)."
+        )
+    if m["held_out_split"] == "dev":
+        out.append(
+            "Evaluated on the dev split (20 tasks no design decision read): the quick path and CI never read test tasks; "
+            "the published protocol's test split is read only by the reported full run."
+        )
+    else:
+        out.append(
+            "Test split: templates and probe families were designed after reading abstentions on test tasks 0–19; "
+            "tasks 20–114 were never read (the blind slice row)."
+        )
+    out.append(
+        "The vocabulary was written by someone who had read the tools' code (as the specification says of its own): "
+        "the result is what a conservative learner recovers given it."
+    )
+    out.append(
+        "Effects: our one-dimension probes make exact effects nearly trivial; the count beside the published one is "
+        "not a win."
+    )
+    if not ablations:
+        out.append("Ablations not run here: their four claims have no verdict in this run.")
+    out.append(
+        "CI (tests/studies/test_claims.py) checks every row at the quick size on the dev split (seeds 0–2); the "
+        "full-size verdicts, on the test split, come only from the reported full run."
+    )
+    return out
 
 
 def _fmt(v: float | None) -> str:
@@ -583,7 +682,8 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
             "refusal precision (answered held-out)",
             m["refusal_precision"],
             P["refusal_precision"],
-            f"{m['false_refusals']} false refusals",
+            f"{m['false_refusals']} false refusals; {100 * (m['seen_vector_share'] or 0):.1f}% of held-out transitions "
+            "have a condition vector training showed (answered as trained); the unseen slice is in the slices below",
             holds=m["refusal_precision"] == 1.0,
             kind="claim",
             key="refusal_precision",
@@ -594,10 +694,10 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
             m["refusal_recall"],
             P["refusal_recall"],
             f"{m['false_accepts']} refused calls predicted 'accept'",
-            holds=m["refusal_recall"] >= 0.999,
+            holds=m["refusal_recall"] >= 0.9995,
             kind="claim",
             key="refusal_recall",
-            threshold="recall of refusals over answered held-out transitions ≥ 0.999 (published 1.000, at 3 decimals)",
+            threshold="recall of refusals over answered held-out transitions ≥ 0.9995 (published 1.000: 1.000 at 3 decimals)",
         ),
         Comparison("abstentions (held-out, count)", m["abstentions"], P["abstentions"], "'unknown' answers"),
         Comparison(
@@ -629,45 +729,15 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
     ]
     rows += _slice_rows(m)
     if ablations:
-        rows += [
-            Comparison(
-                "no pairs: abstention %",
-                round(m["no_pairs_abstention_pct"], 2),
-                P["no_pairs_abstention_pct"],
-                f"precision {m['no_pairs_precision']:.4f} (published 1.000), {m['no_pairs_false_refusals']} false refusals",
-            ),
-            Comparison("no pairs: precision", m["no_pairs_precision"], P["no_pairs_precision"], ""),
-            Comparison(
-                "no money: abstention %",
-                round(m["no_money_abstention_pct"], 2),
-                P["no_money_abstention_pct"],
-                f"precision {m['no_money_precision']:.4f}",
-            ),
-            Comparison("no money: false refusals", m["no_money_false_refusals"], P["no_money_false_refusals"], ""),
-            Comparison(
-                "neither: abstention %",
-                round(m["neither_abstention_pct"], 2),
-                P["neither_abstention_pct"],
-                f"precision {m['neither_precision']:.4f}",
-            ),
-            Comparison("neither: false refusals", m["neither_false_refusals"], P["neither_false_refusals"], ""),
-            Comparison(
-                "each ablation abstains more than the full vocabulary",
-                None,
-                None,
-                "the published ordering full < no pairs < no money < neither is not asserted, only 'more than full'",
-                holds=all(m[f"{k}_abstentions"] >= m["abstentions"] for k in ("no_pairs", "no_money", "neither")),
-                kind="claim",
-                key="ablations_abstain_more",
-                threshold="abstentions of each ablation (no pairs, no money, neither) ≥ the full vocabulary's",
-            ),
-        ]
+        rows += _ablation_rows(m)
     rows += [
         Comparison(
             "effects: exact new order status",
             m["effects_exact"],
             P["effects_exact"],
-            f"of {m['effects_predicted']} accepted held-out calls with an effect prediction (published of 2,587)",
+            f"of {m['effects_predicted']} accepted held-out calls with an effect prediction (published of 2,587); not "
+            "a win over the published figure: our probes vary one dimension of a gold call, so most accepted calls "
+            "repeat an effect training showed with the same condition values",
         ),
         Comparison(
             "effects: accepted calls with an effect prediction", m["effects_predicted"], P["effects_predicted"], ""

@@ -466,6 +466,14 @@ def run(
         },
         comparison=_comparison(metrics),
         figures={"agent_calls": _figure(main)},
+        caveats=[
+            "No task was unread: every one of the 50 tasks was read while the vocabulary and the probes were designed, "
+            "so the folds are not blind.",
+            "The probe generator was adjusted after looking at the agent's calls: every figure on the agent is "
+            "designed with the agent's calls in view, not a held-out result.",
+            "CI (tests/studies/test_claims.py) checks its rows at the quick size (budget 40) only; the full-size "
+            "figures come from the reported run.",
+        ],
     )
 
 
@@ -513,7 +521,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             threshold="all calls",
         ),
         Comparison(
-            "refused agent calls predicted refused (recall of 73)",
+            "refused agent calls predicted refused (recall of 73) (designed with the agent's calls in view)",
             m["agent_recall"],
             None,
             f"{m['agent_refused_predicted']} of {m['agent_refused']}; {m['agent_refused_unknown']} 'unknown', "
@@ -524,7 +532,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             threshold="≥ 0.9 of the refused calls predicted refused before the call",
         ),
         Comparison(
-            "predicted refusals that were right (precision)",
+            "predicted refusals that were right (precision) (designed with the agent's calls in view)",
             m["agent_precision"],
             None,
             f"{m['agent_false_refusals']} accepted calls predicted refused",
@@ -534,28 +542,27 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             threshold="no accepted call predicted refused",
         ),
         Comparison(
-            "agent calls answered 'unknown' (%)",
+            "agent calls answered 'unknown' (%) (designed with the agent's calls in view)",
             round(m["agent_abstention_pct"], 2),
             None,
             f"{m['agent_abstentions']} of {m['agent_calls']}; writes {m['agent_write_abstentions']} "
-            f"({m['agent_write_abstention_pct']:.1f}% of {m['agent_writes']}), reads {m['agent_read_abstentions']}",
-            kind="finding",
+            f"({m['agent_write_abstention_pct']:.1f}% of {m['agent_writes']}), reads {m['agent_read_abstentions']}; "
+            "a figure: no threshold was fixed for it",
             key="agent_abstention",
         ),
         Comparison(
-            "Protect: refused calls stopped / accepted calls sent to System 2",
+            "Protect: refused calls stopped / accepted calls sent to System 2 (designed with the agent's calls in view)",
             f"{m['protect_stopped_refused']} / {m['protect_s2_accepted']}",
             None,
             f"{m['protect_s2_refused']} refused calls sent to System 2, {m['protect_passed_refused']} passed; "
-            f"{m['protect_stopped_accepted']} accepted calls stopped",
-            kind="finding",
+            f"{m['protect_stopped_accepted']} accepted calls stopped; a figure: no threshold was fixed for it",
             key="protect_agent",
         ),
     ]
     for fold in FOLDS:
         rows.append(
             Comparison(
-                f"probes, held-out fold {fold}: precision / recall / abstention %",
+                f"probes, held-out fold {fold}: precision / recall / abstention % (no task was unread in design)",
                 f"{m[f'{fold}_refusal_precision']:.4f} / {m[f'{fold}_refusal_recall']:.4f} / {m[f'{fold}_abstention_pct']:.2f}",
                 "1.000 / 1.000 / 0.26 (retail, published)",
                 f"{m[f'{fold}_test_transitions']} held-out probes, {m[f'{fold}_false_refusals']} false refusals, "
@@ -581,8 +588,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             "vocabulary: conditions unchanged from retail / retail template on airline data / new",
             f"{m['conditions_unchanged_from_retail']} / {m['conditions_retail_template_airline_model']} / {m['conditions_new']}",
             None,
-            f"{m['vocabulary_conditions']} conditions in all",
-            kind="finding",
+            f"{m['vocabulary_conditions']} conditions in all; a figure: a count, not a verdict",
             key="transfer",
         ),
         Comparison("wall time, whole study (s)", m["wall_seconds"], None, "target < 120 s at full size"),
