@@ -5,10 +5,10 @@ the journal is still read and its chain checked as always, and the records after
 
 **The file** (`<journal>.fold`, JSON lines, never pickle: reading it runs no code):
 
-- line 1: ``{"digest": <SHA-256 of every byte after line 1>, "format": "solvi-lab fold snapshot", "version": 1}``;
-- line 2, the header: the position it covers (records ``0 .. position-1``), the hash of the record at
+- line 1, the header: the position it covers (records ``0 .. position-1``), the hash of the record at
   ``position-1`` and of the journal's first record, the fold rules' version stamp (`rules_stamp`), counts;
-- then one row per store scalar set (``"s"``), item (``"i"``), competition key (``"k"``) and flag (``"f"``).
+- then one row per store scalar set (``"s"``), item (``"i"``), competition key (``"k"``) and flag (``"f"``);
+- the last line: ``{"digest": <SHA-256 of every byte before it>, "format": "solvi-lab fold snapshot", "version": 1}``.
 
 **Where its digest is recorded.** `write_snapshot` writes the file, then appends one ``fold-snapshot`` record to
 the journal naming the position, the hash of the record before it, the file's digest and the rules stamp. That
@@ -412,15 +412,12 @@ def write_snapshot(st: Any) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(b" " * 200 + b"\n")  # line 1 (the digest) is written last, once the body is hashed
             for row in _chain_rows(header, st):
                 data = _dumps(row) + b"\n"
                 h.update(data)
                 f.write(data)
             digest = h.hexdigest()
-            first_line = _dumps({"digest": digest, "format": FORMAT, "version": VERSION})
-            f.seek(0)
-            f.write(first_line.ljust(200) + b"\n")
+            f.write(_dumps({"digest": digest, "format": FORMAT, "version": VERSION}) + b"\n")
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
@@ -451,7 +448,7 @@ class SnapshotLoader:
     def __init__(self, st: Any, journal_path: Any, use: bool = True):
         self.st = st
         self.fold = st._load
-        self.path = snapshot_path(journal_path) if journal_path is not None else None
+        self.path = snapshot_path(journal_path) if journal_path is not None and use else None  # None: not read
         self.header: dict | None = None
         self.body: bytes | None = None
         self.digest = ""
@@ -462,7 +459,7 @@ class SnapshotLoader:
         self.skip_to = 0  # records below this position are covered by the snapshot (0: none)
         self.st._snapshot_at = None
         self.st.opened_from_snapshot = False
-        if use and self.path is not None:
+        if self.path is not None:
             self._read_file()
 
     def _read_file(self) -> None:
@@ -473,14 +470,18 @@ class SnapshotLoader:
         except OSError as e:
             self.problem = f"it cannot be read ({e})"
             return
-        line1, _, body = data.partition(b"\n")
+        if not data.endswith(b"\n"):
+            self.problem = "it is damaged (it does not end with its digest line)"
+            return
+        cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+        body, last = data[:cut], data[cut:-1]
         try:
-            top = _LOADS(line1)
+            top = _LOADS(last)
             ok = type(top) is dict and top.get("format") == FORMAT and isinstance(top.get("digest"), str)
         except (ValueError, RecursionError):
             ok = False
         if not ok:
-            self.problem = "it is damaged (its first line is not a fold snapshot's)"
+            self.problem = "it is damaged (its last line is not a fold snapshot's digest line)"
             return
         if top.get("version") != VERSION:
             self.problem = f"it is format version {top.get('version')!r}, this code reads version {VERSION}"
