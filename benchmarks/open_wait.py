@@ -91,11 +91,12 @@ print(json.dumps({"snapshot": True}), flush=True)
 
 
 def run_child(code: str, args: list[str], pythonpath: str, timeout: float) -> tuple[dict, float, float]:
-    """Run `code` in a fresh interpreter; (its last JSON line, launch time, end time) on the wall clock."""
+    """Run `code` in a fresh interpreter (-P: the working directory is not on sys.path, so PYTHONPATH decides
+    which solvi_lab runs); (its last JSON line, launch time, end time) on the wall clock."""
     env = {**os.environ, "PYTHONPATH": pythonpath, "PYTHONWARNINGS": "default"}
     t_launch = time.time()
     out = subprocess.run(
-        [sys.executable, "-c", code, *args],
+        [sys.executable, "-P", "-c", code, *args],
         capture_output=True,
         text=True,
         timeout=timeout,

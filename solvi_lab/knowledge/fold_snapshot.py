@@ -436,6 +436,19 @@ def _chain_rows(header: dict, st: Any) -> Iterator[Any]:
     yield from _rows(st)
 
 
+def _parsed_lines(data: bytes) -> Iterator[Any]:
+    """Each line of `data` parsed, one line's copy at a time (a list of every line would double the memory)."""
+    loads, find = _LOADS, data.find
+    start, end = 0, len(data)
+    while start < end:
+        stop = find(b"\n", start)
+        if stop < 0:
+            stop = end
+        if stop > start:
+            yield loads(data[start:stop])
+        start = stop + 1
+
+
 # -- reading ------------------------------------------------------------------------------------------------------
 class SnapshotLoader:
     """The `on_load` of a journal opened by the store: folds every record, or — with a snapshot that holds —
@@ -540,7 +553,7 @@ class SnapshotLoader:
         # pos == n: the record that must name this snapshot's digest
         if self._at_marker(record):
             try:
-                _load_rows(self.st, (_LOADS(line) for line in self.body.split(b"\n") if line))
+                _load_rows(self.st, _parsed_lines(self.body))
             except Exception as e:  # noqa: BLE001 - a snapshot that cannot be loaded is not used, whatever the cause
                 self._reject(f"its rows cannot be loaded ({type(e).__name__}: {e})")
             else:
