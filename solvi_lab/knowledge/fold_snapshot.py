@@ -249,6 +249,43 @@ _SLOTS = (
 )
 
 
+# What a snapshot holds of the store's fold state (every field `_reset_state` sets is in exactly one of these;
+# tests/knowledge/test_fold_snapshot.py checks it, so a new field cannot be forgotten here).
+SNAPSHOT_FIELDS = (
+    "_items",
+    "_keys",
+    "_flags",
+    "_decision_info",
+    "_retracted",
+    "_present",
+    "_open_set",
+    "_question_keys",
+    "ticks",
+    "position",
+    "_items_sum",
+    "_keys_sum",
+    "_flags_sum",
+    "_skip",
+)
+REBUILT_FIELDS = ("_dependents", "_successors", "_by_subject", "_scopes")  # rebuilt from the items as they load
+TRANSIENT_FIELDS = ("_touched", "last_propagation")  # empty once the digests are flushed; a cost measure
+KEY_FIELDS = (  # the slots of a competition key (store._Key), in the order of a "k" row
+    "key",
+    "events",
+    "item_ids",
+    "live",
+    "questions",
+    "open_q",
+    "contribution",
+    "q_digests",
+    "q_settled",
+    "checkpoints",
+    "sides",
+    "disputed",
+)
+FLAG_FIELDS = ("id", "pos", "why", "by", "scope", "ids", "key", "ended_at", "ended_by", "ended_why")
+
+
 # -- the state, as rows -------------------------------------------------------------------------------------------
 def _rows(st: Any) -> Iterator[list]:
     """The store's folded state as JSON rows (st._touched is empty: the digests were flushed)."""

@@ -413,3 +413,20 @@ def test_a_large_open_freezes_the_heap_and_the_store_is_still_freed(tmp_path, mo
     monkeypatch.setattr(KnowledgeStore, "FREEZE_MIN_RECORDS", None)
     with KnowledgeStore.open(path, snapshot=False):
         assert gc.get_freeze_count() == 0
+
+
+def test_the_snapshot_covers_every_field_of_the_fold_state():
+    import dataclasses
+
+    from solvi_lab.knowledge.items import Item
+    from solvi_lab.knowledge.staleness import Flag
+    from solvi_lab.knowledge.store import _Key
+
+    fields = fs.SNAPSHOT_FIELDS + fs.REBUILT_FIELDS + fs.TRANSIENT_FIELDS
+    assert len(set(fields)) == len(fields)
+    st = KnowledgeStore.__new__(KnowledgeStore)
+    st._reset_state()
+    assert set(vars(st)) == set(fields)  # every field the fold state starts with, each in exactly one group
+    assert tuple(_Key.__slots__) == fs.KEY_FIELDS
+    assert tuple(f.name for f in dataclasses.fields(Flag)) == fs.FLAG_FIELDS
+    assert Item.__slots__ == fs._SLOTS
