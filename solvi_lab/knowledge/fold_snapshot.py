@@ -7,7 +7,8 @@ the journal is still read and its chain checked as always, and the records after
 
 - line 1, the header: the position it covers (records ``0 .. position-1``), the hash of the record at
   ``position-1`` and of the journal's first record, the fold rules' version stamp (`rules_stamp`), counts;
-- then one row per store scalar set (``"s"``), item (``"i"``), competition key (``"k"``) and flag (``"f"``);
+- then the store's scalars (``"s"``), its distinct scopes (``"c"``), one row per item field and per key field
+  (``"i"``, ``"k"``: a column, one value per item or key, in journal order) and one row per flag (``"f"``);
 - the last line: ``{"digest": <SHA-256 of every byte before it>, "format": "solvi-lab fold snapshot", "version": 1}``.
 
 **Where its digest is recorded.** `write_snapshot` writes the file, then appends one ``fold-snapshot`` record to
@@ -69,7 +70,7 @@ __all__ = [
 ]
 
 FORMAT = "solvi-lab fold snapshot"
-VERSION = 1
+VERSION = 2  # 2: items and keys column by column
 MARKER_KIND = "fold-snapshot"  # the journal record that names a snapshot's digest (in the hash chain)
 SUFFIX = ".fold"
 log = logging.getLogger("solvi_lab.fold_snapshot")
@@ -288,7 +289,9 @@ FLAG_FIELDS = ("id", "pos", "why", "by", "scope", "ids", "key", "ended_at", "end
 
 # -- the state, as rows -------------------------------------------------------------------------------------------
 def _rows(st: Any) -> Iterator[list]:
-    """The store's folded state as JSON rows (st._touched is empty: the digests were flushed)."""
+    """The store's folded state as JSON rows (st._touched is empty: the digests were flushed). Items and keys are
+    written column by column — one row per field, a list with one value per item (or key) — so that loading them
+    is a few large parses and a loop that builds objects, not a parse and a dozen conversions per item."""
     from .items import Item
 
     yield [
@@ -308,37 +311,47 @@ def _rows(st: Any) -> Iterator[list]:
             "question_keys": list(st._question_keys),
         },
     ]
-    slots = Item.__slots__
-    ci = slots.index("contribution")
-    for it in st._items.values():
-        row = [getattr(it, s) for s in slots]
-        row[ci] = _hex(row[ci])
-        yield ["i", *row]
-    for ks in st._keys.values():
-        qs = ks.questions
+    scopes = list(st._scopes.values())  # every item's scope is one of these shared dicts (store._fold_new_item)
+    yield ["c", scopes]
+    index = {id(sc): i for i, sc in enumerate(scopes)}
+    items = list(st._items.values())
+    for name in Item.__slots__:
+        col = [getattr(it, name) for it in items]
+        if name == "contribution":
+            col = [_hex(c) for c in col]
+        elif name == "scope":
+            col = [None if sc is None else index[id(sc)] for sc in col]
+        yield ["i", name, col]
+    keys = list(st._keys.values())
+    open_q = []
+    for ks in keys:
         oq = None
         if ks.open_q is not None:
-            oq = next((i for i, q in enumerate(qs) if q is ks.open_q), None)
+            oq = next((i for i, q in enumerate(ks.questions) if q is ks.open_q), None)
             if oq is None:
                 raise BadInput(f"key {ks.key!r}: its open question is not one of its questions; cannot snapshot it.")
-        cps = None
-        if ks.checkpoints is not None:
-            cps = [[c[0], c[1], [it.id for it in c[2]], c[3], c[4]] for c in ks.checkpoints]
-        yield [
-            "k",
-            ks.key,
-            ks.events,
-            ks.item_ids,
-            list(ks.live),
-            qs if type(qs) is list else None,
-            oq,
-            _hex(ks.contribution),
-            [_hex(d) for d in ks.q_digests] if type(ks.q_digests) is list else None,
-            ks.q_settled,
-            cps,
-            ks.sides,
-            ks.disputed,
-        ]
+        open_q.append(oq)
+    cols = {
+        "key": [ks.key for ks in keys],
+        "events": [ks.events for ks in keys],
+        "item_ids": [ks.item_ids for ks in keys],
+        "live": [list(ks.live) for ks in keys],
+        "questions": [ks.questions if type(ks.questions) is list else None for ks in keys],
+        "open_q": open_q,
+        "contribution": [_hex(ks.contribution) for ks in keys],
+        "q_digests": [[_hex(d) for d in ks.q_digests] if type(ks.q_digests) is list else None for ks in keys],
+        "q_settled": [ks.q_settled for ks in keys],
+        "checkpoints": [
+            None
+            if ks.checkpoints is None
+            else [[c[0], c[1], [it.id for it in c[2]], c[3], c[4]] for c in ks.checkpoints]
+            for ks in keys
+        ],
+        "sides": [ks.sides for ks in keys],
+        "disputed": [ks.disputed for ks in keys],
+    }
+    for name in KEY_FIELDS:
+        yield ["k", name, cols[name]]
     for f in st._flags.flags.values():
         yield ["f", f.id, f.pos, f.why, f.by, f.scope, list(f.ids), f.key, f.ended_at, f.ended_by, f.ended_why]
 
@@ -352,56 +365,17 @@ def _load_rows(st: Any, rows: Iterator[list]) -> None:
     slots = Item.__slots__
     if slots != _SLOTS:
         raise ValueError("Item's slots are not the ones this module reads")
-    fill = _fill_item
-    ci = slots.index("contribution")
-    tuples = [slots.index(s) for s in ("derived_from", "hist")]
-    vi = slots.index("verdicts")
-    si = slots.index("scope")
-    items = st._items
-    scopes = st._scopes
-    intern = sys.intern
-    new = Item.__new__
-    indexed = st._indexed
-    dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
+    icols: dict[str, list] = {}
+    kcols: dict[str, list] = {}
+    scopes: list = []
     for row in rows:
         tag = row[0]
         if tag == "i":
-            vals = row[1:]
-            vals[ci] = int(vals[ci], 16)
-            for t in tuples:
-                vals[t] = tuple(vals[t])
-            if not vals[vi]:
-                vals[vi] = ()
-            if vals[si] is not None:
-                vals[si] = scopes.setdefault(repr(vals[si]), vals[si])
-            it = new(Item)
-            fill(it, vals)
-            it.key = intern(it.key)
-            items[it.id] = it
-            if indexed:  # the read indexes, in the order the fold builds them (adds in journal order)
-                for pid in it.derived_from:
-                    dependents.setdefault(pid, []).append(it.id)
-                if it.supersedes:
-                    successors.setdefault(it.supersedes, []).append(it.id)
-                if it.subject is not None:
-                    by_subject.setdefault(it.subject, []).append(it.id)
+            icols[row[1]] = row[2]
         elif tag == "k":
-            _, key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed = row
-            ks = _Key(intern(key))
-            ks.events = [e if type(e) is int else tuple(e) for e in events]
-            ks.item_ids = item_ids
-            ks.live = {i: items[i] for i in live}
-            ks.questions = qs if qs is not None else ()
-            ks.open_q = qs[oq] if oq is not None else None
-            ks.contribution = int(contribution, 16)
-            ks.q_digests = [int(d, 16) for d in qd] if qd is not None else ()
-            ks.q_settled = q_settled
-            if cps is not None:
-                ks.checkpoints = [
-                    (c[0], c[1], tuple([items[i] for i in c[2]]), tuple([tuple(s) for s in c[3]]), c[4]) for c in cps
-                ]
-            ks.sides, ks.disputed = sides, disputed
-            st._keys[ks.key] = ks
+            kcols[row[1]] = row[2]
+        elif tag == "c":
+            scopes = row[1]
         elif tag == "f":
             _, fid, pos, why, by, scope, ids, key, ended_at, ended_by, ended_why = row
             st._flags.add(Flag(fid, pos, why, by, scope, tuple(ids), key, ended_at, ended_by, ended_why))
@@ -419,6 +393,54 @@ def _load_rows(st: Any, rows: Iterator[list]) -> None:
             st._question_keys = dict.fromkeys(s["question_keys"])
         else:
             raise ValueError(f"unknown row tag {tag!r}")
+    if set(icols) != set(slots) or set(kcols) != set(KEY_FIELDS):
+        raise ValueError("the item or key columns are not the ones this code reads")
+    # Items: conversions column by column, then one object per item.
+    intern = sys.intern
+    st._scopes = {repr(sc): sc for sc in scopes}
+    icols["scope"] = [None if i is None else scopes[i] for i in icols["scope"]]
+    icols["contribution"] = [int(c, 16) for c in icols["contribution"]]
+    icols["derived_from"] = [tuple(d) for d in icols["derived_from"]]
+    icols["hist"] = [tuple(h) for h in icols["hist"]]
+    icols["verdicts"] = [v or () for v in icols["verdicts"]]
+    icols["key"] = [intern(k) for k in icols["key"]]
+    items = st._items
+    new, fill = Item.__new__, _fill_item
+    for vals in zip(*[icols[name] for name in slots]):
+        it = new(Item)
+        fill(it, vals)
+        items[it.id] = it
+    if st._indexed:  # the read indexes, in the order the fold builds them (adds in journal order)
+        ids = icols["id"]
+        dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
+        for iid, derived in zip(ids, icols["derived_from"]):
+            for pid in derived:
+                dependents.setdefault(pid, []).append(iid)
+        for iid, sup in zip(ids, icols["supersedes"]):
+            if sup:
+                successors.setdefault(sup, []).append(iid)
+        for iid, subject in zip(ids, icols["subject"]):
+            if subject is not None:
+                by_subject.setdefault(subject, []).append(iid)
+    # Keys.
+    for key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed in zip(
+        *[kcols[name] for name in KEY_FIELDS]
+    ):
+        ks = _Key(intern(key))
+        ks.events = [e if type(e) is int else tuple(e) for e in events]
+        ks.item_ids = item_ids
+        ks.live = {i: items[i] for i in live}
+        ks.questions = qs if qs is not None else ()
+        ks.open_q = qs[oq] if oq is not None else None
+        ks.contribution = int(contribution, 16)
+        ks.q_digests = [int(d, 16) for d in qd] if qd is not None else ()
+        ks.q_settled = q_settled
+        if cps is not None:
+            ks.checkpoints = [
+                (c[0], c[1], tuple([items[i] for i in c[2]]), tuple([tuple(x) for x in c[3]]), c[4]) for c in cps
+            ]
+        ks.sides, ks.disputed = sides, disputed
+        st._keys[ks.key] = ks
 
 
 # -- writing ------------------------------------------------------------------------------------------------------
