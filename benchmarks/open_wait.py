@@ -17,6 +17,7 @@ solvi 1.3.0's open of its own journal of the same stream beside them (`--peer-ma
     python benchmarks/open_wait.py                                   # 10^4 and 10^5, both profiles, solvi at 10^4
     python benchmarks/open_wait.py --sizes 1000000 --profile hot-keys  # the 10^6 row (a few minutes)
     python benchmarks/open_wait.py --sizes 10000 --baseline /tmp/old-checkout
+    python benchmarks/open_wait.py --cache /tmp/open-wait-journals      # keep the built journals for the next run
 
 Results: results/benchmarks/open_wait.json and open_wait.md (date, machine and load in the header).
 """
@@ -123,14 +124,34 @@ def wait_row(impl: str, path: str, iid: str, pythonpath: str, timeout: float) ->
     }
 
 
-def measure(impl: str, profile: str, n: int, code: dict[str, str], repeats: int, timeout: float) -> list[dict]:
+def built(impl: str, profile: str, n: int, tmp: Path, code: str, timeout: float, cache: str | None):
+    """The journal of the stream (built in a child; or copied from `cache`, where it is kept once built):
+    (path, {"iid": an item in the middle, "fp": its fingerprint}, build seconds or None when cached)."""
+    path = tmp / "journal.jsonl"
+    kept = Path(cache) / f"{impl}-{profile}-{n}" if cache else None
+    if kept is not None and (kept / "meta.json").is_file():
+        for f in kept.iterdir():
+            if f.name != "meta.json":
+                shutil.copyfile(f, tmp / f.name)
+        return str(path), json.loads((kept / "meta.json").read_text()), None
+    t = time.perf_counter()
+    b, _, _ = run_child(BUILD_CHILD, [impl, profile, str(n), str(path), str(HERE)], code, timeout)
+    build_s = time.perf_counter() - t
+    if kept is not None:
+        kept.mkdir(parents=True, exist_ok=True)
+        for f in tmp.iterdir():
+            shutil.copyfile(f, kept / f.name)
+        (kept / "meta.json").write_text(json.dumps(b))
+    return str(path), b, build_s
+
+
+def measure(
+    impl: str, profile: str, n: int, code: dict[str, str], repeats: int, timeout: float, cache: str | None = None
+) -> list[dict]:
     """Build the journal once, then time each variant (label -> PYTHONPATH) without and with a snapshot."""
     tmp = Path(tempfile.mkdtemp(prefix=f"open-wait-{impl}-"))
     try:
-        path = str(tmp / "journal.jsonl")
-        t = time.perf_counter()
-        b, _, _ = run_child(BUILD_CHILD, [impl, profile, str(n), path, str(HERE)], code["solvi_lab"], timeout)
-        build_s = time.perf_counter() - t
+        path, b, build_s = built(impl, profile, n, tmp, code["solvi_lab"], timeout, cache)
         size_mb = os.path.getsize(path) / 2**20
         rows = []
         base = {"impl": impl, "profile": profile, "n": n, "build_s": build_s, "journal_mb": size_mb}
@@ -201,6 +222,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     ap.add_argument("--name", default="open_wait")
+    ap.add_argument("--cache", default=None, help="a directory keeping the built journals for later runs")
     args = ap.parse_args()
     code = {"solvi_lab": str(ROOT)}
     if args.baseline:
@@ -209,11 +231,13 @@ def main() -> int:
     t0 = time.time()
     for profile in args.profile:
         for n in args.sizes:
-            rows += measure("solvi_lab", profile, n, code, args.repeats, args.timeout)
+            rows += measure("solvi_lab", profile, n, code, args.repeats, args.timeout, args.cache)
             print(table(rows[-4:]), file=sys.stderr, flush=True)
             if n <= args.peer_max:
                 try:
-                    rows += measure("solvi", profile, n, {"solvi_lab": str(ROOT)}, args.repeats, args.timeout)
+                    rows += measure(
+                        "solvi", profile, n, {"solvi_lab": str(ROOT)}, args.repeats, args.timeout, args.cache
+                    )
                 except (RuntimeError, ImportError) as e:
                     rows.append(
                         {"impl": "solvi", "code": "solvi 1.3.0", "profile": profile, "n": n, "error": str(e)[-300:]}
