@@ -620,6 +620,7 @@ class SnapshotLoader:
                     self._reject(f"its rows are of position {self.st.position}, its header says {n}")
                 else:
                     self.accepted = True
+                    self.snapshot_position = n
         self.header = self.body = None
         self.on_load(record)
 
@@ -665,7 +666,7 @@ class SnapshotLoader:
                 )
             else:
                 log.info("%s: no fold snapshot; the store is folded from the journal", self.path)
-        st._snapshot_at = self.marker_seen
+        st._snapshot_at = self.snapshot_position if self.accepted else None
         st.opened_from_snapshot = self.accepted
         self.st = self.fold = None
         self.body = None

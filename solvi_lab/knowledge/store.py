@@ -234,10 +234,10 @@ class KnowledgeStore(JournalOwner):
     KINDS = (RECORD_KIND, DECISION_KIND)  # decisions are folded too: a "verified" item names one (of=)
     CHECKPOINT_EVERY = 16  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
     _read_only = ""  # why this store writes nothing (a rebuilt view); empty for a live store
-    SNAPSHOT_MIN_RECORDS = 10_000  # close() writes a fold snapshot of a journal at least this long (0: always)
+    SNAPSHOT_MIN_RECORDS = 10_000  # close() writes a fold snapshot of a journal (and a tail) at least this long
     FREEZE_MIN_RECORDS = 10_000  # an open that folded at least this many records freezes the collector's heap
     opened_from_snapshot = False  # True when open() loaded a fold snapshot and folded only the records after it
-    _snapshot_at: int | None = None  # position of the journal's last fold-snapshot record (None: none seen)
+    _snapshot_at: int | None = None  # position of the snapshot this store loaded or wrote (None: none usable)
     _snapshot_on_close = False  # set by open(): close() writes a snapshot (see SNAPSHOT_MIN_RECORDS)
     _indexed = True  # keep the read indexes (False only in verify()'s lean fold, which nobody reads)
 
@@ -1672,8 +1672,9 @@ class KnowledgeStore(JournalOwner):
     def close(self, snapshot: bool | None = None) -> None:
         """Close the journal (writing its head checkpoint) and release the file. `snapshot`: True writes a fold
         snapshot first; False never; None (the default) writes one when the store was opened with snapshot=True
-        (the default), the journal is open for appending, holds at least SNAPSHOT_MIN_RECORDS records and grew since
-        its last snapshot. A snapshot that cannot be written on close warns (FoldSnapshotIgnored) and the journal
+        (the default), the journal is open for appending, holds at least SNAPSHOT_MIN_RECORDS records, and the
+        store has no usable snapshot or its snapshot is at least SNAPSHOT_MIN_RECORDS records behind the head
+        (a shorter tail folds quickly; rewriting the whole state for it on every close would not). A snapshot that cannot be written on close warns (FoldSnapshotIgnored) and the journal
         is closed anyway; write_snapshot() raises instead."""
         j = self.journal
         if snapshot is None:
@@ -1685,7 +1686,7 @@ class KnowledgeStore(JournalOwner):
                 and not j.closed
                 and j.mode == "a"
                 and j.position >= self.SNAPSHOT_MIN_RECORDS
-                and (self._snapshot_at is None or j.position > self._snapshot_at + 1)
+                and (self._snapshot_at is None or j.position - self._snapshot_at >= self.SNAPSHOT_MIN_RECORDS)
             )
             if snapshot:
                 try:

@@ -367,6 +367,20 @@ def test_close_writes_a_snapshot_by_default_for_a_long_journal(tmp_path, monkeyp
     with KnowledgeStore.open(path, journal_options={"mode": "r"}) as ks:
         assert ks.opened_from_snapshot  # a read-only open reads it, and writes nothing on close
     assert len(Journal(path, mode="r")) == n + 1
+    with KnowledgeStore.open(path) as ks:  # a short tail behind the snapshot: kept, no new snapshot
+        extras(ks)
+    tail = len(Journal(path, mode="r")) - (n + 1)
+    assert tail < n and not any(r.kind == fs.MARKER_KIND for r in Journal(path, mode="r").records(n + 1))
+    monkeypatch.setattr(KnowledgeStore, "SNAPSHOT_MIN_RECORDS", tail)
+    with KnowledgeStore.open(path) as ks:  # a tail of SNAPSHOT_MIN_RECORDS records: a new snapshot on close
+        assert ks.opened_from_snapshot
+    last = list(Journal(path, mode="r"))[-1]
+    assert last.kind == fs.MARKER_KIND and last.payload["position"] == n + 1 + tail
+    with pytest.warns(FoldSnapshotIgnored, match="the file is missing"):
+        snapshot_path(path).unlink()
+        with KnowledgeStore.open(path):  # a recorded snapshot whose file is gone: written again on close
+            pass
+    assert snapshot_path(path).is_file()
 
 
 def test_write_snapshot_refuses_what_it_cannot_record(tmp_path):
