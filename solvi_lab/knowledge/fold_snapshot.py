@@ -50,6 +50,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -316,7 +317,7 @@ def _rows(st: Any) -> Iterator[list]:
     index = {id(sc): i for i, sc in enumerate(scopes)}
     items = list(st._items.values())
     for name in Item.__slots__:
-        col = [getattr(it, name) for it in items]
+        col = list(map(attrgetter(name), items))
         if name == "contribution":
             col = [_hex(c) for c in col]
         elif name == "scope":
