@@ -316,14 +316,17 @@ def _rows(st: Any) -> Iterator[list]:
     yield ["c", scopes]
     index = {id(sc): i for i, sc in enumerate(scopes)}
     items = list(st._items.values())
+    keys = list(st._keys.values())
+    key_index = {ks.key: i for i, ks in enumerate(keys)}
     for name in Item.__slots__:
         col = list(map(attrgetter(name), items))
         if name == "contribution":
             col = [_hex(c) for c in col]
         elif name == "scope":
             col = [None if sc is None else index[id(sc)] for sc in col]
+        elif name == "key":  # an item's key as the index of its competition key (every item has one)
+            col = [key_index[k] for k in col]
         yield ["i", name, col]
-    keys = list(st._keys.values())
     open_q = []
     for ks in keys:
         oq = None
@@ -404,7 +407,9 @@ def _load_rows(st: Any, rows: Iterator[list]) -> None:
     icols["derived_from"] = [tuple(d) for d in icols["derived_from"]]
     icols["hist"] = [tuple(h) for h in icols["hist"]]
     icols["verdicts"] = [v or () for v in icols["verdicts"]]
-    icols["key"] = [intern(k) for k in icols["key"]]
+    key_names = [intern(k) for k in kcols["key"]]  # one string per key, shared by its items (as in the fold)
+    kcols["key"] = key_names
+    icols["key"] = [key_names[i] for i in icols["key"]]
     items = st._items
     new, fill = Item.__new__, _fill_item
     for vals in zip(*[icols[name] for name in slots]):
@@ -427,7 +432,7 @@ def _load_rows(st: Any, rows: Iterator[list]) -> None:
     for key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed in zip(
         *[kcols[name] for name in KEY_FIELDS]
     ):
-        ks = _Key(intern(key))
+        ks = _Key(key)
         ks.events = [e if type(e) is int else tuple(e) for e in events]
         ks.item_ids = item_ids
         ks.live = {i: items[i] for i in live}
