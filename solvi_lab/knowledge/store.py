@@ -37,7 +37,7 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses, canonical, register_kind
 from ..owner import JournalOwner, _check_upto
 from ..validation import ANY, Opt, need_bool, need_json, need_json_all, need_str, need_str_list, op_shapes, writing_call
-from .fold_snapshot import FoldSnapshotIgnored, SnapshotLoader, write_snapshot
+from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, write_snapshot
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate, source_check, source_refusal
 from .items import BEHAVIOUR_KINDS, KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
 from .release import ReleasePlan
@@ -114,17 +114,6 @@ def _gc_paused(fold: Callable) -> Callable:
                 gc.enable()
 
     return paused
-
-
-def _freeze_after_load(st: KnowledgeStore) -> None:
-    """After a large journal's load: move every object alive now to the collector's permanent generation
-    (gc.freeze), so that the first collection after the open — the first read, usually — and the interpreter's exit
-    do not walk the new store (measured at 10^5: 0.5 s and 3 s). Frozen objects are still freed by reference
-    counting; the store holds no reference cycle (the journal's on_load is a loader that lets go of the store).
-    The price: reference cycles alive at that moment (the caller's garbage included) are collected only after
-    gc.unfreeze(). FREEZE_MIN_RECORDS = None turns this off."""
-    if st.FREEZE_MIN_RECORDS is not None and st._folded >= st.FREEZE_MIN_RECORDS:
-        gc.freeze()
 
 
 def _opened_by(questions: list, last: int) -> int:
@@ -282,7 +271,7 @@ class KnowledgeStore(JournalOwner):
         self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
         self.decisions = DecisionLog(self.journal)
         if path is not None:
-            _freeze_after_load(self)
+            freeze_after_load(self)
 
     def _configure(self, gates: Iterable[WriteGate]) -> None:
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
@@ -1652,7 +1641,7 @@ class KnowledgeStore(JournalOwner):
             journal.close()
             raise
         st._snapshot_on_close = snapshot
-        _freeze_after_load(st)
+        freeze_after_load(st)
         return st
 
     def write_snapshot(self) -> Any:
@@ -1671,34 +1660,9 @@ class KnowledgeStore(JournalOwner):
 
     def close(self, snapshot: bool | None = None) -> None:
         """Close the journal (writing its head checkpoint) and release the file. `snapshot`: True writes a fold
-        snapshot first; False never; None (the default) writes one when the store was opened with snapshot=True
-        (the default), the journal is open for appending, holds at least SNAPSHOT_MIN_RECORDS records, and the
-        store has no usable snapshot or its snapshot is at least SNAPSHOT_MIN_RECORDS records behind the head
-        (a shorter tail folds quickly; rewriting the whole state for it on every close would not). A snapshot that cannot be written on close warns (FoldSnapshotIgnored) and the journal
-        is closed anyway; write_snapshot() raises instead."""
-        j = self.journal
-        if snapshot is None:
-            snapshot = (
-                self._snapshot_on_close
-                and not self._read_only
-                and j is not None
-                and j.path is not None
-                and not j.closed
-                and j.mode == "a"
-                and j.position >= self.SNAPSHOT_MIN_RECORDS
-                and (self._snapshot_at is None or j.position - self._snapshot_at >= self.SNAPSHOT_MIN_RECORDS)
-            )
-            if snapshot:
-                try:
-                    write_snapshot(self)
-                except Exception as e:  # noqa: BLE001 - a snapshot is an optimisation: closing must still close
-                    warnings.warn(
-                        f"{j.path}: no fold snapshot written on close ({type(e).__name__}: {e}).",
-                        FoldSnapshotIgnored,
-                        stacklevel=2,
-                    )
-        elif snapshot:
-            write_snapshot(self)
+        snapshot first, False never, None (the default) when the journal is long and its snapshot missing or far
+        behind (knowledge/fold_snapshot.py, close_store)."""
+        close_store(self, snapshot)
         super().close()
 
     @property
