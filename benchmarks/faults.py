@@ -5,7 +5,12 @@ record boundary (with the head checkpoint; without it but with a kept head; with
 2,000 random single-byte changes; deleted, swapped, duplicated and forged records; ≥100 SIGKILLs of a child
 appending in a loop (it prints each acknowledged id); a second writer through the path, a symlink, a hard link
 and another spelling (other processes and threads); two threads and two processes writing at once; a reader
-opening during writes. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
+opening during writes; a full disk (RLIMIT_FSIZE) at every byte of a record; a read-only directory (chattr +i);
+a cut journal opened through a symlink or a hard link; SIGKILL while 1–4 MB records are written. For SQLite, its
+head row or table deleted; for the knowledge store, four threads and a decision log writing at once.
+The two files that are not journals: one-byte changes of a Parquet export (with and
+without its .sha256; each trial in a worker process, so an abort is counted) and of a WorldMap map file, and the
+map file cut at a byte or with its last records deleted. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
 action model, risk policies, failure memory, learner model, agenda and world map.
 
     python benchmarks/faults.py            # the full table (a few minutes)
@@ -35,7 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 from solvi_lab.journal_faults import crash  # noqa: E402
 from solvi_lab.journal_faults.files import FILE_FAULTS, Row, run_file_fault  # noqa: E402
+from solvi_lab.journal_faults.other_files import rows as other_file_rows  # noqa: E402
 from solvi_lab.journal_faults.owners import OWNERS, Tally, random_calls, run_sequence  # noqa: E402
+from solvi_lab.journal_faults.writes import write_fault_rows  # noqa: E402
 
 
 def fuzz_row(owner, sequences: int, calls: int, seed: int) -> Row:
@@ -183,7 +190,8 @@ def snapshot_rows(quick: bool, seed: int = 0) -> list[Row]:
                 used_ok += outcome[0] == "detected"
                 count(row, outcome)
             # The journal replaced by an older copy (before the snapshot's record), which then grew otherwise.
-            for suffix in ("", *side):
+            for suffix in ("", *side):  # a new file, as restoring a backup makes one
+                Path(str(path) + suffix).unlink()
                 shutil.copyfile(str(older / path.name) + suffix, str(path) + suffix)
             for k in range(grows):
                 with KnowledgeStore.open(path, snapshot=False) as ks:
@@ -216,13 +224,58 @@ def run(quick: bool) -> list[Row]:
             with tempfile.TemporaryDirectory() as d:
                 rows.append(make(Path(d)))
             _progress(rows[-1])
+    rows += write_rows(quick)
     for i, owner in enumerate(OWNERS):
         rows.append(fuzz_row(owner, 8 if quick else 60, 15, seed=i))
         _progress(rows[-1])
+    rows += parquet_and_map_rows(quick)
+    rows += bad_input_rows()
     for row in snapshot_rows(quick):
         rows.append(row)
         _progress(row)
     return rows
+
+
+def write_rows(quick: bool) -> list[Row]:
+    """Failed writes and other doors (solvi_lab/journal_faults/writes.py): disk full at every byte of a record,
+    a read-only directory, a cut journal through a symlink / hard link, a SQLite head deleted, threads sharing a
+    store, SIGKILL during multi-megabyte records."""
+    rows = write_fault_rows(tempfile.TemporaryDirectory, quick)
+    for r in rows:
+        _progress(r)
+    return rows
+
+
+def bad_input_rows() -> list[Row]:
+    """Issue 25, 6: a deep, huge or hostile value in every slot of every public call of every owner (constructors,
+    classmethods, read and writing calls). detected = refused with the project's error; other = bare exceptions;
+    silently accepted = refused but the journal changed; the note counts refusals that were generic, over 1,000
+    characters or quoting over 80 characters of the value (0 each when the promise holds)."""
+    from solvi_lab.journal_faults.inputs import OWNER_SPECS, run_owner
+
+    out = []
+    for spec in OWNER_SPECS:
+        o = run_owner(spec)
+        row = Row(f"bad input {spec.name}", "every call")
+        row.tried, row.detected, row.other, row.silent = o.calls, o.refused, o.bare, o.grew
+        row.note = (
+            f"{o.accepted} accepted; refusals: {o.generic} generic, {o.long} over 1,000 chars, {o.quoted} quoting "
+            f">80 chars, {o.named} naming the parameter"
+        )
+        row.examples = o.examples
+        out.append(row)
+        _progress(row)
+    return out
+
+
+def parquet_and_map_rows(quick: bool) -> list[Row]:
+    """The files that are not journals (issue 25, 5): damaged Parquet exports, each trial in a worker process so
+    an abort is counted, not fatal; and damaged or cut WorldMap map files."""
+    with tempfile.TemporaryDirectory() as d:
+        out = other_file_rows(Path(d), quick=quick)
+    for r in out:
+        _progress(r)
+    return out
 
 
 def _progress(row: Row) -> None:

@@ -48,7 +48,7 @@ from .journal import Journal, Record, register_kind
 from .knowledge.store import KnowledgeStore
 from .owner import JournalOwner
 from .prediction import Prediction
-from .validation import shape, writing_call
+from .validation import public_calls, shape, writing_call
 
 __all__ = [
     "UNREADABLE",
@@ -474,6 +474,7 @@ def _laplace_fail(failures: int, total: int) -> float:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+@public_calls
 class ConservativeActionModel(JournalOwner):
     """Learns what an environment accepts, per action, and says "unknown" where it has not learned it.
 

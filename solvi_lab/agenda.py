@@ -40,7 +40,7 @@ from .journal import Journal, Record
 from .knowledge.items import BEHAVIOUR_KINDS, item_id
 from .knowledge.store import RECORD_KIND, KnowledgeStore
 from .owner import JournalOwner, _check_upto
-from .validation import writing_call
+from .validation import public_calls, writing_call
 
 __all__ = ["Agenda", "code_fingerprint"]
 
@@ -137,6 +137,7 @@ class _ClassOrInstance:
         return self.on_instance.__get__(obj, owner)
 
 
+@public_calls
 class Agenda(JournalOwner):
     """Goals with their done checks and order, and gates over actions and goals.
 

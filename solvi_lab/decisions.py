@@ -21,7 +21,7 @@ from typing import Any
 from .errors import BadInput, UnknownId
 from .journal import Journal, Record, canonical, register_kind
 from .owner import JournalOwner, _check_upto
-from .validation import ANY, Opt, shape, writing_call
+from .validation import ANY, Opt, public_calls, shape, writing_call
 
 ANSWERERS = ("system1", "system2", "person", "rule")
 
@@ -79,6 +79,7 @@ def parse_decision_id(did: str) -> int:
     return int(did[1:])
 
 
+@public_calls
 class DecisionLog(JournalOwner):
     """Records decisions into a journal and runs them again (`rerun`).
 

@@ -150,8 +150,11 @@ class Episode:
 class EpisodeView:
     """Reads an episode snapshot: counts, the facts board, and loop detectors.
 
-    The detectors count the events the caller names since the last progress: `kind=` one kind ("act" unless
-    told; "visit" for revisits), a list of kinds, or None for every event but progress and facts.
+    The detectors (repeated, ping_pong, stalled, looping) read every event since the last progress but progress
+    and facts unless told: `kind=None` is their default, so the specification's `looping(stalled=20)` finds a loop
+    of any kind of event ("act", "place", ...); `kind=` one kind or a list of kinds narrows them. `revisits` reads
+    "visit" events unless told. The counts (`keys`, `steps`, `count`, `counts`, `done_without_progress`) read
+    "act" events unless told.
 
     >>> ep = Episode("t")
     >>> for a in ["left", "right"] * 3: ep.note("act", a)
@@ -207,13 +210,15 @@ class EpisodeView:
 
     # -- detectors -----------------------------------------------------------------------------------------
     # Every detector reads the events the caller names: kind= one kind, a list of kinds, or None (every event but
-    # progress and facts). The default is "act" for repeated, ping_pong, stalled and looping, "visit" for revisits.
-    def repeated(self, n: int = 3, kind: Kinds = "act") -> bool:
-        """Some key occurred at least `n` times among the `kind` events since the last progress."""
+    # progress and facts). The default is None for repeated, ping_pong, stalled and looping — the specification
+    # describes them over the episode's events, not over one kind — and "visit" for revisits.
+    def repeated(self, n: int = 3, kind: Kinds = None) -> bool:
+        """Some key occurred at least `n` times among the `kind` events since the last progress (None: every
+        event but progress and facts)."""
         n = need_int("n", n, min=1)
         return any(c >= n for c in Counter(self.keys(kind)).values())
 
-    def ping_pong(self, cycles: int = 2, kind: Kinds = "act") -> bool:
+    def ping_pong(self, cycles: int = 2, kind: Kinds = None) -> bool:
         """The last 2*cycles `kind` events since progress alternate between two different keys (A B A B ...)."""
         cycles = need_int("cycles", cycles, min=1)
         tail = self.keys(kind)[-2 * cycles :]
@@ -221,8 +226,8 @@ class EpisodeView:
             return False
         return all(k == tail[i % 2] for i, k in enumerate(tail))
 
-    def stalled(self, n: int = 20, kind: Kinds = "act") -> bool:
-        """At least `n` events of `kind` since the last progress."""
+    def stalled(self, n: int = 20, kind: Kinds = None) -> bool:
+        """At least `n` events of `kind` since the last progress (None: every event but progress and facts)."""
         return self.steps(kind) >= need_int("n", n, min=1)
 
     def revisits(self, n: int = 3, kind: Kinds = "visit") -> bool:
@@ -230,9 +235,15 @@ class EpisodeView:
         keys = self.keys(kind)
         return len(keys) - len(set(keys)) >= need_int("n", n, min=1)
 
-    def looping(self, stalled: int = 20, repeated: int = 3, cycles: int = 2, kind: Kinds = "act") -> bool:
-        """Stalled AND (repeated or ping-pong), all three over the same `kind` events: one detector alone also
-        fires on honest repetition."""
+    def looping(self, stalled: int = 20, repeated: int = 3, cycles: int = 2, kind: Kinds = None) -> bool:
+        """Stalled AND (repeated or ping-pong), all three over the same `kind` events (None: every event but
+        progress and facts): one detector alone also fires on honest repetition.
+
+        >>> ep = Episode("placer")
+        >>> for i in range(24): ep.note("place", ["table", "chair"][i % 2])
+        >>> v = EpisodeView(ep.snapshot()); v.looping(stalled=20), v.looping(stalled=20, kind="act")
+        (True, False)
+        """
         return self.stalled(stalled, kind) and (self.repeated(repeated, kind) or self.ping_pong(cycles, kind))
 
 

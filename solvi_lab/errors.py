@@ -30,6 +30,26 @@ class JournalLocked(SolviLabError):
     """A second writer tried to open a journal that another writer holds."""
 
 
+class JournalWriteFailed(SolviLabError, OSError):
+    """The operating system or SQLite refused to write a journal (disk full, file too large, read-only directory,
+    I/O error). The record the call tried to write is not in the journal: the file and the live state are as they
+    were before the call. `path` is the journal, `cause` the underlying error (also `__cause__`).
+    """
+
+    def __init__(self, message: str, *, path: object = None, cause: BaseException | None = None):
+        super().__init__(message)
+        self.path = path
+        self.cause = cause
+
+    def __str__(self) -> str:  # OSError formats its args its own way; we want the message
+        return str(self.args[0]) if self.args else "journal write failed"
+
+
+class JournalCheckpointWarning(UserWarning):
+    """A journal's head checkpoint could not be written although its records are safely in the file (a read-only
+    directory, say). Nothing was lost; a cut made before the next checkpoint that succeeds is not caught by it."""
+
+
 class WriteRefused(SolviLabError):
     """A write gate refused an item; the refusal itself is journaled."""
 

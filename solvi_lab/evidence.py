@@ -52,7 +52,7 @@ from typing import Any
 from .errors import BadInput, UnknownId
 from .journal import Journal, Record, canonical, register_kind
 from .owner import JournalOwner
-from .validation import ANY, Opt, op_shapes, shape, writing_call
+from .validation import ANY, Opt, op_shapes, public_calls, shape, writing_call
 
 __all__ = [
     "EVIDENCE_KIND",
@@ -436,6 +436,7 @@ class _Misconception:
 _UNSET: Any = object()  # marks the deprecated `clock=` as not given
 
 
+@public_calls
 class LearnerModel(JournalOwner):
     """A learner model projected from typed evidence in a journal (a journal owner: see ``solvi_lab.owner``).
 

@@ -29,7 +29,7 @@ from .checks import HardCheck, install
 from .errors import BadInput
 from .journal import Journal, json_value, register_kind
 from .owner import JournalOwner, missing_owner, refuse_second_owner
-from .validation import ANY, Opt, need_int, op_shapes, writing_call
+from .validation import ANY, Opt, need_int, op_shapes, public_calls, writing_call
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
 
@@ -56,6 +56,7 @@ def plan_key(plan: Any) -> tuple[str, Any]:
     return json_value("a plan", plan)
 
 
+@public_calls
 class FailureMemory(JournalOwner):
     """Plans that failed recently, each blocked for `window` units of time.
 

@@ -17,20 +17,30 @@ True
 
 Backends: memory (`Journal()`), JSONL file (`Journal("run.jsonl")`, the default for a path) and SQLite
 (`Journal("run.sqlite")`, or `backend="sqlite"`). Loading a file re-checks every hash, every header field and each
-kind's registered payload shape; whatever is wrong (a torn last line, bytes that are not UTF-8 or JSON, an edited,
-reordered, inserted or deleted record, a damaged SQLite file) raises `CorruptJournal` naming the file and position,
-and a failed open releases its lock, handles and connection. Nothing is ever silently truncated:
-`Journal.repair(path)` moves a bad tail aside explicitly (JSONL and SQLite, under the writer lock).
+kind's registered payload shape; whatever is wrong (bytes that are not UTF-8 or JSON, an edited, reordered, inserted
+or deleted record, a damaged SQLite file, a torn last line when opened for writing) raises `CorruptJournal` naming
+the file and position, and a failed open releases its lock, handles and connection (a read-only open leaves a torn
+last line out and reports its size in `torn_tail`: it may be a write in progress beside it). Nothing is ever
+silently truncated: `Journal.repair(path)` moves a bad tail aside explicitly (JSONL and SQLite, under the lock).
 
-`head()` is `(count, last_hash)`; a checkpoint of it kept beside the file (`<path>.head`; SQLite: a `head` table)
-makes a journal that lost whole records refuse to open, and a head the user kept catches the rest
+A write the environment refuses (disk full, file size limit, read-only directory, I/O error) raises
+`JournalWriteFailed` and leaves the journal as it was: a JSONL record is one `pwrite` at the end of the last whole
+record, undone by a truncate when it fails; a SQLite record is one transaction. The writer goes on once the cause is
+gone. A head checkpoint that cannot be written after its records are safe is a `JournalCheckpointWarning` and
+`checkpoint_failure`, never a failed append.
+
+`head()` is `(count, last_hash)`; a checkpoint of it kept with the file (JSONL: an extended attribute on the file and
+`<real path>.head`, see `journal_head`; SQLite: a `head` table whose row is written with the tables) makes a journal
+that lost whole records refuse to open through any of its names, and a head the user kept catches the rest
 (`verify(head=...)`, `Journal(path, expect_head=...)`). `durability="flush"` (default) or `"fsync"`. The writer
 lock is an flock on the file itself, so a second writer through any alias (symlink, hard link) is refused with
-`JournalLocked`; `Journal.open(path, mode="r")` never locks and never writes. See docs/readme/journal.md.
+`JournalLocked`; `Journal.open(path, mode="r")` never locks and never writes. `journal.lock` (reentrant) is held by
+each append and by every journal owner's public write, so threads take turns. See docs/readme/journal.md.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -44,8 +54,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .atomicfile import atomic_write_text
-from .errors import BadInput, CorruptJournal, JournalLocked, SolviLabError
+from . import journal_head
+from .errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalLocked, JournalWriteFailed, SolviLabError
 from .jsontext import bytes_decoder, decoder, dumps_canonical
 from .validation import safe_repr
 
@@ -358,6 +368,10 @@ class _MemoryBackend:
         pass
 
 
+# errno values that mean "the environment refuses" rather than "this path is wrong".
+_ENVIRONMENT_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}
+
+
 class _FileLock:
     """An exclusive advisory lock (flock) on the journal file itself: one writer per journal, across processes
     and within one. Being on the file's inode, it refuses a second writer that reaches the same journal through
@@ -377,6 +391,14 @@ class _FileLock:
             except FileExistsError:
                 fd = os.open(self.path, os.O_RDWR)
         except OSError as e:
+            if e.errno in _ENVIRONMENT_ERRNOS:  # the path is fine; the file system refuses (permissions, space)
+                raise JournalWriteFailed(
+                    f"cannot open journal {self.path} for writing ({e.strerror}): the directory or file is "
+                    "read-only or the disk is full. Make it writable (or free space) and open it again, or open it "
+                    f"read-only with Journal.open('{self.path}', mode='r').",
+                    path=self.path,
+                    cause=e,
+                ) from e
             raise BadInput(
                 f"cannot open journal {self.path} for writing ({e.strerror}); pass a writable file path, or open "
                 f"it read-only with Journal.open('{self.path}', mode='r')."
@@ -422,18 +444,54 @@ def _whole_lines(f: Any, size: int) -> Iterator[bytes]:
             return
 
 
+def _write_checkpoint(path: Path, head: Head, fd: int | None = None) -> None:
+    """Write the head checkpoint of the JSONL journal at `path` (every place it is kept: solvi_lab.journal_head).
+    The one writer of a JSONL checkpoint — appends, close() and Journal.repair all come here."""
+    journal_head.write_checkpoint(path, journal_head.checkpoint_text(head.count, head.hash), fd)
+
+
+def _parse_checkpoint(path: Path, where: str, text: str) -> Head:
+    try:
+        d = _loads(text)
+        return Head.parse((d["count"], d["hash"]))
+    except (ValueError, KeyError, TypeError, RecursionError):
+        raise CorruptJournal(
+            f"{path}: the journal's head checkpoint ({where}) is damaged; if the journal itself is trusted, "
+            f"Journal.repair('{path}') writes a new one."
+        ) from None
+
+
+def _write_failed(path: Path, what: str, e: BaseException, after: str) -> JournalWriteFailed:
+    cause = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
+    return JournalWriteFailed(f"{path}: could not write {what} ({cause}); {after}", path=path, cause=e)
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    """Write `data` at `offset`: one pwrite call (a short count only when the kernel stops early, then the rest)."""
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        if n <= 0:
+            raise OSError(28, "the file system accepted no more bytes")
+        view, offset = view[n:], offset + n
+
+
 class _JsonlBackend:
-    """One record per line. A record is written as one whole line and flushed (or fsynced); a crash leaves at most
-    a torn last line, which the next load detects (it never passes the hash check) and refuses to drop silently.
-    The head checkpoint lives beside the file, in `<path>.head`."""
+    """One record per line, written by one `pwrite` of its bytes at the end of the last whole record (no buffer in
+    between) and flushed to the OS (or fsynced) before append returns. A write that fails (disk full, file size
+    limit, I/O error) is undone by truncating the file back to the end of the last whole record, so its bytes never
+    reach the file later; if even that fails the writer refuses further writes until reopened. A crash (SIGKILL,
+    power cut) during the write leaves at most a torn last line, which the next load detects (it never passes the
+    hash check) and refuses to drop silently. The head checkpoint follows the file (solvi_lab.journal_head)."""
 
     def __init__(self, path: Path, durability: str, writable: bool):
         self.path = Path(path)
         self.durability = durability
         self.writable = writable
         self.lock = _FileLock(self.path) if writable else None
-        self.f = None
-        self.cp_path = Path(str(self.path) + ".head")
+        self.fd: int | None = None  # the writer's descriptor (the lock's: the very inode it locked)
+        self.end = 0  # byte length of the whole records: where the next one is written
+        self.broken = ""  # why this writer refuses to write (a failed write that could not be undone)
         self.offsets: list[int] = []  # byte offset of each record: O(1) random access without keeping payloads
 
     def load(self, visit: Callable[[Record], None] | None) -> tuple[int, str]:
@@ -443,9 +501,9 @@ class _JsonlBackend:
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         n, prev = 0, GENESIS
         where = str(self.path)
-        # The checkpoint first: a writer writes records before their checkpoint, so read in this order a reader
+        # The checkpoints first: a writer writes records before their checkpoint, so read in this order a reader
         # beside a running writer never sees a checkpoint newer than the records it read.
-        self.checkpoint_seen = self.read_checkpoint()
+        self.checkpoints_seen = self.read_checkpoints()
         self.torn_tail = 0
         with open(self.path, "rb") as f:
             # The file as it is now; a writer beside a read-only reader may append while it reads.
@@ -511,7 +569,8 @@ class _JsonlBackend:
                 prev = r.hash
                 n += 1
         if self.writable:
-            self.f = open(self.path, "ab")
+            self.fd = self.lock.fd
+            self.end = offset
         return n, prev
 
     def _parse_line(self, line: bytes, n: int, offset: int) -> Any:
@@ -548,23 +607,47 @@ class _JsonlBackend:
         return Record(n, kind, rec["payload"], prev, h, t)
 
     def write(self, rec: Record, line: str) -> None:
+        if self.broken:
+            raise JournalWriteFailed(self.broken, path=self.path)
         data = (line + "\n").encode("utf-8")
-        self.offsets.append(self.f.tell())
-        self.f.write(data)
-        self.f.flush()
-        if self.durability == "fsync":
-            os.fsync(self.f.fileno())
+        start = self.end
+        try:
+            _pwrite_all(self.fd, data, start)
+            if self.durability == "fsync":
+                os.fsync(self.fd)
+        except BaseException as e:  # an interrupt mid-write is undone the same way, then goes on up
+            self._undo(start, rec.position, e)
+            if not isinstance(e, OSError):
+                raise
+            raise _write_failed(
+                self.path,
+                f"record {rec.position}",
+                e,
+                f"nothing of it was kept: the journal is as it was before this call ({rec.position} records). "
+                "Free disk space (or raise the file size limit, make the file writable) and call again: this "
+                "writer goes on from there.",
+            ) from e
+        self.offsets.append(start)
+        self.end = start + len(data)
 
-    def _flush(self) -> None:
-        if self.f is not None:
-            self.f.flush()
+    def _undo(self, start: int, position: int, e: BaseException) -> None:
+        """Cut the file back to `start` (the end of the last whole record); a writer that cannot is broken."""
+        try:
+            os.ftruncate(self.fd, start)
+        except OSError as e2:
+            self.broken = (
+                f"{self.path}: writing record {position} failed ({e}) and the partial write could not be undone "
+                f"({e2.strerror or e2}); this writer writes nothing more. Close it and reopen the journal: if the "
+                f"open reports a torn last record, Journal.repair('{self.path}') moves it aside (that record was "
+                "never acknowledged)."
+            )
+            raise JournalWriteFailed(self.broken, path=self.path, cause=e) from e
 
     def _parse(self, line: bytes) -> Record:
         d = _loads(line)
         return Record(d["position"], d["kind"], d["payload"], d["prev"], d["hash"], d.get("t"))
 
     def iter(self, start: int, stop: int | None) -> Iterator[Record]:
-        self._flush()
         if start >= len(self.offsets):
             return
         stop = len(self.offsets) if stop is None else min(stop, len(self.offsets))
@@ -580,14 +663,12 @@ class _JsonlBackend:
                 pos += 1
 
     def get(self, position: int) -> Record:
-        self._flush()
         with open(self.path, "rb") as f:
             f.seek(self.offsets[position])
             return self._parse(f.readline())
 
     def raw_lines(self) -> Iterator[tuple[bytes, Any]]:
         """(line bytes, parsed JSON) of every whole line, for verification against the exact bytes."""
-        self._flush()
         with open(self.path, "rb") as f:
             for line in f:
                 if not line.endswith(b"\n"):
@@ -595,36 +676,32 @@ class _JsonlBackend:
                 line = line[:-1]
                 yield line, _loads(line)
 
-    def read_checkpoint(self) -> Head | None:
+    def read_checkpoints(self) -> list[tuple[str, Head]]:
+        """(where, head) of every checkpoint of this file (its extended attribute, its .head file)."""
         try:
-            text = self.cp_path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
+            found = journal_head.read_checkpoints(self.path)
         except (OSError, ValueError) as e:
             raise CorruptJournal(
-                f"{self.cp_path}: the journal's head checkpoint cannot be read ({e}); delete it if the journal "
-                "itself is trusted (the next close writes a new one)."
+                f"{self.path}: the journal's head checkpoint cannot be read ({e}); if the journal itself is "
+                f"trusted, Journal.repair('{self.path}') writes a new one."
             ) from None
-        try:
-            d = _loads(text)
-            return Head.parse((d["count"], d["hash"]))
-        except (ValueError, KeyError, TypeError, RecursionError):
-            raise CorruptJournal(
-                f"{self.cp_path}: the journal's head checkpoint is damaged; delete it if the journal itself is "
-                "trusted (the next close writes a new one)."
-            ) from None
+        return [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
+
+    def read_checkpoint(self) -> Head | None:
+        """The checkpoint that counts the most records (None when there is none)."""
+        found = self.read_checkpoints()
+        return max((h for _, h in found), key=lambda h: h.count, default=None)
 
     def write_checkpoint(self, head: Head) -> None:
         # The records the checkpoint counts must be on disk before the checkpoint is.
-        if self.f is not None:
-            self.f.flush()
-            os.fsync(self.f.fileno())
-        atomic_write_text(self.cp_path, canonical({"count": head.count, "hash": head.hash}) + "\n")
+        try:
+            os.fsync(self.fd)
+            _write_checkpoint(self.path, head, self.fd)
+        except OSError as e:
+            raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
     def close(self) -> None:
-        if self.f:
-            self.f.close()
-            self.f = None
+        self.fd = None  # the lock's descriptor: released (and closed) with it
         if self.lock:
             self.lock.release()
 
@@ -637,9 +714,22 @@ def _sqlite_text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
+# SQLite result codes that say the environment refused (permissions, read-only directory, full disk, I/O, a lock
+# held elsewhere), not that the database is damaged: those are JournalWriteFailed, never "restore from a backup".
+_SQLITE_ENVIRONMENT = {3, 5, 6, 7, 8, 10, 13, 14, 15, 23}  # PERM BUSY LOCKED NOMEM READONLY IOERR FULL CANTOPEN …
+
+
+def _sqlite_environment(e: BaseException) -> bool:
+    code = getattr(e, "sqlite_errorcode", None)
+    return isinstance(e, sqlite3.OperationalError) and code is not None and code & 0xFF in _SQLITE_ENVIRONMENT
+
+
 class _SqliteBackend:
-    """Records in a `records` table, one transaction per record; the head checkpoint in a `head` table.
-    `durability` maps to PRAGMA synchronous (flush: NORMAL, fsync: FULL)."""
+    """Records in a `records` table, one transaction per record; the head checkpoint in a `head` table, whose row is
+    written with the tables (so a missing row or table is damage, reported, never a journal without a checkpoint).
+    `durability` maps to PRAGMA synchronous (flush: NORMAL, fsync: FULL). A record whose transaction fails (disk
+    full, file size limit, read-only directory) is rolled back by SQLite and reported as JournalWriteFailed; the
+    writer goes on once the cause is gone."""
 
     def __init__(self, path: Path, durability: str, writable: bool):
         self.path = Path(path)
@@ -648,7 +738,19 @@ class _SqliteBackend:
         self.lock = _FileLock(self.path) if writable else None
         self.db: sqlite3.Connection | None = None
 
-    def _damaged(self, e: BaseException) -> CorruptJournal:
+    def _unavailable(self, e: BaseException) -> JournalWriteFailed:
+        doing = "open it for writing" if self.writable else "open it"
+        return JournalWriteFailed(
+            f"{self.path}: SQLite could not {doing} ({type(e).__name__}: {e}); the file itself is not damaged. "
+            "SQLite writes side files (-wal, -shm) beside the journal: make the directory writable (and free some "
+            "space), then open it again.",
+            path=self.path,
+            cause=e,
+        )
+
+    def _damaged(self, e: BaseException) -> CorruptJournal | JournalWriteFailed:
+        if _sqlite_environment(e):
+            return self._unavailable(e)
         return CorruptJournal(
             f"{self.path}: the SQLite journal is damaged or is not a journal ({type(e).__name__}: {e}). Restore it "
             f"from a backup, or keep its readable records with Journal.repair('{self.path}')."
@@ -675,7 +777,7 @@ class _SqliteBackend:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=" + ("FULL" if self.durability == "fsync" else "NORMAL"))
             else:
-                self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+                self.db = self._connect_read_only()
             self.db.text_factory = _sqlite_text
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "records" not in tables:
@@ -685,21 +787,22 @@ class _SqliteBackend:
                         "program's database). Restore the journal from a backup."
                     )
                 if self.writable:
+                    # The records table and the head row together: from its first moment, a journal has a head.
                     with self.db:
                         self.db.execute(
                             "CREATE TABLE records (position INTEGER PRIMARY KEY, kind TEXT NOT NULL, "
                             "payload TEXT NOT NULL, prev TEXT NOT NULL, hash TEXT NOT NULL, t REAL)"
                         )
-            if self.writable and "head" not in tables:
-                with self.db:
-                    self.db.execute(
-                        "CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)"
-                    )
+                        self.db.execute(
+                            "CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)"
+                        )
+                        self.db.execute("INSERT OR REPLACE INTO head VALUES (0, 0, ?)", (GENESIS,))
+                    tables |= {"records", "head"}
             n, prev = 0, GENESIS
             where = str(self.path)
             if not self.writable:
                 self.db.execute("BEGIN")  # one read snapshot: the checkpoint and the records agree
-            self.checkpoint_seen = self.read_checkpoint()
+            self.checkpoints_seen = self.read_checkpoints()
             rows = (
                 self.db.execute("SELECT position, kind, payload, prev, hash, t FROM records ORDER BY position")
                 if "records" in tables
@@ -724,16 +827,48 @@ class _SqliteBackend:
         except (sqlite3.Error, UnicodeDecodeError) as e:  # a TEXT cell whose bytes are not UTF-8 any more
             raise self._damaged(e) from None
 
+    def _connect_read_only(self) -> sqlite3.Connection:
+        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+            return db
+        except sqlite3.OperationalError as e:
+            # A WAL database in a directory SQLite cannot write: it cannot make its -shm file. With neither side
+            # file present the last writer closed cleanly (a live or crashed writer leaves both), so the file alone
+            # holds every record and can be read as immutable.
+            side = [Path(str(self.path) + x) for x in ("-wal", "-shm")]
+            if not _sqlite_environment(e) or any(p.exists() and p.stat().st_size for p in side):
+                db.close()
+                raise
+            db.close()
+            return sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+
     def _schema_version(self) -> int:
         return self.db.execute("PRAGMA schema_version").fetchone()[0]
 
     def write(self, rec: Record, line: str) -> None:
-        # One transaction per record: a crash never leaves half a record behind.
-        with self.db:
-            self.db.execute(
-                "INSERT INTO records VALUES (?,?,?,?,?,?)",
-                (rec.position, rec.kind, canonical(rec.payload), rec.prev, rec.hash, rec.t),
-            )
+        # One transaction per record: a crash never leaves half a record behind, and a failed one is rolled back.
+        try:
+            with self.db:
+                self.db.execute(
+                    "INSERT INTO records VALUES (?,?,?,?,?,?)",
+                    (rec.position, rec.kind, canonical(rec.payload), rec.prev, rec.hash, rec.t),
+                )
+        except sqlite3.Error as e:
+            try:
+                kept = self.db.execute("SELECT 1 FROM records WHERE position = ?", (rec.position,)).fetchone()
+            except sqlite3.Error:
+                kept = None  # cannot even read: it was not written by this connection's view either
+            if kept is not None and self.get(rec.position).hash == rec.hash:
+                return  # the commit went through although SQLite reported an error: it persisted, say so
+            raise _write_failed(
+                self.path,
+                f"record {rec.position}",
+                e,
+                f"SQLite rolled it back: the journal is as it was before this call ({rec.position} records). "
+                "Free disk space (or raise the file size limit, make the directory writable) and call again: "
+                "this writer goes on from there.",
+            ) from e
 
     def _row(self, row: tuple) -> Record:
         return Record(row[0], row[1], _loads(row[2]), row[3], row[4], row[5])
@@ -762,26 +897,40 @@ class _SqliteBackend:
             raise CorruptJournal(f"{self.path}: record {position} is gone from the database; it was edited.")
         return self._row(row)
 
-    def read_checkpoint(self) -> Head | None:
+    def read_checkpoints(self) -> list[tuple[str, Head]]:
+        """[("head table", head)]; CorruptJournal when the head table or its row is missing or damaged (every
+        journal gets its head row with its tables, so neither is ever legitimately absent)."""
+        fix = (
+            "the database was edited, and a cut made with it would go unnoticed. Restore the journal from a "
+            f"backup, or, if no record is missing, Journal.repair('{self.path}') writes a new head for it."
+        )
         try:
             row = self.db.execute("SELECT count, hash FROM head WHERE id = 0").fetchone()
-        except sqlite3.OperationalError:
-            return None  # a journal written before checkpoints existed (no head table)
+        except sqlite3.OperationalError as e:
+            if _sqlite_environment(e):
+                raise self._unavailable(e) from None
+            raise CorruptJournal(f"{self.path}: the head checkpoint table is gone ({e}); {fix}") from None
         except sqlite3.Error as e:
             raise self._damaged(e) from None
         if row is None:
-            return None
+            raise CorruptJournal(f"{self.path}: the head checkpoint row is gone; {fix}")
         try:
-            return Head.parse(tuple(row))
+            return [("head table", Head.parse(tuple(row)))]
         except BadInput:
             raise CorruptJournal(
                 f"{self.path}: the head checkpoint row is damaged ({row!r}); the database was edited. Restore it "
                 "from a backup."
             ) from None
 
+    def read_checkpoint(self) -> Head | None:
+        return self.read_checkpoints()[0][1]
+
     def write_checkpoint(self, head: Head) -> None:
-        with self.db:
-            self.db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (head.count, head.hash))
+        try:
+            with self.db:
+                self.db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (head.count, head.hash))
+        except sqlite3.Error as e:
+            raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
     def close(self) -> None:
         if self.db is not None:
@@ -875,6 +1024,12 @@ class Journal:
             raise BadInput(f"checkpoint_every must be a positive int (appends), got {checkpoint_every!r}.")
         if not isinstance(checkpoint_seconds, (int, float)) or not 0 <= checkpoint_seconds < float("inf"):
             raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {checkpoint_seconds!r}.")
+        if lock is not True:
+            raise BadInput(
+                f"Journal(lock={lock!r}): a writer always takes the writer lock (two unlocked writers would "
+                "interleave and fork the chain); to read beside a writer without the lock, open it read-only with "
+                "Journal(path, mode='r')."
+            )
         expect = None if expect_head is None else Head.parse(expect_head)
         self.path = None if path is None else Path(path)
         self.mode = mode
@@ -882,7 +1037,7 @@ class Journal:
         self.checkpoint_every = checkpoint_every
         self.checkpoint_seconds = float(checkpoint_seconds)
         self._closed = True  # until the load succeeded: a failed open has nothing to close
-        self._backend = _backend_for(path, backend, durability, mode == "a" and lock)
+        self._backend = _backend_for(path, backend, durability, mode == "a")
         self._writable = mode == "a"
         self._timestamps = timestamps
         self._on_load = on_load
@@ -902,8 +1057,12 @@ class Journal:
             raise
         self._closed = False
         self._cp_count = self._n
+        self._cp_failed_at = -1  # the count at which a checkpoint last failed (tried again checkpoint_every later)
         self._cp_time = time.monotonic()
-        self._mutex = threading.Lock()  # threads sharing one Journal append one whole record at a time
+        self.checkpoint_failure = ""  # why the last checkpoint could not be written ('' when it was)
+        # One reentrant lock per journal: an append is one whole record, and every journal owner's public write
+        # holds it for all its steps (solvi_lab.owner), so threads sharing owners on one journal take turns.
+        self.lock = threading.RLock()
 
     def _visit(self, r: Record) -> None:
         check = _KIND_CHECKS.get(r.kind) if self._load_checks else None
@@ -933,6 +1092,13 @@ class Journal:
         return Head(self._n, self._last)
 
     @property
+    def torn_tail(self) -> int:
+        """Bytes after the last whole record that a read-only open left out (JSONL): a line a writer beside it was
+        still writing, or a crash's torn record (which only a writer's open refuses and Journal.repair moves aside).
+        0 for a writer, which refuses a torn file instead."""
+        return getattr(self._backend, "torn_tail", 0)
+
+    @property
     def last_hash(self) -> str:
         """The hash of the last record (GENESIS for an empty journal)."""
         return self._last
@@ -954,33 +1120,62 @@ class Journal:
             )
 
     def _check_checkpoint(self) -> None:
-        cp = getattr(self._backend, "checkpoint_seen", None)
-        if cp is None:
-            return
-        where = str(self.path)
+        for where, cp in getattr(self._backend, "checkpoints_seen", ()):
+            problem = self._checkpoint_problem(where, cp)
+            if problem:
+                raise CorruptJournal(problem)
+
+    def _checkpoint_problem(self, where: str, cp: Head) -> str:
+        """What is wrong with this journal against a checkpoint of it ('' when it agrees)."""
+        path = str(self.path)
         if self._n < cp.count:
-            raise CorruptJournal(
-                f"{where}: holds {self._n} records but its head checkpoint says {cp.count} were written: records "
-                f"{self._n}..{cp.count - 1} were lost (the file was cut or replaced by an older copy). Restore it "
-                "from a backup; if the shorter journal is what you want, Journal.repair(path) accepts it (a "
-                "JSONL journal you deleted or replaced on purpose: delete its .head file too)."
+            return (
+                f"{path}: holds {self._n} records but its head checkpoint says {cp.count} were written ({where}): "
+                f"records {self._n}..{cp.count - 1} were lost (the file was cut or replaced by an older copy). "
+                f"Restore it from a backup; if the shorter journal is what you want, Journal.repair('{path}') "
+                "accepts it (it writes a new checkpoint)."
             )
         got = GENESIS if cp.count == 0 else self._backend.get(cp.count - 1).hash
         if got != cp.hash:
-            raise CorruptJournal(
-                f"{where}: record {cp.count - 1} differs from the one its head checkpoint names: the journal was "
-                "rewritten (or replaced by another journal). Restore it from a backup; if this journal is the one "
-                "you want, Journal.repair(path) accepts it."
+            return (
+                f"{path}: record {cp.count - 1} differs from the one its head checkpoint names ({where}): the "
+                "journal was rewritten (or replaced by another journal). Restore it from a backup; if this journal "
+                f"is the one you want, Journal.repair('{path}') accepts it."
             )
+        return ""
 
     def checkpoint(self) -> Head:
-        """Write the head checkpoint now (it is also written on close and every N appends / T seconds)."""
+        """Write the head checkpoint now (it is also written on close and every N appends / T seconds).
+        JournalWriteFailed when it cannot be written (the records themselves are safe)."""
         if self._closed or not self._writable:
             raise BadInput("checkpoint() needs a journal open for appending.")
-        h = self.head()
-        self._backend.write_checkpoint(h)
-        self._cp_count, self._cp_time = self._n, time.monotonic()
-        return h
+        with self.lock:
+            h = self.head()
+            self._backend.write_checkpoint(h)
+            self._cp_count, self._cp_time = self._n, time.monotonic()
+            self.checkpoint_failure = ""
+            return h
+
+    def _checkpoint_due(self) -> bool:
+        since = self._n - max(self._cp_count, self._cp_failed_at)
+        return since >= self.checkpoint_every or bool(
+            self.checkpoint_seconds and time.monotonic() - self._cp_time >= self.checkpoint_seconds
+        )
+
+    def _try_checkpoint(self) -> None:
+        """Write the head checkpoint after records that are already safe: a failure is a warning and a recorded
+        state (`checkpoint_failure`), never a failed append or close; it is tried again at the next due time."""
+        try:
+            self.checkpoint()
+        except JournalWriteFailed as e:
+            self.checkpoint_failure = str(e)
+            self._cp_failed_at, self._cp_time = self._n, time.monotonic()
+            warnings.warn(
+                JournalCheckpointWarning(
+                    f"{e} Nothing was lost; the checkpoint is tried again at the next one due (and on close)."
+                ),
+                stacklevel=4,
+            )
 
     # -- writing -----------------------------------------------------------------------------------------
     def append(self, kind: str, payload: Any) -> Record:
@@ -1005,7 +1200,35 @@ class Journal:
                 "than ~900 deep."
             ) from None
         check_payload(kind, value)
-        with self._mutex:
+        with self.lock:
+            return self._append(kind, ptext, value)
+
+    def append_encoded(self, kind: str, ptext: str, value: Any) -> Record:
+        """Append one record whose payload the caller already turned into its canonical form: `ptext` is
+        `canonical(value)` and `value` what JSON gives back for it (the caller's promise; the store's add path
+        builds both from values it checked once, so the payload is not encoded and decoded a second time). The
+        kind, the text's UTF-8 and the registered payload shape are checked as `append` checks them.
+
+        >>> j = Journal()
+        >>> j.append_encoded("note", '{"a":[1]}', {"a": [1]}).payload == j.append("note", {"a": (1,)}).payload
+        True
+        """
+        if self._closed:
+            raise BadInput("this journal is closed; open it again with Journal(path) to append.")
+        if not self._writable:
+            raise BadInput("this journal is open read-only (mode='r'); open it with mode='a' to append.")
+        if not isinstance(kind, str) or not kind:
+            raise BadInput(f"record kind must be a non-empty string, got {safe_repr(kind)}.")
+        try:
+            kind.encode("utf-8")
+            ptext.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise BadInput(
+                f"payload of a {kind!r} record is not JSON that reads back ({type(e).__name__}: {e}); pass "
+                "valid-UTF-8 strings (no lone surrogates)."
+            ) from None
+        check_payload(kind, value)
+        with self.lock:
             return self._append(kind, ptext, value)
 
     def _append(self, kind: str, ptext: str, value: Any) -> Record:
@@ -1017,13 +1240,11 @@ class Journal:
         h = _hash_text(htext)
         rec = Record(position, kind, value, self._last, h, t)
         line = '{"hash":"' + h + '",' + htext[1:]
-        self._backend.write(rec, line)
+        self._backend.write(rec, line)  # JournalWriteFailed: nothing written, nothing below changes
         self._n += 1
         self._last = h
-        if self._n - self._cp_count >= self.checkpoint_every or (
-            self.checkpoint_seconds and time.monotonic() - self._cp_time >= self.checkpoint_seconds
-        ):
-            self.checkpoint()
+        if self._checkpoint_due():
+            self._try_checkpoint()
         return rec
 
     # -- reading -----------------------------------------------------------------------------------------
@@ -1089,6 +1310,9 @@ class Journal:
             return VerifyReport(False, n, msg, n)
         if n != self._n or prev != self._last:
             return VerifyReport(False, n, f"the journal holds {n} records but {self._n} were written", n)
+        problem = self._checkpoints_problem()
+        if problem:
+            return VerifyReport(False, n, problem, None)
         if expect is not None:
             if n < expect.count:
                 return VerifyReport(False, n, f"holds {n} records; the kept head says {expect.count}", n)
@@ -1104,6 +1328,24 @@ class Journal:
                     expect.count,
                 )
         return VerifyReport(True, n)
+
+    def _checkpoints_problem(self) -> str:
+        """The file's head checkpoints read again now, checked against the records ('' when they agree; a missing
+        SQLite head is a problem). A read-only view skips a checkpoint newer than what it loaded (a writer beside
+        it went on)."""
+        read = getattr(self._backend, "read_checkpoints", None)
+        if read is None or self._closed:
+            return ""
+        try:
+            found = read()
+        except (CorruptJournal, JournalWriteFailed) as e:
+            return str(e)
+        for where, cp in found:
+            if cp.count <= self._n or self._writable:
+                problem = self._checkpoint_problem(where, cp)
+                if problem:
+                    return problem
+        return ""
 
     def frame(self):
         """One row per record: position, kind, op (payload's 'op' when it has one), t, and the payload as JSON.
@@ -1129,7 +1371,7 @@ class Journal:
         if not self._closed:
             try:
                 if self._writable and self._n != self._cp_count:
-                    self.checkpoint()
+                    self._try_checkpoint()
             finally:
                 self._backend.close()
                 self._closed = True
@@ -1170,14 +1412,22 @@ class Journal:
         if not path.is_file():
             raise BadInput(f"no journal at {path}; Journal.repair needs an existing journal file.")
         name = _backend_name(path, backend)
+        if name not in ("jsonl", "sqlite"):
+            raise BadInput(f"Journal.repair works on 'jsonl' and 'sqlite' files, not backend={name!r}.")
         lock = _FileLock(path)
         lock.acquire()
         try:
-            if name == "sqlite":
-                return _repair_sqlite(path, keep)
-            if name != "jsonl":
-                raise BadInput(f"Journal.repair works on 'jsonl' and 'sqlite' files, not backend={name!r}.")
-            return _repair_jsonl(path, keep)
+            return _repair_sqlite(path, keep) if name == "sqlite" else _repair_jsonl(path, keep)
+        except OSError as e:
+            if isinstance(e, SolviLabError):
+                raise
+            raise _write_failed(
+                path,
+                "while repairing it",
+                e,
+                "make the directory writable (and free some space) and run Journal.repair again: it is safe to "
+                "repeat (the tail is moved aside before the journal is cut).",
+            ) from e
         finally:
             lock.release()
 
@@ -1206,7 +1456,7 @@ def _repair_jsonl(path: Path, keep: int | None) -> int:
         f.truncate(len(kept))
         f.flush()
         os.fsync(f.fileno())
-    atomic_write_text(Path(str(path) + ".head"), canonical({"count": n, "hash": prev}) + "\n")
+    _write_checkpoint(path, Head(n, prev))
     return n
 
 
@@ -1249,6 +1499,14 @@ def _repair_sqlite(path: Path, keep: int | None) -> int:
                 db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (n, prev))
             return n
         except sqlite3.Error as e:
+            if _sqlite_environment(e):
+                raise _write_failed(
+                    path,
+                    "while repairing it",
+                    e,
+                    "the file is not damaged by this; make the directory writable "
+                    "(and free some space) and run Journal.repair again.",
+                ) from e
             raise CorruptJournal(
                 f"{path}: SQLite cannot read its records ({type(e).__name__}: {e}); the database itself is damaged "
                 "beyond what Journal.repair keeps. Restore it from a backup."

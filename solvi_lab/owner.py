@@ -16,6 +16,12 @@ memory, the learner model, the agenda, the world map) follows one shape:
 - ``state()`` returns everything that decides its behaviour as plain data: two owners with equal states behave
   the same. The conformance check (``solvi_lab.conformance``) compares these states.
 
+Threads: writes are serialised per journal. Every public writing method (``validation.writing_call``, or
+``@serialised`` here) and ``_write`` hold the journal's reentrant lock (``journal.lock``) for all their steps —
+the checks, the records, the fold — so threads calling one owner, or owners sharing one journal, take turns and
+the live state stays the journal's replay. Reads are not serialised: a thread that reads while others write
+holds ``with owner.journal.lock:`` around the read to see one state.
+
 A new owner subclasses ``JournalOwner``, sets ``KINDS``, implements ``_empty`` (the state before any record,
 built from the same options as the constructor, writing nothing), ``_apply`` and ``state``, and passes
 ``check_journal_owner``. See docs/ARCHITECTURE.md ("Adding a journal owner").
@@ -42,14 +48,35 @@ True
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from .errors import BadInput
 from .journal import Journal, Record
+from .validation import write_lock
 
-__all__ = ["JournalOwner"]
+__all__ = ["JournalOwner", "serialised"]
+
+
+def serialised(method: Callable) -> Callable:
+    """Decorate a public method that writes in several steps and is not a ``writing_call`` (which holds the lock
+    itself): it holds the lock of the journal its owner writes to for the whole call (see the module docstring).
+
+    >>> class Counter(JournalOwner):
+    ...     @serialised
+    ...     def bump(self): return "bumped"
+    >>> c = Counter(); c._attach(None) is c.journal and c.bump()
+    'bumped'
+    """
+
+    @functools.wraps(method)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with write_lock(self):
+            return method(self, *args, **kwargs)
+
+    return call
 
 
 class JournalOwner:
@@ -137,9 +164,10 @@ class JournalOwner:
             )
         if self.journal is None:
             raise BadInput(f"this {type(self).__name__} has no journal to write to.")
-        rec = self.journal.append(kind, payload)
-        self._apply(rec)
-        self._folded += 1
+        with self.journal.lock:  # the record and its fold together (a failed append raises before _apply)
+            rec = self.journal.append(kind, payload)
+            self._apply(rec)
+            self._folded += 1
         return rec
 
     def state(self) -> Any:

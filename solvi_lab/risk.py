@@ -39,7 +39,7 @@ from .errors import BadInput
 from .journal import Journal, register_kind
 from .owner import JournalOwner, missing_owner, refuse_second_owner
 from .prediction import Prediction
-from .validation import ANY, Opt, need_int, op_shapes, shape, writing_call
+from .validation import ANY, Opt, need_int, op_shapes, public_calls, shape, writing_call
 
 __all__ = [
     "RiskDecision",
@@ -269,6 +269,7 @@ class _Policy(JournalOwner):
         return d
 
 
+@public_calls
 class Protect(_Policy):
     """The default policy: keep the verdict. refuse → "avoid", unknown → "ask_s2", accept → "take".
 
@@ -336,6 +337,7 @@ def _budget_config(max_risk_per_episode: Any, min_gain_ratio: Any, min_support: 
     }
 
 
+@public_calls
 class RiskBudget(_Policy):
     """Take a refused action when its gain justifies its risk and the episode's budget allows it.
 
@@ -528,6 +530,7 @@ def _check_level(level: Any) -> int:
     return need_int("level", level, hint="a depth, a size class; e.g. level=4")
 
 
+@public_calls
 class LearnedGate(JournalOwner):
     """A bound on a level learned from failures, per context, bounded by expiry, a floor and evidence.
 

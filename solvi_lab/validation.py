@@ -38,12 +38,18 @@ __all__ = [
     "need_int",
     "need_json",
     "need_json_all",
+    "need_json_canonical",
     "need_number",
+    "need_path",
     "need_str",
     "need_str_list",
     "op_shapes",
+    "public_calls",
+    "refusal",
     "safe_repr",
+    "value_problem",
     "shape",
+    "write_lock",
     "writing_call",
 ]
 
@@ -54,15 +60,22 @@ def safe_repr(value: Any, limit: int = 80) -> str:
     """repr() for an error message that never raises itself (a 5,000-digit int, a broken __repr__) and stays short.
 
     >>> safe_repr(10**5000)
-    '<an int of 5001 digits>'
+    '<an int of about 5001 digits>'
     """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 13000:
+        return f"<an int of about {int(value.bit_length() * 0.30103) + 1} digits>"
     try:
         text = repr(value)
-    except Exception:
-        if isinstance(value, int):
-            return f"<an int of {len(str(abs(value) // 10**4000)) + 4000} digits>"
-        return f"<a {type(value).__name__}>"
+    except Exception:  # a broken __repr__, a value too deep to print: say what type it is
+        return f"<a {_type_name(value)} whose repr fails>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_name(value: Any) -> str:
+    try:
+        return type(value).__name__
+    except Exception:  # pragma: no cover - type() of anything has a name
+        return "value"
 
 
 _short = safe_repr
@@ -102,6 +115,30 @@ def need_json_all(named: Mapping[str, Any]) -> None:
         for what, value in named.items():
             need_json(what, value)
         raise  # pragma: no cover - one of them fails alone
+
+
+def need_json_canonical(named: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """The canonical JSON text of each value and each value as JSON gives it back (tuples become lists), with one
+    encoding and one decoding for all of them: a write reuses both for its key, its checks and its journal record,
+    so nothing encodes them again. BadInput names the first bad one, as need_json_all.
+
+    >>> need_json_canonical({"body": {"o": ("x", 2)}, "by": None})
+    (['{"o":["x",2]}', 'null'], [{'o': ['x', 2]}, None])
+    >>> need_json_canonical({"body": {"o": float("inf")}})
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: body must be a JSON value (dicts with string keys, lists, strings, finite numbers, booleans, None); {'o': inf} is not (ValueError: Out of range float values are not JSON compliant).
+    """
+    try:
+        texts = ["null" if v is None else dumps_canonical(v) for v in named.values()]
+        joined = "[" + ",".join(texts) + "]"
+        joined.encode("utf-8")
+        values = _DECODE(joined)
+    except (TypeError, ValueError, RecursionError):
+        for what, value in named.items():
+            need_json(what, value)
+        raise
+    return texts, values
 
 
 def need_str(what: str, value: Any, *, none: bool = False, empty: bool = True) -> Any:
@@ -188,6 +225,31 @@ def need_hashable(what: str, value: Any) -> Any:
     return value
 
 
+def need_path(what: str, value: Any) -> Any:
+    """`value` as a pathlib.Path if it is a str or os.PathLike naming a path (non-empty, valid Unicode, no NUL).
+
+    >>> need_path("path", "runs/j.parquet").name
+    'j.parquet'
+    >>> need_path("path", 3)
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: path must be a file path (a str or os.PathLike), got 3.
+    """
+    import os
+    from pathlib import Path
+
+    if not isinstance(value, (str, os.PathLike)):
+        raise BadInput(f"{what} must be a file path (a str or os.PathLike), got {_short(value)}.")
+    try:
+        text = os.fspath(value)
+    except Exception:
+        raise BadInput(f"{what} must be a file path (a str or os.PathLike), got {_short(value)}.") from None
+    if not isinstance(text, str) or not text or "\x00" in text:
+        raise BadInput(f"{what} must be a non-empty file path without NUL characters, got {_short(value)}.")
+    need_str(what, text)
+    return Path(text)
+
+
 def need_str_list(what: str, value: Any, *, none: bool = False) -> list[str]:
     """A list of valid strings from a list/tuple/set of them (a lone string is refused: say [x])."""
     if value is None and none:
@@ -205,56 +267,419 @@ def need_str_list(what: str, value: Any, *, none: bool = False) -> list[str]:
 _BARE = (TypeError, ValueError, RecursionError, OverflowError, AttributeError, KeyError, IndexError, LookupError)
 
 
-def _journal_length(owner: Any) -> int | None:
+def _journal_of(owner: Any) -> Any:
+    """The journal an owner writes to: its own, or its store's (an owner that writes through a store)."""
     for holder in (owner, getattr(owner, "store", None), getattr(owner, "knowledge", None)):
         j = getattr(holder, "journal", None)
         if j is not None and hasattr(j, "position"):
-            return j.position
+            return j
     return None
+
+
+def _journal_length(owner: Any) -> int | None:
+    j = _journal_of(owner)
+    return None if j is None else j.position
+
+
+class _NoLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LOCK = _NoLock()
+
+
+def write_lock(owner: Any) -> Any:
+    """The lock a public write of `owner` holds for all its steps: the reentrant lock of the journal it writes to
+    (one per journal, so owners sharing a journal take turns too); a no-op for an owner without a journal."""
+    return getattr(_journal_of(owner), "lock", None) or _NO_LOCK
 
 
 def writing_call(method: Callable) -> Callable:
     """Decorate a public writing method: a bare exception raised before the journal changed (an argument that got
     past the explicit checks: a 5,000-digit int in an error message, a list where a name belongs) becomes
-    BadInput naming the call. If the journal did change, the original exception propagates (that is a bug to
-    fix, and the fault harness counts it). The explicit checks at the top of each call come first; this is the
-    net under them.
+    BadInput naming the argument and what it accepts (`refusal`). If the journal did change, the original
+    exception propagates (that is a bug to fix, and the fault harness counts it). The explicit checks at the top
+    of each call come first; this is the net under them.
 
     >>> class Owner:
     ...     journal = None
     ...     @writing_call
-    ...     def put(self, x): return {x: 1}
+    ...     def put(self, x: str): return {x: 1}
     >>> Owner().put([1])
     Traceback (most recent call last):
     ...
-    solvi_lab.errors.BadInput: Owner.put(): an argument has a wrong type or value (TypeError: unhashable type: 'list'); nothing was written. Check the call against its docstring.
+    solvi_lab.errors.BadInput: Owner.put(): x must be a string, got [1] (TypeError: unhashable type: 'list'); nothing was written.
     """
+    return _guarded(method, writing=True)
+
+
+def public_calls(cls: type) -> type:
+    """Class decorator: every public method, classmethod and constructor of `cls` (its own and inherited) gets the
+    net of `writing_call` — a bare exception (or any exception when an argument's repr fails) becomes BadInput
+    naming the argument and what it accepts — and a refusal quoting a long argument quotes an 80-character prefix.
+
+    Methods already marked `writing_call` keep their own net; generators and properties are left as they are.
+    The cost is one Python call frame on the success path.
+
+    >>> @public_calls
+    ... class Owner:
+    ...     journal = None
+    ...     def size(self, n: int) -> int: return len(range(n))
+    >>> Owner().size(10**5000)
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: Owner.size(): n must be an int, got an int of about 5001 digits (at most 4,000) (<an int of about 5001 digits>) (OverflowError: Python int too large to convert to C ssize_t); nothing was written.
+    """
+    import inspect
+
+    own = {}
+    for base in reversed(cls.__mro__[:-1]):  # inherited public calls too (JournalOwner's open, from_journal, ...)
+        own.update(vars(base))
+    for name, attr in own.items():
+        if name.startswith("_") and name != "__init__":
+            continue
+        if isinstance(attr, (classmethod, staticmethod)):
+            fn = attr.__func__
+            if inspect.isgeneratorfunction(fn) or getattr(fn, "_solvi_guarded", False):
+                continue
+            setattr(cls, name, type(attr)(_guarded(fn, writing=False, static=isinstance(attr, staticmethod))))
+        elif inspect.isfunction(attr):
+            if inspect.isgeneratorfunction(attr) or getattr(attr, "_solvi_guarded", False):
+                continue
+            setattr(cls, name, _guarded(attr, writing=False))
+    return cls
+
+
+def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callable:
     import functools
     import types
 
-    bad, known, bare, length = BadInput, SolviLabError, _BARE, _journal_length
+    bad, known, length, named, compact = BadInput, SolviLabError, _journal_length, refusal, _compact
+    about_an_argument, name_it = _about_an_argument, _name_the_argument
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         before = length(self)
         try:
             return method(self, *args, **kwargs)
-        except known:
+        except known as e:
+            compact(e, args, kwargs)
+            name_it(e, self, method, args, kwargs)
             raise
-        except bare as e:
-            if length(self) != before:
-                raise
-            try:
-                detail = str(e)[:200]
-            except Exception:
-                detail = ""
-            raise bad(
-                f"{type(self).__name__}.{method.__name__}(): an argument has a wrong type or value "
-                f"({type(e).__name__}: {detail}); nothing was written. Check the call against its docstring."
-            ) from None
+        except Exception as e:
+            # a constructor has no journal before it runs: what it made is dropped with the half-built object
+            if (before is not None and length(self) != before) or not about_an_argument(e, args, kwargs):
+                raise  # it wrote, or it is not about an argument (a caller's callback failing): not ours to hide
+            raise bad(named(self, method, args, kwargs, e)) from None
 
+    def call_read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # a read call or a constructor: nothing to compare before and after, so the success path costs one frame
+        try:
+            return method(self, *args, **kwargs)
+        except known as e:
+            compact(e, args, kwargs)
+            name_it(e, self, method, args, kwargs)
+            raise
+        except Exception as e:
+            if not about_an_argument(e, args, kwargs):
+                raise
+            raise bad(named(self, method, args, kwargs, e)) from None
+
+    def call_static(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except known as e:
+            compact(e, args, kwargs)
+            raise
+        except Exception as e:
+            if not about_an_argument(e, args, kwargs):
+                raise
+            raise bad(named(None, method, args, kwargs, e, static=True)) from None
+
+    lock_of = write_lock
+
+    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # The journal's lock for the whole call: threads sharing an owner (or owners sharing a journal) take turns,
+        # so the checks, the records and the fold of one call stay together (issue 25).
+        with lock_of(self):
+            return call(self, *args, **kwargs)
+
+    code = call_static if static else locked if writing else call_read
     # Rebuilt in the method's own module so doctest still finds the method's examples.
-    wrapped = types.FunctionType(call.__code__, method.__globals__, method.__name__, None, call.__closure__)
-    return functools.wraps(method)(wrapped)
+    wrapped = types.FunctionType(code.__code__, method.__globals__, method.__name__, None, code.__closure__)
+    wrapped = functools.wraps(method)(wrapped)
+    wrapped._solvi_guarded = True
+    return wrapped
+
+
+# -- naming the argument a refusal is about --------------------------------------------------------------------
+
+MAX_DEPTH = 500  # deeper than this, a value is refused as "too deep" when a call fails on it
+_PLAIN = (str, int, float, bool, type(None), bytes)
+
+
+def value_problem(value: Any, budget: int = 100_000) -> str | None:
+    """What makes `value` unusable as an argument — a repr that fails, an int over 4,000 digits, a non-finite
+    float, nesting deeper than MAX_DEPTH — or None. Iterative and bounded by `budget` values looked at.
+
+    >>> value_problem(10**5000), value_problem([[1]]), value_problem(float("nan"))
+    ('an int of about 5001 digits (at most 4,000)', None, 'a non-finite float (nan or inf)')
+    """
+    todo = [(value, 0)]
+    while todo and budget > 0:
+        budget -= 1
+        v, depth = todo.pop()
+        if depth > MAX_DEPTH:
+            return f"a value nested more than {MAX_DEPTH} deep"
+        if isinstance(v, bool) or v is None:
+            continue
+        if isinstance(v, int):
+            if v.bit_length() > 13000:
+                return f"an int of about {int(v.bit_length() * 0.30103) + 1} digits (at most 4,000)"
+        elif isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                return "a non-finite float (nan or inf)"
+        elif isinstance(v, dict):
+            todo.extend((x, depth + 1) for kv in v.items() for x in kv)
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            todo.extend((x, depth + 1) for x in v)
+        elif not isinstance(v, _PLAIN):
+            try:
+                repr(v)
+            except Exception:
+                return f"a {_type_name(v)} whose repr fails"
+    return None
+
+
+def _about_an_argument(e: BaseException, args: tuple, kwargs: Mapping[str, Any]) -> bool:
+    """Whether a bare exception is about an argument: one of the bare types, a path the system refuses as a name
+    (too long, invalid), or any exception when an argument's repr fails (a hostile value, not the call's bug)."""
+    import errno
+
+    if isinstance(e, _BARE):
+        return True
+    if isinstance(e, OSError) and e.errno in (errno.ENAMETOOLONG, errno.EINVAL):
+        return True
+    return _repr_fails(args, kwargs)
+
+
+def _repr_fails(args: tuple, kwargs: Mapping[str, Any]) -> bool:
+    for v in (*args, *kwargs.values()):
+        try:
+            repr(v)
+        except Exception:  # a hostile __repr__ anywhere inside, or a value too deep to print
+            return True
+    return False
+
+
+def accepts(annotation: Any) -> str:
+    """A parameter's annotation said in words (what the refusal says the argument must be).
+
+    >>> accepts(int), accepts("str | None"), accepts("Iterable[str]")
+    ('an int', 'a string or None', 'a list of strings')
+    """
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None) or str(annotation)
+    text = text.replace("typing.", "").replace("collections.abc.", "")
+    words = {
+        "str": "a string",
+        "int": "an int",
+        "float": "a number",
+        "bool": "True or False",
+        "None": "None",
+        "Any": "a JSON value",
+        "Node": "a str, int, finite float or tuple of those",
+        "State": "a state (a dict)",
+        "Check": "a callable",
+        "Journal": "a Journal",
+        "Prediction": "a Prediction",
+        "Vocabulary": "a Vocabulary",
+    }
+    parts = [p.strip() for p in _split_union(text)]
+    out = []
+    for p in parts:
+        head, _, inner = p.partition("[")
+        inner = inner[:-1] if inner.endswith("]") else inner
+        if head in words:
+            out.append(words[head])
+        elif head in ("Iterable", "list", "Sequence", "tuple", "set", "frozenset"):
+            item = accepts(inner.split(",")[0]) if inner else "values"
+            out.append("a list of " + _plural(item))
+        elif head in ("dict", "Mapping"):
+            out.append("a dict")
+        elif head == "Callable":
+            out.append("a callable")
+        elif head == "Literal":
+            out.append("one of " + inner)
+        elif head.endswith("PathLike"):
+            out.append("a file path")
+        else:
+            out.append(f"a {head}" if head else "a value")
+    seen: list[str] = []
+    for o in out:
+        if o not in seen:
+            seen.append(o)
+    return " or ".join(seen)
+
+
+def _split_union(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*parts, cur]
+
+
+def _plural(phrase: str) -> str:
+    for a in ("an ", "a "):
+        if phrase.startswith(a):
+            noun = phrase[len(a) :]
+            return noun + ("s" if not noun.endswith("s") else "")
+    return phrase
+
+
+def refusal(
+    owner: Any, method: Callable, args: tuple, kwargs: Mapping[str, Any], exc: BaseException, *, static: bool = False
+) -> str:
+    """The message of a call refused on a bare exception: the argument it is about and what that accepts, a short
+    quote of the value (≤ 80 characters; its type when its repr fails) and the exception, short too."""
+    import inspect
+
+    where = f"{owner.__name__ if isinstance(owner, type) else type(owner).__name__}." if owner is not None else ""
+    where += f"{method.__name__}()"
+    if where.endswith("__init__()"):
+        where = where[: -len(".__init__()")] + "()"
+    try:
+        detail = str(exc)[:80]
+    except Exception:
+        detail = ""
+    why = f"({type(exc).__name__}: {detail})" if detail else f"({type(exc).__name__})"
+    try:
+        sig = inspect.signature(method)
+        bound = sig.bind(*((args) if static else (None, *args)), **kwargs).arguments
+        params = sig.parameters
+    except (TypeError, ValueError):
+        return f"{where}: its arguments do not fit its signature {why}; nothing was written. See its docstring."
+    names = [n for n in bound if n not in ("self", "cls")] if not static else list(bound)
+    chosen = None
+    for n in names:
+        problem = value_problem(bound[n])
+        if problem is not None:
+            chosen = (n, problem)
+            break
+    if chosen is None:
+        for n in names:
+            if not _fits(params[n].annotation, bound[n], method):
+                chosen = (n, None)
+                break
+    if chosen is None:
+        listed = ", ".join(f"{n} ({accepts(params[n].annotation)})" for n in names[:4]) or "none"
+        return (
+            f"{where}: one of its arguments has a value this call cannot use {why}; nothing was written. It takes: "
+            f"{listed}."
+        )
+    n, problem = chosen
+    p = params[n]
+    got = f"{problem} ({safe_repr(bound[n])})" if problem else safe_repr(bound[n])
+    if p.kind is inspect.Parameter.VAR_KEYWORD:
+        return f"{where}: a keyword argument got {got} {why}; nothing was written."
+    return f"{where}: {n} must be {accepts(p.annotation)}, got {got} {why}; nothing was written."
+
+
+def _fits(annotation: Any, value: Any, method: Callable) -> bool:
+    """Whether `value` plausibly fits a simple annotation (a type, or a union of str/int/float/bool/None/dict/list)."""
+    import inspect
+
+    if annotation is inspect.Parameter.empty:
+        return True
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    simple = {"str": str, "int": int, "float": (int, float), "bool": bool, "None": type(None), "dict": dict}
+    kinds: list[Any] = []
+    for part in _split_union(text):
+        head = part.strip().partition("[")[0]
+        if head in simple:
+            kinds.append(simple[head])
+        elif head in ("Iterable", "list", "tuple", "Sequence", "set"):
+            kinds.append((list, tuple, set, frozenset))
+        elif head in ("Mapping",):
+            kinds.append(dict)
+        else:
+            return True  # not a simple annotation: cannot say it does not fit
+    flat = tuple(t for k in kinds for t in (k if isinstance(k, tuple) else (k,)))
+    if isinstance(value, bool) and bool not in flat and int in flat:
+        return False
+    return isinstance(value, flat)
+
+
+def _name_the_argument(e: BaseException, owner: Any, method: Callable, args: tuple, kwargs: Mapping[str, Any]) -> None:
+    """A BadInput raised deep inside a call (the journal refusing a payload that is not JSON, say) names no
+    argument; when one argument has a visible problem (too deep, a huge int, a repr that fails, not JSON), the
+    message is prefixed with the call, that argument and what is wrong with it."""
+    import inspect
+
+    if not isinstance(e, BadInput) or not e.args or not isinstance(e.args[0], str):
+        return
+    try:
+        bound = inspect.signature(method).bind(None, *args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return
+    names = [n for n in list(bound)[1:]]
+    msg = e.args[0]
+    if any(n in msg for n in names):
+        return
+    for n in names:
+        problem = value_problem(bound[n])
+        if problem is None:
+            try:
+                dumps_canonical(bound[n])
+            except (TypeError, ValueError, RecursionError):
+                problem = "not a JSON value"
+        if problem is not None:
+            cls = owner.__name__ if isinstance(owner, type) else type(owner).__name__
+            e.args = (f"{cls}.{method.__name__}(): {n} is {problem} — {msg}", *e.args[1:])
+            return
+
+
+def _compact(e: BaseException, args: tuple, kwargs: Mapping[str, Any]) -> None:
+    """Shorten a refusal's message in place: a long argument quoted whole becomes its 80-character prefix, and a
+    message still over 1,000 characters keeps its start and its end (where it says what to do)."""
+    try:
+        msg = e.args[0] if e.args and isinstance(e.args[0], str) else None
+    except Exception:  # pragma: no cover
+        return
+    if msg is None or len(msg) <= 120:
+        return
+    for v in (*args, *kwargs.values()):
+        for text in _texts(v):
+            at = msg.find(text[:81])
+            while at >= 0:  # the quote, however much of the value it holds, becomes an 80-character prefix
+                end = at + 81
+                while end < len(msg) and end - at < len(text) and msg[end] == text[end - at]:
+                    end += 1
+                msg = msg[:at] + text[:77] + "..." + msg[end:]
+                at = msg.find(text[:81])
+    if len(msg) > 1000:
+        msg = msg[:600] + " … " + msg[-300:]
+    e.args = (msg, *e.args[1:])
+
+
+def _texts(v: Any) -> list[str]:
+    out = []
+    for f in (repr, str):
+        try:
+            t = f(v)
+        except Exception:
+            continue
+        if len(t) > 80:
+            out.append(t)
+    return out
 
 
 # -- payload shapes -------------------------------------------------------------------------------------------

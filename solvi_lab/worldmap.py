@@ -73,7 +73,7 @@ from .atomicfile import atomic_write_text
 from .errors import BadInput, CorruptJournal
 from .journal import GENESIS, Journal, Record, VerifyReport, canonical, register_kind
 from .owner import JournalOwner
-from .validation import ANY, Opt, op_shapes, writing_call
+from .validation import ANY, Opt, op_shapes, public_calls, writing_call
 
 __all__ = [
     "WorldMap",
@@ -134,7 +134,9 @@ register_kind(
     ),
 )
 #: The "format" field of a saved map file.
-FORMAT = "solvi_lab.worldmap/1"
+FORMAT = "solvi_lab.worldmap/2"  # /2: the file ends with its head (record count and last hash)
+_RECORD_KEYS = {"position", "kind", "payload", "prev", "hash", "t"}  # a saved record has these keys, no others
+_FORMAT_WITHOUT_HEAD = "solvi_lab.worldmap/1"  # read, with a warning that a cut of it cannot be noticed
 #: The relation of every fact a map writes into a knowledge store.
 RELATION = "leads_to"
 
@@ -300,6 +302,7 @@ class Arrival:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+@public_calls
 class WorldMap(JournalOwner):
     """A map of claims "(state, action) leads to state", folded from its hash-chained journal.
 
@@ -690,31 +693,77 @@ class WorldMap(JournalOwner):
             "records": [r.as_dict() for r in self.journal],
             # for people reading the file; load() rebuilds the claims from the records, never from here
             "edges": [c.as_dict() for c in self.claims()],
+            # the head, written last: a file that lost records (cut, or edited to drop the last ones) disagrees
+            "head": {"count": self.journal.position, "hash": self.journal.last_hash},
         }
         atomic_write_text(target, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         return target
 
     def _load(self, path: Path) -> str | None:
+        """Load a map file: any bad file — unreadable bytes, not JSON, too deep, not a map, a broken chain, a head
+        that disagrees with the records — is a CorruptJournal, and nothing is folded from a file that fails."""
+        if path.is_dir():
+            raise BadInput(f"{path} is a directory; a map file path names a .json file such as {path / 'map.json'}.")
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise CorruptJournal(f"{path}: not valid JSON ({e}); restore the map file from a backup.") from None
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("records"), list):
+            text = path.read_bytes().decode("utf-8")
+            doc = json.loads(text)
+        except UnicodeDecodeError as e:
+            raise CorruptJournal(
+                f"{path}: not UTF-8 text (a bad byte at offset {e.start}); restore the map file from a backup."
+            ) from None
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, an int over Python's digit limit, nesting
+            raise CorruptJournal(
+                f"{path}: not valid JSON ({type(e).__name__}: {str(e)[:120]}); restore the map file from a backup."
+            ) from None
+        except OSError as e:
+            raise CorruptJournal(f"{path}: could not be read ({type(e).__name__}: {e.strerror}).") from None
+        fmt = doc.get("format") if isinstance(doc, dict) else None
+        if fmt not in (FORMAT, _FORMAT_WITHOUT_HEAD) or not isinstance(doc.get("records"), list):
             raise CorruptJournal(
                 f"{path}: not a world map file (format {FORMAT!r} with a list of records expected); "
                 "pass the path of a file written by WorldMap.save()."
             )
+        head = doc.get("head")
+        if fmt == FORMAT:
+            if not (
+                isinstance(head, dict)
+                and type(head.get("count")) is int
+                and isinstance(head.get("hash"), str)
+                and len(head) == 2
+            ):
+                raise CorruptJournal(
+                    f"{path}: the map file's head (record count and last hash) is missing or malformed, so a cut "
+                    "could not be noticed; restore the file from a backup."
+                )
+            if head["count"] != len(doc["records"]):
+                raise CorruptJournal(
+                    f"{path}: holds {len(doc['records'])} records, but its head says {head['count']}: records "
+                    "were cut or added. Restore the file from a backup."
+                )
+        else:
+            import warnings
+
+            warnings.warn(
+                f"{path} is a {_FORMAT_WITHOUT_HEAD} map file, written without a head: a cut of its last records "
+                "cannot be noticed. save() rewrites it with one.",
+                stacklevel=4,
+            )
         for i, rec in enumerate(doc["records"]):
             # re-append every record to a fresh chain: the recomputed hash must be the stored one, so an edited,
             # inserted, deleted or reordered entry cannot pass
-            if not isinstance(rec, dict) or rec.get("position") != i or rec.get("kind") != MAP_RECORD_KIND:
+            if (
+                not isinstance(rec, dict)
+                or rec.keys() != _RECORD_KEYS
+                or rec.get("position") != i
+                or rec.get("kind") != MAP_RECORD_KIND
+            ):
                 raise CorruptJournal(
                     f"{path}: record {i} is not world map entry number {i}; an entry was edited, inserted, "
                     "deleted or reordered. Restore the file from a backup."
                 )
             try:
                 got = self.journal.append(MAP_RECORD_KIND, rec.get("payload"))
-            except BadInput as e:
+            except (BadInput, TypeError, ValueError, RecursionError) as e:
                 raise CorruptJournal(
                     f"{path}: record {i} is not a valid map entry ({e}); restore from a backup."
                 ) from None
@@ -727,10 +776,16 @@ class WorldMap(JournalOwner):
             try:
                 self._apply(got)
                 self._folded += 1
-            except (KeyError, TypeError, ValueError, BadInput) as e:
+            except Exception as e:  # any entry the fold cannot take is a bad file, whatever the fold raised
                 raise CorruptJournal(
-                    f"{path}: record {i} is not a valid map entry ({e}); restore from a backup."
+                    f"{path}: record {i} is not a valid map entry ({type(e).__name__}: {str(e)[:120]}); restore "
+                    "from a backup."
                 ) from None
+        if fmt == FORMAT and self.journal.last_hash != head["hash"]:
+            raise CorruptJournal(
+                f"{path}: its records end in {self.journal.last_hash[:12]}…, but its head says {head['hash'][:12]}…: "
+                "the last records were cut or rewritten. Restore the file from a backup."
+            )
         scope = doc.get("scope")
         return scope if isinstance(scope, str) else None
 

@@ -2,7 +2,8 @@
 
 Every module under solvi_lab/ is parsed with `ast`; every import of a solvi_lab module — at module level, inside
 functions and methods, anywhere — must point to the importer's own layer or a lower one. Imports under
-`if TYPE_CHECKING:` are annotations only and never run, so they are left out of the upward check.
+`if TYPE_CHECKING:` never run, but a type-only import that points up still ties a lower layer to a higher one (a
+circle for readers and type checkers, issue 27), so it is checked the same way; only EXCEPTIONS are allowed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
 LAYERS: dict[str, int] = {}
 _LAYER_NAMES = [
     ("foundation", ["errors", "atomicfile", "validation", "jsontext", "codehash", "checks", "prediction"]),
-    ("journal", ["journal", "owner", "conformance"]),
+    ("journal", ["journal", "journal_head", "owner", "conformance"]),
     ("knowledge", ["knowledge"]),
     (
         "consumers",
@@ -37,7 +38,7 @@ _LAYER_NAMES = [
     # plot and parquet: the old import paths of explore.plot / explore.parquet (one-line re-exports)
     ("explore", ["explore", "plot", "parquet"]),
     ("studies", ["studies"]),
-    ("entry points", ["", "cli", "reproduce", "report", "sweep", "notebook", "machine", "journal_faults"]),
+    ("entry points", ["", "compat", "cli", "reproduce", "report", "sweep", "notebook", "machine", "journal_faults"]),
 ]
 for _rank, (_name, _prefixes) in enumerate(_LAYER_NAMES):
     for _prefix in _prefixes:
@@ -48,12 +49,6 @@ LAYER_NAME = {rank: name for rank, (name, _) in enumerate(_LAYER_NAMES)}
 EXCEPTIONS: dict[tuple[str, str], str] = {
     ("knowledge.store", "decisions"): "the store records its decisions through DecisionLog (issue 14 notes it)",
     ("knowledge.redecide", "decisions"): "re-deciding reads and writes DecisionLog records for the store",
-    ("knowledge.store", "explore.frames"): "ks.frame() is a thin delegation, imported inside the method",
-    ("knowledge.store", "explore.timetravel"): "ks.diff() is a thin delegation, imported inside the method",
-    ("knowledge.store", "explore.graph"): "ks.graph() is a thin delegation, imported inside the method",
-    ("knowledge.frames", "explore.frames"): "re-export of the old import path used by notebooks and docs",
-    ("knowledge.graph", "explore.graph"): "re-export of the old import path used by notebooks and docs",
-    ("knowledge.timetravel", "explore.timetravel"): "re-export of the old import path used by notebooks and docs",
     ("knowledge.episodes", "episodes"): "the specification's import path knowledge.episodes (re-export)",
     ("knowledge.worldmap", "worldmap"): "the specification's import path knowledge.worldmap (re-export)",
 }
@@ -138,11 +133,12 @@ SOURCES = sorted(ROOT.rglob("*.py"))
 
 
 def upward_imports() -> list[str]:
+    """Every import that points up the layers — run-time and type-only (under TYPE_CHECKING) alike."""
     problems = []
     for path in SOURCES:
         importer = module_name(path)
-        for imported, line, type_only in imports_of(path):
-            if type_only or (importer, imported) in EXCEPTIONS:
+        for imported, line, _type_only in imports_of(path):
+            if (importer, imported) in EXCEPTIONS:
                 continue
             if layer_of(imported) > layer_of(importer):
                 problems.append(
@@ -179,6 +175,44 @@ def test_explore_reads_only_the_view_and_the_vocabulary():
     assert {imported for _, imported in reads} <= EXPLORE_MAY_READ
 
 
+def test_the_knowledge_package_imports_nothing_of_explore_not_even_for_type_hints():
+    found = [
+        (module_name(p), imported, line, type_only)
+        for p in SOURCES
+        if module_name(p).startswith("knowledge")
+        for imported, line, type_only in imports_of(p)
+        if imported == "explore" or imported.startswith("explore.")
+    ]
+    assert found == []
+
+
+def test_the_old_exploration_names_still_work_without_the_knowledge_package_importing_them():
+    import importlib
+    import sys
+    import warnings
+
+    from solvi_lab.knowledge import KnowledgeStore
+
+    for old in ("frames", "graph", "timetravel"):  # the same module object under the old name, its own spec kept
+        mod = importlib.import_module(f"solvi_lab.knowledge.{old}")
+        new = sys.modules[f"solvi_lab.explore.{old}"]
+        assert mod is sys.modules[f"solvi_lab.knowledge.{old}"] is new
+        assert new.__name__ == new.__spec__.name == f"solvi_lab.explore.{old}"
+    from solvi_lab.knowledge.frames import store_frame
+    from solvi_lab.knowledge.graph import graph
+    from solvi_lab.knowledge.timetravel import diff
+
+    ks = KnowledgeStore()
+    a = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert ks.frame().equals(store_frame(ks))
+        assert ks.diff(0).equals(diff(ks, 0))
+        assert list(ks.graph(a).nodes) == list(graph(ks, a).nodes) == [a]
+    assert [type(x.message) for x in w] == [DeprecationWarning] * 3
+    assert all(x.filename == __file__ for x in w)  # the warning points at the caller's line
+
+
 @pytest.mark.parametrize(
     ("importer", "imported", "upward"),
     [
@@ -211,3 +245,21 @@ def test_a_planted_upward_import_is_found(tmp_path, monkeypatch):
     monkeypatch.setitem(globals(), "ROOT", fake_root)
     monkeypatch.setitem(globals(), "SOURCES", sorted(fake_root.rglob("*.py")))
     assert upward_imports() == ["solvi_lab/journal.py:2: journal (journal) imports knowledge (knowledge)"]
+
+
+def test_a_planted_type_only_upward_import_is_found(tmp_path, monkeypatch):
+    # An import under `if TYPE_CHECKING:` in the knowledge package pointing at explore/ must be reported too.
+    fake_root = tmp_path / "solvi_lab"
+    (fake_root / "knowledge").mkdir(parents=True)
+    (fake_root / "explore").mkdir()
+    for init in ("__init__.py", "knowledge/__init__.py", "explore/__init__.py", "explore/frames.py"):
+        (fake_root / init).write_text("")
+    (fake_root / "knowledge" / "store.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..explore.frames import x\n"
+    )
+    monkeypatch.setitem(globals(), "ROOT", fake_root)
+    monkeypatch.setitem(globals(), "SOURCES", sorted(fake_root.rglob("*.py")))
+    assert imports_of(fake_root / "knowledge" / "store.py") == [("explore.frames", 3, True)]
+    assert upward_imports() == [
+        "solvi_lab/knowledge/store.py:3: knowledge.store (knowledge) imports explore.frames (explore)"
+    ]

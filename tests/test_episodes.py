@@ -99,6 +99,43 @@ def test_looping_needs_stalled_and_repetition():
     assert not bouncing.repeated(n=3) and bouncing.ping_pong() and bouncing.looping(stalled=20)
 
 
+def test_the_specifications_looping_call_detects_a_loop_of_any_kind_of_event():
+    """Spec: "return not EpisodeView(episode).looping(stalled=20)" and "EpisodeView gives the counts ..., the facts
+    board and the detectors repeated, ping_pong, stalled, revisits, and looping (stalled and one of the first two —
+    single detectors fire on honest repetition)": the detectors read the episode's events, every kind of them."""
+    for kind in ("place", "move", "act"):
+        v = view_of(*(["table", "chair"] * 12), kind=kind)
+        assert v.looping(stalled=20) is True, kind
+        assert (v.repeated(), v.ping_pong(), v.stalled()) == (True, True, True), kind
+    # events of several kinds make one stream: 10 acts and 10 places, always the same two keys, loop together
+    ep = Episode("mixed")
+    for _ in range(10):
+        ep.note("act", "look")
+        ep.note("place", "table")
+    v = EpisodeView(ep.snapshot())
+    assert v.looping(stalled=20) is True and v.stalled() is True
+    # kind= narrows: 10 of each is not stalled at 20 for one kind alone
+    assert v.looping(stalled=20, kind="act") is False and v.looping(stalled=20, kind="place") is False
+    assert v.looping(stalled=20, kind=["act", "place"]) is True
+
+
+def test_the_default_detectors_do_not_count_progress_facts_or_honest_work():
+    """Negative case of "looping (stalled and one of the first two — single detectors fire on honest repetition)":
+    with every kind counted, facts and progress are still not events of the loop, exploring many different places
+    is not a loop, and progress starts the count again."""
+    ep = Episode("board")
+    for i in range(30):
+        ep.fact("door", i % 2)  # the facts board changes 30 times: not a step of the agent
+    assert EpisodeView(ep.snapshot()).stalled(n=1) is False
+    exploring = view_of(*range(25), kind="place")
+    assert exploring.stalled(n=20) and not exploring.repeated() and not exploring.looping(stalled=20)
+    ep = episode_of(*(["table", "chair"] * 12), kind="place")
+    ep.progress("table set")
+    v = EpisodeView(ep.snapshot())
+    assert (v.repeated(), v.ping_pong(), v.stalled(n=1), v.looping(stalled=1)) == (False, False, False, False)
+    assert view_of(*(["table", "chair"] * 12), kind="place").looping(stalled=20, kind="act") is False
+
+
 def test_a_check_reads_the_snapshot_like_any_fact():
     not_in_a_loop = HardCheck(
         "not_in_a_loop", lambda given, answer: not EpisodeView(given["episode"]).looping(), then={"action": "handoff"}

@@ -168,7 +168,7 @@ def test_export_replaces_atomically(tmp_path: Path) -> None:
     ks.add("fact", {"s": "z", "r": "z", "o": 1}, source="spec")
     export_journal(ks.journal, path)
     assert len(import_journal(path)) == len(ks.journal)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["j.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j.parquet", "j.parquet.sha256"]
 
 
 def test_record_hash_is_the_journal_hash() -> None:

@@ -87,10 +87,14 @@ def _place_loop(n: int = 24) -> dict:
 def test_every_detector_reads_the_events_named_by_kind():
     """Spec: "EpisodeView gives the counts (since the last progress and in total), the facts board and the
     detectors repeated, ping_pong, stalled, revisits, and looping (stalled and one of the first two — single
-    detectors fire on honest repetition)." Each detector reads the events named by kind= (default "act")."""
+    detectors fire on honest repetition)." Each detector reads the events named by kind= (default None: every
+    event but progress and facts; issue 26)."""
     v = EpisodeView(_place_loop())
-    # the default reads "act" events only: an agent looping through "place" events is not counted by it
-    assert (v.repeated(), v.ping_pong(), v.stalled(), v.looping()) == (False, False, False, False)
+    # the default reads every kind of event: an agent looping through "place" events is a loop
+    assert (v.repeated(), v.ping_pong(), v.stalled(), v.looping()) == (True, True, True, True)
+    # kind="act" narrows to act events: there are none here
+    assert (v.repeated(kind="act"), v.ping_pong(kind="act"), v.stalled(kind="act")) == (False, False, False)
+    assert v.looping(kind="act") is False
     assert (v.repeated(kind="place"), v.ping_pong(kind="place"), v.stalled(kind="place")) == (True, True, True)
     assert v.looping(kind="place") is True
     assert v.looping(kind=["act", "place"]) is True and v.looping(kind=None) is True
@@ -105,7 +109,7 @@ def test_every_detector_reads_the_events_named_by_kind():
         ep.note("place", "table")
     mixed = EpisodeView(ep.snapshot())
     assert not mixed.stalled(kind="act") and mixed.stalled(kind=("act", "place"))
-    assert mixed.looping(kind=("act", "place")) and not mixed.looping()
+    assert mixed.looping(kind=("act", "place")) and mixed.looping() and not mixed.looping(kind="act")
     ep.fact("door", "open")
     ep.progress("table set")
     assert EpisodeView(ep.snapshot()).steps(kind=None) == 0  # None: every event but progress and facts

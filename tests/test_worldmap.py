@@ -336,3 +336,74 @@ def test_drop_raises_a_flag_on_the_maps_scope():
     assert flag.startswith("f")
     m.arrive("a", "x", "b")  # re-confirmed: a newer observation
     assert WorldMap.view(ks, "A").edges() == [("a", "x", "b", "confirmed")]
+
+
+# -- the map file's load promise (issue 25, 5): one error type for any bad file, a head against cuts -------------
+def _saved_map(tmp_path):
+    path = tmp_path / "map.json"
+    m = WorldMap(path, scope="console")
+    m.arrive("a", "x", "b")
+    m.arrive("b", "y", "c")
+    m.human("c", "z", "é日本", note="Anna")
+    m.save()
+    return m, path
+
+
+def test_a_map_file_ends_with_its_head(tmp_path):
+    m, path = _saved_map(tmp_path)
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "solvi_lab.worldmap/2" and list(doc)[-1] == "head"
+    assert doc["head"] == {"count": 3, "hash": m.journal.last_hash}
+
+
+@pytest.mark.parametrize("cut", ["last record", "last two", "head count", "head hash", "no head"])
+def test_a_map_file_that_lost_records_is_refused(tmp_path, cut):
+    _, path = _saved_map(tmp_path)
+    doc = json.loads(path.read_text())
+    if cut == "last record":
+        doc["records"].pop()
+    elif cut == "last two":
+        del doc["records"][-2:]
+    elif cut == "head count":
+        doc["records"].pop()
+        doc["head"]["count"] = 2
+    elif cut == "head hash":
+        doc["head"]["hash"] = "0" * 64
+    else:
+        del doc["head"]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(CorruptJournal, match="(?i)cut|head"):
+        WorldMap(path)
+
+
+def test_every_bad_byte_of_a_map_file_is_a_corrupt_journal(tmp_path):
+    """One error type for any bad file: a byte that is not UTF-8 (once a bare UnicodeDecodeError), deep nesting, a
+    5,000-digit int — each is a CorruptJournal."""
+    _, path = _saved_map(tmp_path)
+    good = path.read_bytes()
+    at = good.index("é".encode())
+    path.write_bytes(good[:at] + b"\xff" + good[at + 1 :])
+    with pytest.raises(CorruptJournal, match=r"not UTF-8 text \(a bad byte at offset \d+\)"):
+        WorldMap(path)
+    path.write_text('{"format": "solvi_lab.worldmap/2", "records": ' + "[" * 5000 + "]" * 5000 + "}")
+    with pytest.raises(CorruptJournal, match="not valid JSON"):
+        WorldMap(path)
+    path.write_text('{"format": "solvi_lab.worldmap/2", "records": [], "n": ' + "7" * 5000 + "}")
+    with pytest.raises(CorruptJournal, match="not valid JSON"):
+        WorldMap(path)
+    path.write_bytes(b"")
+    with pytest.raises(CorruptJournal, match="not valid JSON"):
+        WorldMap(path)
+
+
+def test_an_intact_map_file_and_an_old_one_without_a_head_still_load(tmp_path):
+    """Negative case: the head refuses only what disagrees with it; a format /1 file (no head) loads with a warning
+    that a cut of it could not be noticed."""
+    m, path = _saved_map(tmp_path)
+    assert WorldMap(path).edges() == m.edges()
+    doc = json.loads(path.read_text())
+    doc["format"] = "solvi_lab.worldmap/1"
+    del doc["head"]
+    path.write_text(json.dumps(doc))
+    with pytest.warns(UserWarning, match="without a head"):
+        assert WorldMap(path).edges() == m.edges()

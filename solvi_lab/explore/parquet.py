@@ -2,10 +2,17 @@
 
 `export_journal` writes one row per record: position, kind, op (the payload's "op" when it has one, for filtering),
 t, payload (canonical JSON text), prev and hash, and keeps the journal's head (record count and last hash) in the
-file's metadata. `import_journal` reads it back and re-checks every record's hash and link and the head before
-returning a single record, so an edited, reordered or truncated file (even one cut at a row boundary) is refused
-with CorruptJournal naming the first bad position; `KnowledgeStore.from_records(records)` then rebuilds the same
-store.
+file's metadata. Beside the file it writes `<name>.sha256`, the SHA-256 of the whole file in `sha256sum` format.
+`import_journal` reads it back and re-checks every record's hash and link and the head before returning a single
+record, so an edited, reordered or truncated file (even one cut at a row boundary) is refused with CorruptJournal
+naming the first bad position; `KnowledgeStore.from_records(records)` then rebuilds the same store.
+
+A damaged file never reaches the native Parquet reader in this process: the file's digest is checked first (pure
+Python). When it matches, the bytes are the ones `export_journal` wrote. When it does not — or there is no
+`.sha256` beside the file (an export from before the digest, a file copied alone) — the file is read first in a
+child process, so a reader that aborts (a failed allocation, SIGABRT) or panics (`pyo3_runtime.PanicException`, a
+BaseException) ends the child, not the caller, and the failure is a CorruptJournal with its reason. A digest that
+does not match is refused even when the records check out: the file is not the one that was exported.
 
 >>> import tempfile, pathlib
 >>> from solvi_lab.knowledge import KnowledgeStore
@@ -19,7 +26,10 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -32,10 +42,15 @@ from ..errors import BadInput, CorruptJournal
 
 # The record hash is the journal's own definition (journal.py); importing it keeps the two from drifting apart.
 from ..journal import GENESIS, Head, Journal, Record, _loads, canonical, record_hash
+from ..validation import need_path
+from .parquet_native import read_native
 
 __all__ = ["PARQUET_SCHEMA", "export_journal", "import_journal", "journal_from_records", "record_hash"]
 
 HEAD_COUNT, HEAD_HASH = b"solvi_lab.journal.count", b"solvi_lab.journal.head"  # Parquet key-value metadata
+DIGEST_SUFFIX = ".sha256"  # the sidecar export_journal writes: "<hex>  <name>\n", as sha256sum prints it
+PROBE_TIMEOUT_S = 120.0  # a child reading a damaged file that hangs is stopped and the file refused
+_PASS_THROUGH = (KeyboardInterrupt, SystemExit)  # the caller's own interrupts stay theirs
 
 PARQUET_SCHEMA: dict[str, Any] = {
     "position": pl.Int64,
@@ -75,7 +90,7 @@ def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
     (0, 'note', '{"n":1}')
     """
     records = _records_of(journal)
-    path = Path(path)
+    path = need_path("path", path)
     if path.is_dir():
         raise BadInput(f"{path} is a directory; pass a file path such as {path / 'journal.parquet'}.")
     cols: dict[str, list[Any]] = {k: [] for k in PARQUET_SCHEMA}
@@ -101,11 +116,99 @@ def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
         meta = dict(table.schema.metadata or {})
         meta.update({HEAD_COUNT: str(head.count).encode(), HEAD_HASH: head.hash.encode()})
         pq.write_table(table.replace_schema_metadata(meta), tmp)
+        digest = _file_digest(Path(tmp))
         os.replace(tmp, path)
+        _write_digest(path, digest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def digest_path(path: str | os.PathLike) -> Path:
+    """Where `export_journal` keeps the file's SHA-256: `<path>.sha256` (`sha256sum -c` reads it).
+
+    >>> digest_path("runs/j.parquet").name
+    'j.parquet.sha256'
+    """
+    path = Path(path)
+    return path.with_name(path.name + DIGEST_SUFFIX)
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _write_digest(path: Path, digest: str) -> None:
+    side = digest_path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=side.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(f"{digest}  {path.name}\n")
+        os.replace(tmp, side)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _check_digest(path: Path) -> str | None:
+    """None when the file's SHA-256 is the one its `.sha256` holds; else why not (no sidecar, unreadable, differs)."""
+    side = digest_path(path)
+    if not side.is_file():
+        return f"there is no {side.name} beside it"
+    try:
+        text = side.read_bytes()[:200].decode("ascii")
+        want = text.split()[0].lower()
+    except (OSError, UnicodeDecodeError, IndexError):
+        return f"{side.name} is not a SHA-256 digest"
+    if len(want) != 64 or any(c not in "0123456789abcdef" for c in want):
+        return f"{side.name} is not a SHA-256 digest"
+    got = _file_digest(path)
+    if got != want:
+        return f"its SHA-256 {got[:12]}… differs from the {want[:12]}… in {side.name}"
+    return None
+
+
+def _probe(path: Path, script: str | None = None) -> str | None:
+    """Read the file with the native reader in a child process: None when it reads, else how the child failed.
+    (`script`: the child's program, parquet_native.py unless a test gives another.)"""
+    script = script or str(Path(__file__).with_name("parquet_native.py"))
+    try:
+        done = subprocess.run(
+            [sys.executable, script, str(path)],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"the Parquet reader did not finish within {PROBE_TIMEOUT_S:.0f} s"
+    if done.returncode == 0:
+        return None
+    if done.returncode < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-done.returncode).name
+        except ValueError:
+            name = f"signal {-done.returncode}"
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        return f"the Parquet reader aborted the process reading it ({name}{': ' + tail[0][:200] if tail[0] else ''})"
+    err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return err[-1][:300] if err else f"the Parquet reader exited with status {done.returncode}"
+
+
+def _read_native(path: Path) -> tuple[list[str], list[tuple], Head | None]:
+    """The rows and the head of an export, read by the native readers (polars, pyarrow)."""
+    columns, rows, meta = read_native(path)
+    try:
+        head = Head.parse((int(meta[HEAD_COUNT]), meta[HEAD_HASH].decode()))
+    except Exception:  # absent or unreadable: import_journal refuses the file once the rows are checked
+        head = None
+    return columns, rows, head
 
 
 def import_journal(path: str | os.PathLike) -> list[Record]:
@@ -124,18 +227,45 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
     >>> [(r.position, r.kind, r.payload) for r in import_journal(p)]
     [(0, 'note', {'n': 1})]
     """
-    path = Path(path)
+    path = need_path("path", path)
     if not path.is_file():
         raise BadInput(f"no file at {path}; pass the path export_journal() wrote (a .parquet file).")
+    # 1. the digest, in pure Python, before any native reader sees the bytes
+    digest_problem = _check_digest(path)
+    if digest_problem is not None:
+        # 2. not the bytes export wrote (or no digest): the native reader reads it in a child process first
+        probe_problem = _probe(path)
+        if probe_problem is not None:
+            raise CorruptJournal(
+                f"{path} is not a readable Parquet file ({probe_problem}; {digest_problem}); re-export it with "
+                "export_journal(journal, path)."
+            )
     try:
-        frame = pl.read_parquet(path)
-    except Exception as e:  # polars raises several error types for a file that is not Parquet
+        columns, rows, head = _read_native(path)
+    except _PASS_THROUGH:
+        raise
+    except BaseException as e:  # polars and pyarrow raise many types, pyo3's PanicException among them
         raise CorruptJournal(
-            f"{path} is not a readable Parquet file ({type(e).__name__}: {e}); re-export it with "
+            f"{path} is not a readable Parquet file ({type(e).__name__}: {str(e)[:200]}); re-export it with "
             "export_journal(journal, path)."
         ) from None
-    head = _export_head(path)  # checked after the rows, so a damaged row is named by its position first
-    missing = [c for c in ("position", "kind", "payload", "prev", "hash", "t") if c not in frame.columns]
+    try:
+        out = _check_rows(path, columns, rows, head)
+    except CorruptJournal as e:
+        if digest_problem is None or not digest_path(path).is_file():
+            raise
+        raise CorruptJournal(f"{e} (The digest says so too: {digest_problem}.)") from None
+    if digest_problem is not None and digest_path(path).is_file():
+        raise CorruptJournal(
+            f"{path} is not the file export_journal() wrote: {digest_problem}, although its records check out "
+            "(the file or its digest was changed after export). Re-export it with export_journal(journal, path)."
+        )
+    return out
+
+
+def _check_rows(path: Path, columns: list[str], rows: list[tuple], head: Head | None) -> list[Record]:
+    """The records of an export's rows after checking every position, link, hash and the head."""
+    missing = [c for c in ("position", "kind", "payload", "prev", "hash", "t") if c not in columns]
     if missing:
         raise CorruptJournal(
             f"{path} is not a journal export: it lacks column(s) {missing}; export_journal() "
@@ -144,9 +274,7 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
     where = str(path)
     out: list[Record] = []
     prev = GENESIS
-    for n, (position, kind, payload_text, rprev, rhash, t) in enumerate(
-        frame.select("position", "kind", "payload", "prev", "hash", "t").iter_rows()
-    ):
+    for n, (position, kind, payload_text, rprev, rhash, t) in enumerate(rows):
         if position != n:
             raise CorruptJournal(
                 f"{where}: expected position {n}, found {position}: a record was inserted, deleted "
@@ -166,11 +294,16 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
             )
         try:
             payload = _loads(payload_text)  # strict: NaN, Infinity and too-long ints are not JSON here either
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError, TypeError):
             raise CorruptJournal(
                 f"{where}: record {n}'s payload is not JSON; the file was edited. Re-export the "
                 "journal from its source."
             ) from None
+        if not isinstance(rprev, str) or not isinstance(rhash, str) or (t is not None and not isinstance(t, float)):
+            raise CorruptJournal(
+                f"{where}: record {n} has a prev, hash or t of the wrong type; the file was edited. Re-export "
+                "the journal from its source."
+            )
         if record_hash(n, kind, payload, rprev, t) != rhash:
             raise CorruptJournal(
                 f"{where}: record {n} was edited after it was written (its hash does not match "
@@ -193,16 +326,6 @@ def import_journal(path: str | os.PathLike) -> list[Record]:
     return out
 
 
-def _export_head(path: Path) -> Head | None:
-    try:
-        import pyarrow.parquet as pq
-
-        meta = pq.read_schema(path).metadata or {}
-        return Head.parse((int(meta[HEAD_COUNT]), meta[HEAD_HASH].decode()))
-    except Exception:  # absent or unreadable: import_journal refuses the file once the rows are checked
-        return None
-
-
 def journal_from_records(
     records: Iterable[Record],
     path: str | os.PathLike | None = None,
@@ -221,7 +344,18 @@ def journal_from_records(
     >>> journal_from_records(list(j)).head() == j.head()
     True
     """
-    records = list(records)
+    if path is not None:
+        path = need_path("path", path)
+    try:
+        records = list(records)
+    except TypeError:
+        raise BadInput(
+            f"records must be an iterable of Records (import_journal() gives them), got {type(records).__name__}."
+        ) from None
+    if not all(isinstance(r, Record) for r in records):
+        raise BadInput(
+            "records must be Records (import_journal() or a Journal gives them); got another type among them."
+        )
     if path is not None and Path(path).exists():
         raise BadInput(
             f"{path} exists; journal_from_records() writes a new journal. Pass a new path, or None for memory."

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import CorruptJournal
 from ..journal import GENESIS, Head, Journal, _hash_text, _header_text, canonical
+from ..journal_head import remove_checkpoints
 
 _POSITION = re.compile(r"position \d+|record \d+|records \d+\.\.\d+|byte offset \d+")
 
@@ -239,13 +240,15 @@ def _last_hash(path: Path) -> str:
 
 
 def _drop_checkpoint(path: Path, sqlite: bool) -> None:
+    """The journal as if it had never been checkpointed: SQLite's head row back at an empty journal's (a missing
+    row is itself reported), JSONL's checkpoint gone from both its places."""
     if sqlite:
         db = sqlite3.connect(path)
         with db:
-            db.execute("DELETE FROM head")
+            db.execute("UPDATE head SET count = 0, hash = ?", (GENESIS,))
         db.close()
     else:
-        Path(str(path) + ".head").unlink(missing_ok=True)
+        remove_checkpoints(path)
 
 
 FILE_FAULTS: list[tuple[str, str]] = [

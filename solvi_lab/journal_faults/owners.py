@@ -60,7 +60,15 @@ def _deep(n: int = 2000) -> Any:
     return v
 
 
+class _ReprRaises:
+    """A hostile argument: its repr raises (a refusal must describe it by its type)."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr refused")
+
+
 NASTY.append(_deep())
+NASTY.extend([_deep(1000), _ReprRaises(), {"k": _ReprRaises()}, ["a", 10**5000]])
 
 
 @dataclass

@@ -59,7 +59,7 @@ from ..codehash import code_fingerprint
 from ..errors import BadInput
 from ..journal import register_kind
 from ..jsontext import bytes_decoder
-from ..validation import shape
+from ..validation import shape, write_lock
 
 __all__ = [
     "close_store",
@@ -99,7 +99,13 @@ def snapshot_path(journal_path: str | os.PathLike) -> Path:
 
 
 # -- the rules stamp --------------------------------------------------------------------------------------------
-_FOLD_MODULES = (
+_FOLD_MODULES = (  # the fold's rules, state and digests (knowledge/fold.py's family), and this file's format
+    "solvi_lab.knowledge.fold",
+    "solvi_lab.knowledge.refold",
+    "solvi_lab.knowledge.digests",
+    "solvi_lab.knowledge.keys",
+    "solvi_lab.knowledge.records",
+    "solvi_lab.knowledge.from_scratch",
     "solvi_lab.knowledge.store",
     "solvi_lab.knowledge.items",
     "solvi_lab.knowledge.staleness",
@@ -126,8 +132,8 @@ def _functions_of(mod: Any) -> Iterator[tuple[str, Any]]:
 
 def rules_stamp() -> str:
     """The version stamp of the fold rules: SHA-256 over the code fingerprint (solvi_lab.codehash) of every function
-    and method of the modules the fold runs (store, items, staleness, gates, decisions, this module), the slots of
-    their classes and the file format's version. A snapshot written by other fold code is not used.
+    and method of the modules the fold runs (fold, refold, digests, keys, records, from_scratch, store, items,
+    staleness, gates, decisions, this module), the slots of their classes and the file format's version. A snapshot written by other fold code is not used.
 
     >>> len(rules_stamp()), rules_stamp() == rules_stamp()
     (64, True)
@@ -366,8 +372,8 @@ def _rows(st: Any) -> Iterator[list]:
 def _load_rows(st: Any, rows: Iterator[list]) -> None:
     """Put a snapshot's rows into an empty store (the inverse of _rows)."""
     from .items import Item
+    from .keys import _Key
     from .staleness import Flag
-    from .store import _Key
 
     slots = Item.__slots__
     if slots != _SLOTS:
@@ -463,6 +469,11 @@ def write_snapshot(st: Any) -> Path:
         raise BadInput("write_snapshot() needs a live store on a journal file (KnowledgeStore.open(path)).")
     if j.closed or j.mode != "a":
         raise BadInput("write_snapshot() needs the journal open for appending (it records the snapshot's digest).")
+    with write_lock(st):  # no other writer between the state written and the record that names it
+        return _write_snapshot(st, j)
+
+
+def _write_snapshot(st: Any, j: Any) -> Path:
     st._catch_up()
     st._flush_digests()
     n = j.position

@@ -2,7 +2,8 @@
 
 SourceGate (the source check) always runs first and ConsistencyGate always runs; gates a user passes are added
 after them, never instead of them. A gate's verdict on a rule, a skill or an action is journaled with the item;
-an item a gate holds stays a hypothesis until `promote`.
+an item a gate holds stays a hypothesis until `promote`. This module may not write the journal or change the store:
+a gate only answers (a Verdict); the store journals the answer and the fold applies it.
 
 >>> class NoRulesOnFridays(WriteGate):
 ...     name = "no_fridays"

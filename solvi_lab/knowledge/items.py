@@ -1,7 +1,8 @@
 """Items of the knowledge store: kinds, sources and their ranks, statuses, and the mutable fold state of one item.
 
 An item's write-time fields (what was said, by whom, resting on what) never change; its fold state (status,
-counts, who refuted it) is recomputed by the store's fold and is what the fingerprint covers.
+counts, who refuted it) is recomputed by the store's fold and is what the fingerprint covers. This module holds the
+vocabulary and the Item's fields; it may not decide a status (knowledge/fold.py does) or read the journal.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """redecide: what a retraction moves among the decisions already taken.
 
 A decision's trace holds the snapshot it was given (its `rests_on` ids, its query and its journal position).
-For each decision whose snapshot rested on a retracted item (or on something derived from one), the snapshot is
+`rests_on` lists what the snapshot gave and, transitively, every premise of it, so a decision is affected exactly
+when a retracted id is in that list. For each such decision the snapshot is
 rebuilt as it would have been at that position without them, the decision is re-run on the old and on the new
 snapshot, and the result goes to one of two lists: the answer changes (for a reviewer) or only the justification
 changes (recorded in the journal as a "redecide" record).
@@ -30,17 +31,6 @@ def _snapshots_in(given: Any) -> list[tuple[str | None, dict[str, Any]]]:
     return []
 
 
-def _closure(store: Any, roots: Iterable[str]) -> set[str]:
-    out, todo = set(), list(roots)
-    while todo:
-        i = todo.pop()
-        if i in out:
-            continue
-        out.add(i)
-        todo.extend(store._dependents.get(i, ()))
-    return out
-
-
 def redecide(
     store: Any, decisions: DecisionLog | Iterable[Decision], retracted: Iterable[str], decide: Callable[[Any], Any]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -49,10 +39,9 @@ def redecide(
         raise BadInput("redecide() needs the ids of the retracted items (a non-empty set).")
     for r in retracted:
         store._get(r)
-    gone = _closure(store, retracted)
     affected: list[tuple[Decision, list[tuple[str | None, dict]]]] = []
     for d in decisions:
-        snaps = [(k, s) for k, s in _snapshots_in(d.given) if gone & set(s["rests_on"])]
+        snaps = [(k, s) for k, s in _snapshots_in(d.given) if retracted & set(s["rests_on"])]
         if snaps:
             affected.append((d, snaps))
     if not affected:

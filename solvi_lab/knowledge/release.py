@@ -10,7 +10,7 @@ a key's last event the key's question digests are final too.
 
 `ReleasePlan.see(record)` is fed every record once (by the journal's chain walk, so no second parse), then
 `plan.release_position(id, key, position)` says after which record an item may go, `plan.key_ending_at(position)`
-which key may go once the record at that position is folded.
+which key may go once the record at that position is folded. It only reads records: it may not fold, hash or change a store.
 
 >>> from solvi_lab.journal import Journal
 >>> j = Journal()

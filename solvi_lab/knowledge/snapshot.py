@@ -14,6 +14,9 @@ stale items, with why), the ids they rest on, the store's fingerprint and its jo
 - **Hints**, each with `why`: hypotheses of every kind (a rule, skill or action a write gate holds, with the
   holding gate's name and every verdict; a fact written as a hypothesis), disputed, expired and stale facts, facts
   not valid at `valid_at`, and items resting on a rolled-back version.
+- **What it rests on.** `rests_on` holds the id of every fact and hint given, then every premise they were
+  derived from — directly or through other premises, in journal order — so the trace shows what the answer was
+  derived from, and `redecide` finds every decision a retraction touches from this list alone.
 - **The rollback rule.** A rollback says an update was wrong: its previous version comes back (only as a hint
   while a flag covers it), and whatever was derived from the rolled-back version — directly or through other
   items — is a hint, not a fact, until a newer observation or a person confirms it (`ks.confirm`, or an equal
@@ -56,6 +59,32 @@ def rolled_back_premises(store: Any, it: Item, _memo: dict[str, list[str]] | Non
                 found.append(rid)
     memo[it.id] = found
     return found
+
+
+def rests_on(store: Any, ids: list[str]) -> list[str]:
+    """The ids a snapshot's entries rest on: the entries themselves (in their order), then every premise they
+    were derived from, directly or through other premises, in journal order.
+
+    >>> from solvi_lab import KnowledgeStore
+    >>> ks = KnowledgeStore()
+    >>> p = ks.add("fact", {"s": "c17", "r": "country", "o": "se"}, source="outcome")
+    >>> d = ks.add("fact", {"s": "c18", "r": "vat", "o": "25%"}, source="spec", derived_from=[p])
+    >>> ks.snapshot(about="c18")["rests_on"]
+    ['k1', 'k0']
+    """
+    seen = set(ids)
+    premises: list[Item] = []
+    todo = [pid for i in ids for pid in store._items[i].derived_from]
+    while todo:  # premise edges point back in the journal; `seen` makes it linear anyway
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        p = store._items.get(pid)
+        if p is not None:
+            premises.append(p)
+            todo.extend(p.derived_from)
+    return list(ids) + [p.id for p in sorted(premises, key=lambda p: p.pos)]
 
 
 def _matches(it: Item, subject: str | None, scope: dict[str, Any] | None, r: str | None) -> bool:
@@ -175,7 +204,7 @@ def snapshot(
         "query": query,
         "facts": facts,
         "hints": hints,
-        "rests_on": [e["id"] for e in facts + hints],
+        "rests_on": rests_on(store, [e["id"] for e in facts + hints]),
         "fingerprint": store.fingerprint(),
         "position": store.position,
     }

@@ -2,6 +2,8 @@
 
 Staleness is read from the flags, never from an item's status (a later write can set a status back): an item is
 stale while a pending flag that covers it was raised after the last time an observation or a person confirmed it.
+This module may not change a status or write the journal: flags are raised and ended by journal records the fold
+folds.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """A read-only view of a KnowledgeStore: frozen item records in the specification's vocabulary, and the relations
-the analyses need. The store's fold state is private; everything outside the store reads it through here.
+the analyses need. The store's fold state is private; everything outside the store reads it through here. It may
+not change the store or write the journal.
 
     >>> from solvi_lab.knowledge import KnowledgeStore
     >>> ks = KnowledgeStore()

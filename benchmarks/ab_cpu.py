@@ -1,0 +1,135 @@
+"""A/B of two checkouts on store_scale.py's phases, in process CPU time, the runs interleaved.
+
+On a shared machine wall-clock figures move with the neighbours' load (store_scale.py's own floor — read, parse and
+hash the journal, no store code at all — moved 1.9x between two runs ten minutes apart); CPU time of the process
+moves far less. Each run is a child process with one checkout first on PYTHONPATH: build the profile's stream into
+a JSONL journal, reopen it (rebuild, up to the fingerprint), retract sampled items (each timed with its
+fingerprint read), verify(). Runs alternate A, B, A, B so a load change hits both; the best of the repeats is
+reported per phase, with every run in the JSON.
+
+    python benchmarks/ab_cpu.py --baseline /work/main --profile hot-keys default --sizes 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PHASES = ("build", "rebuild", "retract_median", "retract_p99", "verify")
+
+
+def run_one(profile: str, n: int, retractions: int, seed: int) -> dict:
+    """In this process: the phases, each in CPU seconds (retractions: median and p99 of each retract+fingerprint)."""
+    sys.path.insert(0, str(HERE))
+    import gc
+
+    from store_scale import build
+
+    from solvi_lab.knowledge import KnowledgeStore
+
+    path = str(Path(tempfile.mkdtemp(prefix="ab-cpu-")) / "journal.jsonl")
+    cpu = time.process_time
+    t = cpu()
+    ks, ids, _ = build("solvi_lab", profile, n, seed, path)
+    build_s = cpu() - t
+    fp = ks.fingerprint()
+    ks.journal.close()
+    del ks
+    gc.collect()
+    t = cpu()
+    ks = KnowledgeStore(path)
+    same = ks.fingerprint() == fp
+    rebuild_s = cpu() - t
+    gc.collect()
+    rng = random.Random(seed + 7)
+    live = [x for x in ids if x is not None]
+    rng.shuffle(live)
+    times = []
+    for x in live:
+        if len(times) == retractions:
+            break
+        if ks.status(x) == "retracted":
+            continue
+        t = cpu()
+        ks.retract(x, by="bench", why="benchmark retraction")
+        ks.fingerprint()
+        times.append(cpu() - t)
+    times.sort()
+    t = cpu()
+    ok = bool(ks.verify())
+    verify_s = cpu() - t
+    os.remove(path)
+    return {
+        "profile": profile,
+        "n": n,
+        "build": build_s,
+        "rebuild": rebuild_s,
+        "retract_median": times[len(times) // 2],
+        "retract_p99": times[min(len(times) - 1, int(len(times) * 0.99))],
+        "verify": verify_s,
+        "reload_same_fingerprint": same,
+        "verify_ok": ok,
+        "fingerprint": ks.fingerprint(),
+    }
+
+
+def child(code: Path, profile: str, n: int, retractions: int, seed: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", profile, str(n), str(retractions), str(seed)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--baseline", help="the other checkout's root (its code first on PYTHONPATH)")
+    ap.add_argument("--profile", nargs="+", default=["hot-keys", "default"], choices=["default", "hot-keys"])
+    ap.add_argument("--sizes", nargs="+", type=int, default=[100_000])
+    ap.add_argument("--retractions", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks" / "ab_cpu.json"))
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        print(json.dumps(run_one(a.child[0], int(a.child[1]), int(a.child[2]), int(a.child[3]))))
+        return 0
+    if not a.baseline:
+        ap.error("--baseline is required: the checkout to compare with")
+    codes = {"this": ROOT, "baseline": Path(a.baseline).resolve()}
+    rows = []
+    for profile in a.profile:
+        for n in a.sizes:
+            runs: dict[str, list[dict]] = {name: [] for name in codes}
+            for _ in range(a.repeats):
+                for name, code in codes.items():
+                    runs[name].append(child(code, profile, n, a.retractions, a.seed))
+            best = {name: {ph: min(r[ph] for r in rs) for ph in PHASES} for name, rs in runs.items()}
+            same = len({r["fingerprint"] for rs in runs.values() for r in rs}) == 1
+            rows.append({"profile": profile, "n": n, "best_cpu_s": best, "same_fingerprint": same, "runs": runs})
+            print(f"{profile} n={n:,} (CPU s, best of {a.repeats}; baseline/this > 1: this is faster)", flush=True)
+            for ph in PHASES:
+                t, b = best["this"][ph], best["baseline"][ph]
+                print(f"  {ph:15} this {t:10.4f}  baseline {b:10.4f}  baseline/this {b / t:6.3f}", flush=True)
+            print(f"  same final fingerprint in every run: {same}", flush=True)
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(json.dumps({"argv": sys.argv[1:], "rows": rows}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
