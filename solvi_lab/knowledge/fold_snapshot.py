@@ -583,8 +583,6 @@ class SnapshotLoader:
         self.accepted = False
         self.marker_seen: int | None = None
         self.skip_to = 0  # records below this position are covered by the snapshot (0: none)
-        self.st._snapshot_at = None
-        self.st.opened_from_snapshot = False
         if self.path is not None:
             self._read_file()
 
@@ -720,7 +718,8 @@ class SnapshotLoader:
                 )
             else:
                 log.info("%s: no fold snapshot; the store is folded from the journal", self.path)
-        st._snapshot_at = self.snapshot_position if self.accepted else None
-        st.opened_from_snapshot = self.accepted
+        if self.accepted:  # else the class defaults (None, False): an in-memory store carries no snapshot wiring
+            st._snapshot_at = self.snapshot_position
+            st.opened_from_snapshot = True
         self.st = self.fold = None
         self.body = None

@@ -109,7 +109,8 @@ class KnowledgeStore(Fold, JournalOwner):
                 load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
             )
             loader.finish(journal)
-            self._snapshot_on_close = path is not None
+            if path is not None:
+                self._snapshot_on_close = True
         else:
             if timestamps is not None:
                 raise BadInput("timestamps= belongs to the Journal; pass Journal(timestamps=...) as journal=.")
