@@ -61,6 +61,152 @@ def fuzz_row(owner, sequences: int, calls: int, seed: int) -> Row:
     return row
 
 
+def _snapshot_journal(path: Path, n: int, seed: int) -> None:
+    """A journal of the study's synthetic stream (disputes, resolutions, flags, ticks, retractions), no snapshot."""
+    from solvi_lab.knowledge import KnowledgeStore
+    from solvi_lab.studies.synthetic import apply_stream, iter_operations
+
+    with KnowledgeStore.open(path, snapshot=False) as ks:
+        ids = [i for i in apply_stream(ks, iter_operations(n, seed)) if i is not None]
+        for x in random.Random(seed).sample(ids, min(5, len(ids))):
+            if ks.status(x) != "retracted":
+                ks.retract(x, by="faults", why="a retraction in the snapshot")
+
+
+def _open_outcome(path: Path, want: str, expect_used: bool) -> tuple[str, str]:
+    """Open `path`; ("detected", why) when it behaved as it must — fell back with one warning (or, `expect_used`,
+    used the snapshot without one) and showed the journal's fold —, ("silent", ...) when it showed another state or
+    used a snapshot it had to refuse, ("other", type) on an exception."""
+    import warnings
+
+    from solvi_lab.knowledge import KnowledgeStore
+    from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored
+
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with KnowledgeStore.open(path) as ks:
+                got, used = json_state(ks), ks.opened_from_snapshot
+                ks.close(snapshot=False)
+    except Exception as e:  # noqa: BLE001 - counted as "other exception"
+        return "other", type(e).__name__
+    warned = [str(x.message) for x in w if issubclass(x.category, FoldSnapshotIgnored)]
+    if got != want:
+        return "silent", f"state differs from the journal's fold (snapshot used: {used})"
+    if used != expect_used or len(warned) != (0 if expect_used else 1):
+        return "silent", f"snapshot used: {used}, warnings: {warned}"
+    return "detected", warned[0] if warned else "used, tail folded"
+
+
+def json_state(ks) -> str:
+    """What the store shows, as one comparable text: state, fingerprint and report."""
+    import json
+
+    return json.dumps([ks.state(), ks.fingerprint(), ks.report()], sort_keys=True, default=str)
+
+
+def snapshot_rows(quick: bool, seed: int = 0) -> list[Row]:
+    """Fault rows for fold snapshots (knowledge/fold_snapshot.py), on both backends: a damaged file (random byte
+    changes anywhere in it), a stale one (the journal grew after it: used, only the tail folded; or the journal
+    replaced by an older copy that then grew otherwise: refused), a forged one (an edited row under a recomputed
+    digest line: refused, the journal recorded another digest). "detected" counts opens that behaved as they
+    must and showed exactly the journal's from-scratch fold; "silently accepted" any other state."""
+    import hashlib
+    import json
+    import shutil
+
+    from solvi_lab.journal import Journal
+    from solvi_lab.knowledge import KnowledgeStore
+    from solvi_lab.knowledge.fold_snapshot import FORMAT, VERSION, snapshot_path
+
+    n, flips, grows, forgeries = (300, 30, 6, 10) if quick else (2000, 300, 40, 60)
+    rng = random.Random(seed)
+    rows: list[Row] = []
+
+    def reference(path: Path) -> str:
+        with Journal(path, mode="r") as j:
+            return json_state(KnowledgeStore.from_journal(j))
+
+    def write(path: Path) -> None:
+        with KnowledgeStore.open(path, snapshot=False) as ks:
+            ks.write_snapshot()
+
+    def count(row: Row, outcome: tuple[str, str]) -> None:
+        kind, detail = outcome
+        if kind == "other":
+            row.tried += 1
+            row.other[detail] += 1
+        else:
+            row.count(kind, detail)
+
+    for backend in ("jsonl", "sqlite"):
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            path = d / f"ks.{backend}"
+            _snapshot_journal(path, n, seed)
+            older = d / "older"  # the journal before its snapshot record (for the stale row)
+            older.mkdir()
+            side = [s for s in (".head",) if Path(str(path) + s).exists()]
+            for suffix in ("", *side):
+                shutil.copyfile(str(path) + suffix, str(older / path.name) + suffix)
+            write(path)
+            want = reference(path)
+            sp = snapshot_path(path)
+            good = sp.read_bytes()
+            row = Row("fold snapshot damaged (byte change)", backend, note="refused with one warning, full fold")
+            for _ in range(flips):
+                bad = bytearray(good)
+                bad[rng.randrange(len(bad))] ^= rng.randrange(1, 256)
+                sp.write_bytes(bytes(bad))
+                count(row, _open_outcome(path, want, expect_used=False))
+            rows.append(row)
+            body = good[: good.rfind(b"\n", 0, len(good) - 1) + 1]
+            lines = body.split(b"\n")
+            row = Row("fold snapshot forged (edited, re-digested)", backend, note="refused with one warning, full fold")
+            for _ in range(forgeries):
+                i = rng.randrange(1, len(lines) - 1)  # a row (not the header, not the empty tail)
+                line = bytearray(lines[i])
+                j = rng.randrange(len(line))
+                while chr(line[j]) not in "0123456789abcdefghijklmnopqrstuvwxyz":
+                    j = rng.randrange(len(line))
+                line[j] = ord("1") if line[j] != ord("1") else ord("2")  # still JSON in most cases, a new value
+                forged = b"\n".join(lines[:i] + [bytes(line)] + lines[i + 1 :])
+                digest = hashlib.sha256(forged).hexdigest()
+                sp.write_bytes(
+                    forged + json.dumps({"digest": digest, "format": FORMAT, "version": VERSION}).encode() + b"\n"
+                )
+                count(row, _open_outcome(path, want, expect_used=False))
+            rows.append(row)
+            sp.write_bytes(good)
+            row = Row("fold snapshot stale (journal grew after)", backend, note="")
+            used_ok = refused_ok = 0
+            for k in range(grows):
+                with KnowledgeStore.open(path, snapshot=False) as ks:  # the journal grows: the snapshot is behind
+                    for m in range(rng.randrange(1, 20)):
+                        ks.add(
+                            "fact", {"s": f"g{k}", "r": "tier", "o": m % 3}, source=rng.choice(["person", "outcome"])
+                        )
+                outcome = _open_outcome(path, reference(path), expect_used=True)
+                used_ok += outcome[0] == "detected"
+                count(row, outcome)
+            # The journal replaced by an older copy (before the snapshot's record), which then grew otherwise.
+            for suffix in ("", *side):  # a new file, as restoring a backup makes one
+                Path(str(path) + suffix).unlink()
+                shutil.copyfile(str(older / path.name) + suffix, str(path) + suffix)
+            for k in range(grows):
+                with KnowledgeStore.open(path, snapshot=False) as ks:
+                    ks.add("fact", {"s": f"h{k}", "r": "tier", "o": k}, source="person")
+                outcome = _open_outcome(path, reference(path), expect_used=False)
+                refused_ok += outcome[0] == "detected"
+                count(row, outcome)
+            row.note = (
+                f"{used_ok} grew after it: used, only the tail folded; {refused_ok} an older copy of the journal that "
+                "grew otherwise: refused with one warning, full fold"
+            )
+            rows.append(row)
+    return rows
+
+
 def run(quick: bool) -> list[Row]:
     rows: list[Row] = []
     for backend in ("jsonl", "sqlite"):
@@ -84,6 +230,9 @@ def run(quick: bool) -> list[Row]:
         _progress(rows[-1])
     rows += parquet_and_map_rows(quick)
     rows += bad_input_rows()
+    for row in snapshot_rows(quick):
+        rows.append(row)
+        _progress(row)
     return rows
 
 

@@ -40,6 +40,7 @@ from ..validation import need_json, need_str, need_str_list, writing_call
 from . import admission, digests, from_scratch, reads
 from .admission import DEFAULT, add_record
 from .fold import Fold
+from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, write_snapshot
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import LIVE, Item, item_id, value_key
@@ -71,6 +72,11 @@ class KnowledgeStore(Fold, JournalOwner):
 
     KINDS = (RECORD_KIND, DECISION_KIND)  # decisions are folded too: a "verified" item names one (of=)
     _read_only = ""  # why this store writes nothing (a rebuilt view); empty for a live store
+    SNAPSHOT_MIN_RECORDS = 10_000  # close() writes a fold snapshot of a journal (and a tail) at least this long
+    FREEZE_MIN_RECORDS = 10_000  # an open that folded at least this many records freezes the collector's heap
+    opened_from_snapshot = False  # True when open() loaded a fold snapshot and folded only the records after it
+    _snapshot_at: int | None = None  # position of the snapshot this store loaded or wrote (None: none usable)
+    _snapshot_on_close = False  # set by open(): close() writes a snapshot (see SNAPSHOT_MIN_RECORDS)
 
     @_gc_paused
     def __init__(
@@ -92,22 +98,29 @@ class KnowledgeStore(Fold, JournalOwner):
             raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
         self._configure(gates)
         if journal is None:
-            # One pass over a file: every record is folded through _apply as the journal verifies it.
+            # One pass over a file: every record is folded through _apply as the journal verifies it (or, with a
+            # fold snapshot the journal bears out, only the records after it: knowledge/fold_snapshot.py).
+            loader = SnapshotLoader(self, path)
             journal = Journal(
                 path,
                 timestamps=timestamps,
                 expect_head=expect_head,
-                on_load=self._load,
+                on_load=loader.on_load,
                 load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
             )
+            loader.finish(journal)
+            if path is not None:
+                self._snapshot_on_close = True
         else:
             if timestamps is not None:
                 raise BadInput("timestamps= belongs to the Journal; pass Journal(timestamps=...) as journal=.")
             if expect_head is not None and isinstance(journal, Journal):
                 journal.check_head(expect_head)
         self._attach(journal)
-        self._catch_up()  # a shared or SQLite journal: fold what it already holds
+        self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
         self.decisions = DecisionLog(self.journal)
+        if path is not None:
+            freeze_after_load(self)
 
     def _configure(self, gates: Iterable[WriteGate]) -> None:
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
@@ -538,10 +551,14 @@ class KnowledgeStore(Fold, JournalOwner):
 
     @classmethod
     @_gc_paused
-    def open(cls, path: Any, *, journal_options: dict[str, Any] | None = None, **options: Any) -> KnowledgeStore:
+    def open(
+        cls, path: Any, *, journal_options: dict[str, Any] | None = None, snapshot: bool = True, **options: Any
+    ) -> KnowledgeStore:
         """Open the store kept in the journal file at `path` (created when absent) and continue it; the file is
-        folded in one pass as it loads. `journal_options` go to Journal (timestamps, expect_head, durability,
-        backend, ...); `options` (gates) to the store. Close it (or use `with`) to release the file.
+        folded in one pass as it loads — from its fold snapshot on, when it has one the journal bears out
+        (knowledge/fold_snapshot.py). `journal_options` go to Journal (timestamps, expect_head, durability,
+        backend, ...); `options` (gates) to the store. `snapshot=False` neither reads nor (on close) writes a fold
+        snapshot. Close it (or use `with`) to release the file.
 
         >>> import pathlib, tempfile
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "ks.sqlite"
@@ -552,16 +569,41 @@ class KnowledgeStore(Fold, JournalOwner):
         'active'
         """
         st = cls._empty(**options)
-        jo = {**(journal_options or {}), "on_load": st._load, "load_checks": False}
+        loader = SnapshotLoader(st, path, use=snapshot)
+        jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False}
         journal = Journal(path, **jo)
         try:
+            loader.finish(journal)
             st._attach(journal)
-            st._catch_up()
+            st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
             st.decisions = DecisionLog(journal)
         except BaseException:
             journal.close()
             raise
+        st._snapshot_on_close = snapshot
+        freeze_after_load(st)
         return st
+
+    def write_snapshot(self) -> Any:
+        """Write the folded state at the journal's head as a fold snapshot beside the journal file
+        (`<journal>.fold`) and record its digest in the journal; returns the file's path. The next open folds only
+        the records after it (knowledge/fold_snapshot.py). `close()` writes one by default for a long journal.
+
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "ks.jsonl"
+        >>> with KnowledgeStore.open(path) as ks:
+        ...     _ = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
+        ...     ks.write_snapshot().name
+        'ks.jsonl.fold'
+        """
+        return write_snapshot(self)
+
+    def close(self, snapshot: bool | None = None) -> None:
+        """Close the journal (writing its head checkpoint) and release the file. `snapshot`: True writes a fold
+        snapshot first, False never, None (the default) when the journal is long and its snapshot missing or far
+        behind (knowledge/fold_snapshot.py, close_store)."""
+        close_store(self, snapshot)
+        super().close()
 
     @property
     def read_only(self) -> bool:

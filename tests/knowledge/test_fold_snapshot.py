@@ -1,0 +1,450 @@
+"""Fold snapshots (knowledge/fold_snapshot.py): a snapshot the journal bears out gives exactly the journal's fold,
+and every other one — damaged, stale, forged, another journal's, another rules version's, missing — is ignored with
+one warning saying why, the store then being the journal's fold from scratch. Retractions, rebuilds and verify()
+after opening from a snapshot behave as after a full fold."""
+
+import gc
+import hashlib
+import json
+import logging
+import random
+import shutil
+import sys
+import warnings
+import weakref
+from pathlib import Path
+
+import pytest
+
+from solvi_lab.errors import BadInput, UnknownId
+from solvi_lab.journal import Journal
+from solvi_lab.knowledge import KnowledgeStore
+from solvi_lab.knowledge import fold_snapshot as fs
+from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored, snapshot_path
+from solvi_lab.studies.synthetic import apply_stream, iter_operations
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from hot_keys import apply_hot_stream, iter_hot_key_operations  # noqa: E402
+
+
+def extras(ks: KnowledgeStore) -> None:
+    """Operations the synthetic streams do not write: versions and a rollback, confirmations, uses, a retraction,
+    a flag on ids, a verified fact resting on a decision, and a question left open."""
+    a = ks.add("fact", {"s": "x", "r": "tier", "o": "gold"}, source="person")
+    b = ks.add("fact", {"s": "x", "r": "tier", "o": "vip"}, source="person", supersedes=a)
+    ks.rollback(b, by="ann", why="wrong")
+    ks.confirm(a, by="bob")
+    ks.use(a)
+    ks.use(a, wrong=True)
+    c = ks.add("fact", {"s": "y", "r": "tier", "o": "gold"}, source="spec", derived_from=[a])
+    ks.retract(c, by="ann", why="typo")
+    ks.flag(ids=[a], why="drift", by="monitor")
+    d = ks.decisions.record("route", {"to": "b"}, 1.5, answered_by="system2", guarantee="checked")
+    ks.add("fact", {"s": "z", "r": "tier", "o": 1.5}, source="verified", of=d.id, scope={"shop": "n"})
+    ks.add("fact", {"s": "q", "r": "tier", "o": "a"}, source="person")
+    ks.add("fact", {"s": "q", "r": "tier", "o": "b"}, source="person")  # an open dispute
+    ks.tick(3)
+
+
+def build(path: Path, profile: str = "default", n: int = 300, seed: int = 0) -> list[str]:
+    """A journal at `path` (closed, no snapshot); the ids of its adds."""
+    with KnowledgeStore.open(path, snapshot=False) as ks:
+        if profile == "hot-keys":
+            ids, _ = apply_hot_stream(ks, iter_hot_key_operations(n, seed))
+        else:
+            ids = apply_stream(ks, iter_operations(n, seed))
+        extras(ks)
+        return [i for i in ids if i is not None]
+
+
+def snapshot(path: Path) -> None:
+    with KnowledgeStore.open(path, snapshot=False) as ks:
+        ks.write_snapshot()
+
+
+def observed(ks: KnowledgeStore) -> dict:
+    """Everything a reader sees: state, fingerprint, report, questions, disputes and every item's record."""
+    items = {}
+    for iid in ks._items:
+        try:
+            items[iid] = ks.item(iid)
+        except UnknownId as e:
+            items[iid] = str(e)
+    return {
+        "state": ks.state(),
+        "fingerprint": ks.fingerprint(),
+        "report": ks.report(),
+        "questions": ks.questions(),
+        "disputes": ks.disputes(),
+        "items": items,
+        "len": len(ks),
+    }
+
+
+def reference(path: Path) -> dict:
+    """The journal's fold from scratch (KnowledgeStore.from_journal on a read-only open of the file)."""
+    with Journal(path, mode="r") as j:
+        return observed(KnowledgeStore.from_journal(j))
+
+
+def opened(path: Path, **kw) -> tuple[dict, bool, list[str]]:
+    """Open `path` (writer open), returning what it shows, whether a snapshot was used, and the warnings."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with KnowledgeStore.open(path, **kw) as ks:
+            seen, used = observed(ks), ks.opened_from_snapshot
+            ks.close(snapshot=False)
+    return seen, used, [str(x.message) for x in w if issubclass(x.category, FoldSnapshotIgnored)]
+
+
+@pytest.fixture(params=["default", "hot-keys"])
+def journal(tmp_path, request) -> Path:
+    path = tmp_path / "ks.jsonl"
+    build(path, request.param)
+    return path
+
+
+def test_an_accepted_snapshot_gives_the_journals_fold(journal):
+    want = reference(journal)
+    snapshot(journal)
+    assert snapshot_path(journal).is_file()
+    seen, used, warned = opened(journal)
+    assert used is True and warned == []
+    assert seen == reference(journal)
+    assert seen["fingerprint"] == want["fingerprint"]  # the snapshot record moves only the position
+
+
+def test_sqlite_journal_uses_its_snapshot(tmp_path):
+    path = tmp_path / "ks.sqlite"
+    build(path)
+    snapshot(path)
+    seen, used, warned = opened(path)
+    assert used is True and warned == [] and seen == reference(path)
+
+
+def test_a_journal_that_grew_after_the_snapshot_folds_only_the_tail(journal, monkeypatch):
+    snapshot(journal)
+    with KnowledgeStore.open(journal, snapshot=False) as ks:
+        extras(ks)
+        x = ks.add("fact", {"s": "tail", "r": "tier", "o": "gold"}, source="outcome")
+        ks.retract(x, by="ann", why="tail retraction")
+    folded = []
+    original = KnowledgeStore._load
+
+    def spy(self, record):
+        folded.append(record.position)
+        return original(self, record)
+
+    monkeypatch.setattr(KnowledgeStore, "_load", spy)
+    seen, used, warned = opened(journal)
+    marker = next(r.position for r in Journal(journal, mode="r") if r.kind == fs.MARKER_KIND)
+    assert used is True and warned == []
+    assert folded[0] == marker and folded == list(range(marker, len(folded) + marker))
+    assert seen == reference(journal)
+
+
+def ops_on(ks: KnowledgeStore, ids: list[str], rng: random.Random) -> list[str]:
+    """Retractions, a resolve, a rollback and new adds; returns the fingerprint after each."""
+    fps = []
+    for x in rng.sample(ids, 12):
+        if ks.status(x) != "retracted":
+            ks.retract(x, by="t", why="test")
+            fps.append(ks.fingerprint())
+    for q in ks.questions():
+        if q["closed_at"] is None:
+            side = next(c for c in ks._keys[q["key"]].live.values() if c.state == "disputed")
+            ks.resolve(q["key"], side.body["o"], by="t")
+            fps.append(ks.fingerprint())
+            break
+    a = ks.add("fact", {"s": "n", "r": "tier", "o": "1"}, source="person")
+    b = ks.add("fact", {"s": "n", "r": "tier", "o": "2"}, source="person", supersedes=a)
+    ks.rollback(b, by="t", why="test")
+    fps.append(ks.fingerprint())
+    return fps
+
+
+def test_retractions_and_rebuilds_after_a_snapshot_open_behave_identically(journal, tmp_path):
+    with Journal(journal, mode="r") as j:
+        ids = list(KnowledgeStore.from_journal(j)._items)
+    snapshot(journal)
+    other = tmp_path / "copy" / "ks.jsonl"
+    other.parent.mkdir()
+    shutil.copyfile(journal, other)
+    shutil.copyfile(str(journal) + ".head", str(other) + ".head")
+    fast = KnowledgeStore.open(journal)
+    slow = KnowledgeStore.open(other, snapshot=False)
+    try:
+        assert fast.opened_from_snapshot and not slow.opened_from_snapshot
+        present = [i for i in ids if slow._items[i].present]
+        assert ops_on(fast, present, random.Random(5)) == ops_on(slow, present, random.Random(5))
+        assert observed(fast) == observed(slow) == observed(KnowledgeStore.from_journal(fast.journal))
+        x = present[3]
+        assert fast.rebuild(skip=[x]).fingerprint() == slow.rebuild(skip=[x]).fingerprint()
+        assert fast.at(len(present)).fingerprint() == slow.at(len(present)).fingerprint()
+        assert bool(fast.verify()) and bool(slow.verify())
+    finally:
+        fast.close(snapshot=False)
+        slow.close(snapshot=False)
+
+
+def test_verify_still_folds_from_scratch(journal):
+    snapshot(journal)
+    with KnowledgeStore.open(journal) as ks:
+        assert ks.opened_from_snapshot and bool(ks.verify())
+        it = next(it for it in ks._items.values() if it.state == "active")
+        it.why = "changed behind the fold's back"
+        ks._touch(it)
+        v = ks.verify()
+        assert not v and v.chain_ok and not v.replay_matches
+        ks.close(snapshot=False)
+
+
+def _rewrite(path: Path, body: bytes) -> None:
+    """Write a snapshot file with `body` and a digest line that matches it (a forger's edit)."""
+    digest = hashlib.sha256(body).hexdigest()
+    path.write_bytes(body + json.dumps({"digest": digest, "format": fs.FORMAT, "version": fs.VERSION}).encode() + b"\n")
+
+
+def _body(path: Path) -> bytes:
+    data = path.read_bytes()
+    return data[: data.rfind(b"\n", 0, len(data) - 1) + 1]
+
+
+def test_damaged_snapshots_are_ignored(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    want = reference(path)
+    sp = snapshot_path(path)
+    good = sp.read_bytes()
+    rng = random.Random(3)
+    offsets = sorted(rng.sample(range(len(good)), 40)) + [len(good) - 1, len(good) - 20, 0]
+    for off in offsets:
+        bad = bytearray(good)
+        bad[off] ^= rng.randrange(1, 256)
+        sp.write_bytes(bytes(bad))
+        seen, used, warned = opened(path)
+        assert used is False, off
+        assert len(warned) == 1 and "damaged" in warned[0], (off, warned)
+        assert seen == want, off
+    sp.write_bytes(good[: len(good) // 2])  # cut short
+    seen, used, warned = opened(path)
+    assert not used and len(warned) == 1 and "damaged" in warned[0] and seen == want
+
+
+def test_a_forged_snapshot_is_refused(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    want = reference(path)
+    sp = snapshot_path(path)
+    body = _body(sp)
+    assert b'"admitted"' in body
+    _rewrite(sp, body.replace(b'"admitted"', b'"forged!!"', 1))  # one item's why, and a new digest
+    seen, used, warned = opened(path)
+    assert not used and len(warned) == 1
+    assert "digest is not the one the journal recorded" in warned[0]
+    assert seen == want
+    _rewrite(sp, body)  # the original content under a rewritten digest line: the journal's digest again
+    seen, used, warned = opened(path)
+    assert used and warned == [] and seen == want
+
+
+def test_a_stale_snapshot_of_an_older_position_is_used_only_where_the_journal_records_it(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    before = tmp_path / "before"
+    before.mkdir()
+    for suffix in ("", ".head"):
+        shutil.copyfile(str(path) + suffix, str(before / "ks.jsonl") + suffix)
+    snapshot(path)
+    # The journal replaced by its older copy (before the snapshot record), which then grew otherwise. A new file,
+    # as restoring a backup makes one: the journal's head checkpoint kept on the old file would refuse it.
+    for suffix in ("", ".head"):
+        Path(str(path) + suffix).unlink()
+        shutil.copyfile(str(before / "ks.jsonl") + suffix, str(path) + suffix)
+    seen, used, warned = opened(path)
+    assert not used and len(warned) == 1 and "ends at position" in warned[0] and seen == reference(path)
+    with KnowledgeStore.open(path, snapshot=False) as ks:
+        ks.add("fact", {"s": "other", "r": "tier", "o": "gold"}, source="person")
+    seen, used, warned = opened(path)
+    assert not used and len(warned) == 1 and "does not record it" in warned[0] and seen == reference(path)
+
+
+def test_a_snapshot_beyond_the_journals_end_is_ignored(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    short = tmp_path / "short.jsonl"
+    with Journal(path, mode="r") as j, Journal(short) as out:
+        for r in list(j)[:50]:
+            out.append(r.kind, r.payload)
+    snapshot(path)
+    shutil.copyfile(snapshot_path(path), snapshot_path(short))
+    seen, used, warned = opened(short)
+    assert not used and len(warned) == 1 and "holds only 50 records" in warned[0] and seen == reference(short)
+
+
+def test_another_journals_snapshot_is_ignored(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    build(a, seed=1)
+    build(b, seed=2)
+    snapshot(b)
+    shutil.copyfile(snapshot_path(b), snapshot_path(a))
+    seen, used, warned = opened(a)
+    assert not used and len(warned) == 1 and "another journal" in warned[0] and seen == reference(a)
+
+
+def test_a_snapshot_of_a_journal_with_the_same_start_is_ignored(tmp_path):
+    a = tmp_path / "a.jsonl"
+    build(a)
+    b = tmp_path / "b" / "a.jsonl"
+    b.parent.mkdir()
+    for suffix in ("", ".head"):
+        shutil.copyfile(str(a) + suffix, str(b) + suffix)
+    for path, o in ((a, "left"), (b, "right")):
+        with KnowledgeStore.open(path, snapshot=False) as ks:
+            ks.add("fact", {"s": "fork", "r": "tier", "o": o}, source="person")
+    snapshot(b)
+    shutil.copyfile(snapshot_path(b), snapshot_path(a))
+    seen, used, warned = opened(a)
+    assert not used and len(warned) == 1 and "same start" in warned[0] and seen == reference(a)
+
+
+def test_another_rules_versions_snapshot_is_ignored(tmp_path, monkeypatch):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    monkeypatch.setattr(fs, "_stamp", "0" * 64)  # written by "other" fold code
+    snapshot(path)
+    monkeypatch.setattr(fs, "_stamp", None)
+    seen, used, warned = opened(path)
+    assert not used and len(warned) == 1 and "another version of the fold rules" in warned[0]
+    assert seen == reference(path)
+
+
+def test_rules_stamp_follows_the_fold_code(monkeypatch):
+    from solvi_lab.knowledge import items
+
+    before = fs.rules_stamp()
+    monkeypatch.setattr(fs, "_stamp", None)
+    monkeypatch.setattr(items.Item, "expired", lambda self, clock: False)
+    assert fs.rules_stamp() != before
+    monkeypatch.undo()
+    fs._stamp = None
+    assert fs.rules_stamp() == before
+
+
+def test_a_missing_snapshot(tmp_path, caplog):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    with caplog.at_level(logging.INFO, logger="solvi_lab.fold_snapshot"):
+        seen, used, warned = opened(path)
+    assert not used and warned == [] and seen == reference(path)  # never had one: a log line, no warning
+    assert any("no fold snapshot" in r.getMessage() for r in caplog.records)
+    snapshot(path)
+    snapshot_path(path).unlink()
+    seen, used, warned = opened(path)
+    assert not used and len(warned) == 1 and "the file is missing" in warned[0] and seen == reference(path)
+    seen, used, warned = opened(path, snapshot=False)
+    assert not used and warned == []
+
+
+def test_close_writes_a_snapshot_by_default_for_a_long_journal(tmp_path, monkeypatch):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    n = len(Journal(path, mode="r"))
+    monkeypatch.setattr(KnowledgeStore, "SNAPSHOT_MIN_RECORDS", n + 1)
+    with KnowledgeStore.open(path):
+        pass
+    assert not snapshot_path(path).exists()  # shorter than SNAPSHOT_MIN_RECORDS
+    monkeypatch.setattr(KnowledgeStore, "SNAPSHOT_MIN_RECORDS", n)
+    with KnowledgeStore.open(path, snapshot=False):
+        pass
+    assert not snapshot_path(path).exists()  # turned off
+    with KnowledgeStore.open(path):
+        pass
+    assert snapshot_path(path).exists() and len(Journal(path, mode="r")) == n + 1
+    with KnowledgeStore.open(path) as ks:
+        assert ks.opened_from_snapshot
+    assert len(Journal(path, mode="r")) == n + 1  # nothing new since the last snapshot: none written
+    with KnowledgeStore.open(path, journal_options={"mode": "r"}) as ks:
+        assert ks.opened_from_snapshot  # a read-only open reads it, and writes nothing on close
+    assert len(Journal(path, mode="r")) == n + 1
+    with KnowledgeStore.open(path) as ks:  # a short tail behind the snapshot: kept, no new snapshot
+        extras(ks)
+    tail = len(Journal(path, mode="r")) - (n + 1)
+    assert tail < n and not any(r.kind == fs.MARKER_KIND for r in Journal(path, mode="r").records(n + 1))
+    monkeypatch.setattr(KnowledgeStore, "SNAPSHOT_MIN_RECORDS", tail)
+    with KnowledgeStore.open(path) as ks:  # a tail of SNAPSHOT_MIN_RECORDS records: a new snapshot on close
+        assert ks.opened_from_snapshot
+    last = list(Journal(path, mode="r"))[-1]
+    assert last.kind == fs.MARKER_KIND and last.payload["position"] == n + 1 + tail
+    with pytest.warns(FoldSnapshotIgnored, match="the file is missing"):
+        snapshot_path(path).unlink()
+        with KnowledgeStore.open(path):  # a recorded snapshot whose file is gone: written again on close
+            pass
+    assert snapshot_path(path).is_file()
+
+
+def test_write_snapshot_refuses_what_it_cannot_record(tmp_path):
+    with pytest.raises(BadInput, match="journal file"):
+        KnowledgeStore().write_snapshot()
+    path = tmp_path / "ks.jsonl"
+    with KnowledgeStore.open(path) as ks:
+        with pytest.raises(BadInput, match="empty"):
+            ks.write_snapshot()
+    build(path)
+    with KnowledgeStore.open(path, journal_options={"mode": "r"}) as ks:
+        with pytest.raises(BadInput, match="open for appending"):
+            ks.write_snapshot()
+    with KnowledgeStore.open(path) as ks:
+        with pytest.raises(BadInput, match="journal file"):
+            ks.rebuild(upto=3).write_snapshot()
+
+
+def test_the_spec_spelling_uses_the_snapshot_too(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    ks = KnowledgeStore(path)
+    try:
+        assert ks.opened_from_snapshot and observed(ks) == reference(path)
+    finally:
+        ks.close(snapshot=False)
+
+
+def test_a_large_open_freezes_the_heap_and_the_store_is_still_freed(tmp_path, monkeypatch):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    monkeypatch.setattr(KnowledgeStore, "FREEZE_MIN_RECORDS", 10)
+    gc.unfreeze()
+    try:
+        ks = KnowledgeStore.open(path)
+        assert gc.get_freeze_count() > 0
+        ref = weakref.ref(ks)
+        ks.close(snapshot=False)
+        del ks
+        assert ref() is None  # freed by reference counting: no cycle keeps a frozen store alive
+    finally:
+        gc.unfreeze()
+    monkeypatch.setattr(KnowledgeStore, "FREEZE_MIN_RECORDS", None)
+    with KnowledgeStore.open(path, snapshot=False):
+        assert gc.get_freeze_count() == 0
+
+
+def test_the_snapshot_covers_every_field_of_the_fold_state():
+    import dataclasses
+
+    from solvi_lab.knowledge.fold import Fold
+    from solvi_lab.knowledge.items import Item
+    from solvi_lab.knowledge.keys import _Key
+    from solvi_lab.knowledge.staleness import Flag
+
+    fields = fs.SNAPSHOT_FIELDS + fs.REBUILT_FIELDS + fs.TRANSIENT_FIELDS
+    assert len(set(fields)) == len(fields)
+    assert set(fields) == set(Fold.FIELDS)  # the fold state as knowledge/fold.py declares it
+    st = KnowledgeStore.__new__(KnowledgeStore)
+    st._reset_state()
+    assert set(vars(st)) == set(fields)  # every field the fold state starts with, each in exactly one group
+    assert tuple(_Key.__slots__) == fs.KEY_FIELDS
+    assert tuple(f.name for f in dataclasses.fields(Flag)) == fs.FLAG_FIELDS
+    assert Item.__slots__ == fs._SLOTS
