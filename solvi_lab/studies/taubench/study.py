@@ -26,9 +26,11 @@ from ...errors import BadParameter
 from ...knowledge import KnowledgeStore
 from ..params import Param, ParamSpec
 from ..result import Comparison, StudyResult
+from .blind_probes import BLIND_SEED, blind_family, blind_probes
 from .data import find_data_dir, load_retail
 from .env import RetailEnv
-from .probes import DEFAULT_BUDGET, Transition, split_probes
+from .probes import DEFAULT_BUDGET, Transition, _effect, split_probes
+from .scoring import family_table, probe_set_rows, score, unseen_both_ways, unseen_rows, verdicts
 from .tools import WRITING_TOOLS
 from .vocabulary import build_vocabulary
 
@@ -66,6 +68,21 @@ PARAMS = ParamSpec(
     Param("pairs", bool, full=True, quick=True, meaning="pair-feature templates in the main vocabulary"),
     Param("money", bool, full=True, quick=True, meaning="money-comparison templates in the main vocabulary"),
     Param("ablations", bool, full=True, quick=True, meaning="also train the three vocabulary ablations"),
+    Param(
+        "blind",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also score the model on the blind probes (blind_probes.py, frozen seed) of the held-out tasks",
+    ),
+    Param(
+        "unseen",
+        str,
+        full="refuse",
+        quick="refuse",
+        meaning="ConservativeActionModel's unseen option for the reported model ('refuse' or 'unknown'); both are scored",
+        choices=("refuse", "unknown"),
+    ),
     # Blind where we can be: the quick path (CI, test_claims, `--quick`) evaluates on the dev split, which no design
     # decision read; the test split is read only by the reported full run.
     Param(
@@ -135,13 +152,16 @@ def _check(name: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-def train(transitions: list[Transition], vocab: Any, store: Any = None) -> ConservativeActionModel:
+def train(
+    transitions: list[Transition], vocab: Any, store: Any = None, unseen: str = "refuse"
+) -> ConservativeActionModel:
     """A model that observed every transition, in order: journaled in `store` when given, else kept without a
-    journal (a journaled observation holds its whole condition vector: at full size, hundreds of MB per model)."""
+    journal (a journaled observation holds its whole condition vector: at full size, hundreds of MB per model).
+    unseen: the model's prediction-time option (ConservativeActionModel)."""
     model = (
-        ConservativeActionModel(vocab, store=store)
+        ConservativeActionModel(vocab, store=store, unseen=unseen)
         if store is not None
-        else ConservativeActionModel(vocab, journal=False)
+        else ConservativeActionModel(vocab, journal=False, unseen=unseen)
     )
     for t in transitions:
         model.observe(t.state, t.tool, t.args, t.accepted, t.effect)
@@ -339,6 +359,8 @@ def run(
     ablations: bool = True,
     budget: int = DEFAULT_BUDGET,
     held_out_split: str = FULL_PARAMS["held_out_split"],
+    blind: bool = True,
+    unseen: str = "refuse",
 ) -> StudyResult:
     """Train on probes of the first `train_tasks` training tasks, evaluate on probes of the first `test_tasks` test tasks.
 
@@ -356,6 +378,8 @@ def run(
         ablations=ablations,
         budget=budget,
         held_out_split=held_out_split,
+        blind=blind,
+        unseen=unseen,
     )
     t_start = time.perf_counter()
     directory = find_data_dir(data_dir)  # DataMissing says how to get the data
@@ -378,7 +402,7 @@ def run(
     vocab = build_vocabulary(data.tools, base.state, pairs=pairs, money=money)
     t0 = time.perf_counter()
     store = KnowledgeStore()  # in memory: the observations are journaled, then replayed below
-    model = train(train_set, vocab, store=store)
+    model = train(train_set, vocab, store=store, unseen=unseen)
     train_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     ev = evaluate(model, test_set)
@@ -386,6 +410,7 @@ def run(
     replay_ok = _replay(model, train_set)
     # the journal holds only condition vectors; the model rebuilt from it must be the live one
     again = ConservativeActionModel.from_journal(store.journal, vocab=vocab, store=store)
+    again.unseen = unseen
     journal_equal = again.snapshot() == model.snapshot()
     held_users = {int(t["index"]): t["user_id"] for t in data.tasks[held_out_split][:test_tasks]}
     trained_users = {t["user_id"] for t in data.tasks["train"][:train_tasks]}
@@ -442,6 +467,44 @@ def run(
     # held-out transitions whose vector training showed is what the headline precision and recall mostly re-read.
     unseen = metrics.get("novel_vector_transitions", 0)
     metrics["seen_vector_share"] = round(1.0 - unseen / ev["transitions"], 4) if ev["transitions"] else None
+    # Blind probes (issue 33): the frozen generator on the same held-out tasks; per family, false accepts apart
+    t0 = time.perf_counter()
+    tables_blind: dict[str, pl.DataFrame] = {}
+    held_tasks = data.tasks[held_out_split][:test_tasks]
+    gold_scores = score(verdicts(model, test_set))
+    tables_blind["gold_step_families"] = family_table(verdicts(model, test_set), test_set, probe_family)
+    sets = {"held_out": test_set}
+    if blind:
+        blind_set = blind_probes(base, data.tools, held_tasks, _effect, split=held_out_split, seed=BLIND_SEED)
+        rows_blind = verdicts(model, blind_set)
+        tables_blind["blind_families"] = family_table(rows_blind, blind_set, blind_family)
+        sets["blind"] = blind_set
+        b = score(rows_blind)
+        for k in (
+            "probes",
+            "refused",
+            "precision",
+            "recall",
+            "abstentions",
+            "abstention_pct",
+            "false_accepts",
+            "false_accept_rate",
+            "false_refusals",
+        ):
+            metrics[f"blind_{k}"] = b[k]
+    metrics["false_accept_rate"] = gold_scores["false_accept_rate"]
+    unseen_table = []
+    for name, ps in sets.items():
+        ways = unseen_both_ways(model, ps)
+        for way, w in ways.items():
+            unseen_table.append({"probe set": name, "unseen": way, **w})
+            for k in ("precision", "abstentions", "false_accepts", "false_refusals"):
+                metrics[f"{name}_unseen_{way}_{k}"] = w[k]
+    tables_blind["unseen_both_ways"] = pl.DataFrame(
+        unseen_table,
+        schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+    )
+    blind_s = time.perf_counter() - t0
     ablation_rows = []
     if ablations:
         for label, p_on, m_on in (("no_pairs", False, money), ("no_money", pairs, False), ("neither", False, False)):
@@ -460,6 +523,7 @@ def run(
             "train_seconds": round(train_s, 2),
             "predict_seconds": round(predict_s, 2),
             "breakdown_seconds": round(breakdown_s, 2),
+            "blind_seconds": round(blind_s, 2),
             "wall_seconds": round(wall, 2),
         }
     )
@@ -498,6 +562,8 @@ def run(
             "ablations": ablations,
             "budget": budget,
             "held_out_split": held_out_split,
+            "blind": blind,
+            "unseen": unseen,
         },
         metrics=metrics,
         tables={
@@ -505,14 +571,50 @@ def run(
             "held_out_slices": slices,
             "ablations": ablation_table,
             "model": model_table,
+            **tables_blind,
         },
-        comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations),
+        comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations)
+        + _blind_rows(metrics, gold_scores, blind),
         caveats=caveats(metrics, ablations=ablations),
         figures={
             "abstention_by_tool": _figure(by_tool, f"Abstentions by tool ({ev['transitions']:,} held-out transitions)")
         },
     )
     return result
+
+
+def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Comparison]:
+    """False accepts as a claim of their own on every probe set, the blind probes beside the gold-step ones, and the
+    unseen option both ways (issue 33; per-family tables: gold_step_families, blind_families, unseen_both_ways)."""
+    rows = probe_set_rows(
+        "gold-step held-out probes", "held_out", gold, kind="claim", note="the same set as the headline precision"
+    )
+    if blind:
+        b = {k[len("blind_") :]: v for k, v in m.items() if k.startswith("blind_") and k != "blind_seconds"}
+        rows += probe_set_rows(
+            "blind probes (frozen generator, held-out tasks)",
+            "blind",
+            b,
+            kind="finding",
+            note="written from the tools' documents and schemas alone; per family in blind_families",
+        )
+    for name in ("held_out", "blind"):
+        if f"{name}_unseen_refuse_precision" in m:
+            ways = {
+                w: {
+                    "precision": m[f"{name}_unseen_{w}_precision"],
+                    "abstention_pct": None,
+                    "false_accepts": m[f"{name}_unseen_{w}_false_accepts"],
+                    "false_refusals": m[f"{name}_unseen_{w}_false_refusals"],
+                    "abstentions": m[f"{name}_unseen_{w}_abstentions"],
+                }
+                for w in ("refuse", "unknown")
+            }
+            n = m["test_transitions"] if name == "held_out" else m["blind_probes"]
+            for w in ways.values():
+                w["abstention_pct"] = round(100.0 * w["abstentions"] / n, 4) if n else None
+            rows += unseen_rows("gold-step held-out" if name == "held_out" else "blind probes", name, ways)
+    return rows
 
 
 def _slice_rows(m: dict[str, Any]) -> list[Comparison]:
