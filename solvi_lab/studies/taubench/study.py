@@ -76,6 +76,13 @@ PARAMS = ParamSpec(
         meaning="also score the model on the blind probes (blind_probes.py, frozen seed) of the held-out tasks",
     ),
     Param(
+        "schema_family",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also train the vocabulary plus the schema family (schema_templates.py) and score it on every probe set",
+    ),
+    Param(
         "unseen",
         str,
         full="refuse",
@@ -361,6 +368,7 @@ def run(
     held_out_split: str = FULL_PARAMS["held_out_split"],
     blind: bool = True,
     unseen: str = "refuse",
+    schema_family: bool = True,
 ) -> StudyResult:
     """Train on probes of the first `train_tasks` training tasks, evaluate on probes of the first `test_tasks` test tasks.
 
@@ -380,6 +388,7 @@ def run(
         held_out_split=held_out_split,
         blind=blind,
         unseen=unseen,
+        schema_family=schema_family,
     )
     t_start = time.perf_counter()
     directory = find_data_dir(data_dir)  # DataMissing says how to get the data
@@ -465,8 +474,8 @@ def run(
                     metrics[f"{short}_{k}"] = r[k]
     # A seen condition vector always gets its training verdict, so every error falls in the unseen slice: the share of
     # held-out transitions whose vector training showed is what the headline precision and recall mostly re-read.
-    unseen = metrics.get("novel_vector_transitions", 0)
-    metrics["seen_vector_share"] = round(1.0 - unseen / ev["transitions"], 4) if ev["transitions"] else None
+    novel = metrics.get("novel_vector_transitions", 0)
+    metrics["seen_vector_share"] = round(1.0 - novel / ev["transitions"], 4) if ev["transitions"] else None
     # Blind probes (issue 33): the frozen generator on the same held-out tasks; per family, false accepts apart
     t0 = time.perf_counter()
     tables_blind: dict[str, pl.DataFrame] = {}
@@ -504,6 +513,23 @@ def run(
         unseen_table,
         schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
     )
+    # the schema family (issue 33), ablated: the same vocabulary with and without it, on every probe set
+    schema_rows = []
+    if schema_family:
+        v_schema = build_vocabulary(data.tools, base.state, pairs=pairs, money=money, schema_family=True)
+        m_schema = train(train_set, v_schema, unseen=unseen)
+        metrics["schema_vocabulary_conditions"] = len(v_schema.names)
+        for name, ps in sets.items():
+            for label, mdl in (("without schema family", model), ("with schema family", m_schema)):
+                sc = score(verdicts(mdl, ps))
+                schema_rows.append({"vocabulary": label, "probe set": name, **sc})
+                if mdl is m_schema:
+                    for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
+                        metrics[f"schema_{name}_{k}"] = sc[k]
+        tables_blind["schema_family"] = pl.DataFrame(
+            schema_rows,
+            schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+        )
     blind_s = time.perf_counter() - t0
     ablation_rows = []
     if ablations:
@@ -574,7 +600,8 @@ def run(
             **tables_blind,
         },
         comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations)
-        + _blind_rows(metrics, gold_scores, blind),
+        + _blind_rows(metrics, gold_scores, blind)
+        + _schema_rows(schema_rows),
         caveats=caveats(metrics, ablations=ablations),
         figures={
             "abstention_by_tool": _figure(by_tool, f"Abstentions by tool ({ev['transitions']:,} held-out transitions)")
@@ -615,6 +642,30 @@ def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Co
                 w["abstention_pct"] = round(100.0 * w["abstentions"] / n, 4) if n else None
             rows += unseen_rows("gold-step held-out" if name == "held_out" else "blind probes", name, ways)
     return rows
+
+
+def _schema_rows(rows: list[dict[str, Any]]) -> list[Comparison]:
+    """The schema family ablated: one figure row per probe set (precision / abstention / false accepts, without vs
+    with); the false-accept rows of the vocabulary with it are findings like the others."""
+    out: list[Comparison] = []
+    by = {(r["vocabulary"], r["probe set"]): r for r in rows}
+    for name in dict.fromkeys(r["probe set"] for r in rows):
+        a, b = by[("without schema family", name)], by[("with schema family", name)]
+
+        def show(r: dict[str, Any]) -> str:
+            return f"{_fmt(r['precision'])} / {r['abstention_pct'] or 0:.2f}% / {r['false_accepts']}"
+
+        out.append(
+            Comparison(
+                f"schema family ablated on {name}: precision / abstention % / false accepts, without vs with",
+                f"{show(a)}  vs  {show(b)}",
+                None,
+                f"false refusals {a['false_refusals']} vs {b['false_refusals']}; undeclared / missing arguments, "
+                "JSON types, empty lists (schema_templates.py); the main vocabulary is without it",
+                key=f"schema_{name}_ablation",
+            )
+        )
+    return out
 
 
 def _slice_rows(m: dict[str, Any]) -> list[Comparison]:

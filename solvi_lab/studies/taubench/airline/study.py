@@ -40,7 +40,7 @@ from ...result import Comparison, StudyResult
 from ..blind_probes import BLIND_SEED, blind_family, blind_probes
 from ..domain import replay_gold
 from ..scoring import family_table, probe_set_rows, score, unseen_rows
-from ..study import evaluate, probe_family, train
+from ..study import _schema_rows, evaluate, probe_family, train
 from .data import find_airline_dir, load_airline, load_trajectories
 from .env import AirlineEnv
 from .probes import DEFAULT_BUDGET, Transition, effect_of, tasks_probes
@@ -77,6 +77,13 @@ PARAMS = ParamSpec(
         meaning="blind probe transitions per task, about (gold calls, balance edges and chains always kept)",
         low=1,
         high=10_000,
+    ),
+    Param(
+        "schema_family",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also train the vocabulary plus the schema family (schema_templates.py) per fold; score it everywhere",
     ),
     Param(
         "unseen",
@@ -228,6 +235,7 @@ def run(
     blind: bool = True,
     blind_budget: int = 60,
     unseen: str = "refuse",
+    schema_family: bool = True,
 ) -> StudyResult:
     """The whole airline study (see the module docstring). Raises DataMissing (with how to get it) when absent.
 
@@ -242,6 +250,7 @@ def run(
         blind=blind,
         blind_budget=blind_budget,
         unseen=unseen,
+        schema_family=schema_family,
     )
     t_start = time.perf_counter()
     directory = find_airline_dir(data_dir)
@@ -269,6 +278,8 @@ def run(
     if ablations:
         variants.update({"no_pairs": (False, True), "no_money": (True, False), "neither": (False, False)})
     vocabs = {label: build_vocabulary(data.tools, pairs=p, money=m) for label, (p, m) in variants.items()}
+    if schema_family:  # the schema family ablated: the full vocabulary with it (scored on probes, blind, agent)
+        vocabs["schema"] = build_vocabulary(data.tools, schema_family=True)
     vocab = vocabs["full"]
     t0 = time.perf_counter()
     models: dict[tuple[str, str], ConservativeActionModel] = {}
@@ -288,6 +299,8 @@ def run(
         for label in variants:
             if label != "full":
                 models[(label, fold)] = train(probes[fold], vocabs[label])
+        if schema_family:
+            models[("schema", fold)] = train(probes[fold], vocabs["schema"], unseen=unseen)
     train_s = time.perf_counter() - t0
     evals = {
         (label, fold): evaluate(models[(label, _other(fold))], probes[fold]) for label in variants for fold in FOLDS
@@ -302,6 +315,7 @@ def run(
     differences: list[dict[str, Any]] = []
     refused_calls: list[dict[str, Any]] = []
     agent_ways: dict[str, list[tuple[bool, str]]] = {"refuse": [], "unknown": []}
+    agent_schema: list[tuple[bool, str]] = []
     for rep in replay_runs(base, runs):
         call = rep.call
         if rep.cause:
@@ -323,6 +337,9 @@ def run(
             full_model.unseen = way
             agent_ways[way].append((not recorded_refused, full_model.predict(rep.state, call.tool, call.args).verdict))
         full_model.unseen = unseen
+        if schema_family:
+            v = models[("schema", _other(fold))].predict(rep.state, call.tool, call.args).verdict
+            agent_schema.append((not recorded_refused, v))
         for label in variants:
             p = models[(label, _other(fold))].predict(rep.state, call.tool, call.args)
             if label == "full" and recorded_refused:
@@ -382,6 +399,30 @@ def run(
             ways[unseen], [t for t, _ in pairs], family
         )
     set_scores["agent"] = {w: score(r) for w, r in agent_ways.items()}
+    schema_rows: list[dict[str, Any]] = []
+    schema_metrics: dict[str, Any] = {}
+    if schema_family:
+        for name, pairs in sets.items():
+            sc = score(
+                (t.accepted, models[("schema", _other(fold))].predict(t.state, t.tool, t.args).verdict)
+                for t, fold in pairs
+            )
+            schema_rows += [
+                {"vocabulary": "without schema family", "probe set": name, **set_scores[name][unseen]},
+                {"vocabulary": "with schema family", "probe set": name, **sc},
+            ]
+        schema_rows += [
+            {"vocabulary": "without schema family", "probe set": "agent", **set_scores["agent"][unseen]},
+            {"vocabulary": "with schema family", "probe set": "agent", **score(agent_schema)},
+        ]
+        blind_tables["schema_family"] = pl.DataFrame(
+            schema_rows,
+            schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+        )
+        for r in schema_rows:
+            if r["vocabulary"] == "with schema family":
+                for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
+                    schema_metrics[f"schema_{r['probe set']}_{k}"] = r[k]
     blind_tables["unseen_both_ways"] = pl.DataFrame(
         [{"probe set": n, "unseen": w, **s} for n, ws in set_scores.items() for w, s in ws.items()],
         schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
@@ -525,6 +566,7 @@ def run(
                 metrics[f"{name}_unseen_{way}_{k}"] = w[k]
         for k, v in ws[unseen].items():
             metrics[f"{name}_set_{k}"] = v
+    metrics.update(schema_metrics)
     return StudyResult(
         name="taubench_airline",
         params={
@@ -545,7 +587,7 @@ def run(
             "agent_refused_calls": pl.DataFrame(refused_calls),
             **blind_tables,
         },
-        comparison=_comparison(metrics) + _blind_rows(set_scores, unseen),
+        comparison=_comparison(metrics) + _blind_rows(set_scores, unseen) + _schema_rows(schema_rows),
         figures={"agent_calls": _figure(main)},
         caveats=[
             "No task was unread: every one of the 50 tasks was read while the vocabulary and the probes were designed, "
