@@ -49,7 +49,7 @@ KERNEL_FIX = f"python -m ipykernel install --user --name {KERNEL_NAME}"
 # What a study folder may hold from an earlier run; cleared before a rerun so the report never shows a stale
 # figure or table the notebook no longer saves. The recorder overwrites metrics.json (never merges); it is listed
 # so a notebook that fails before its first record leaves no earlier run's metrics behind.
-_STALE_PATTERNS = ("metrics.json", "run.json", "*.png", "*.csv", "*.ipynb")
+_STALE_PATTERNS = ("metrics.json", "caveats.json", "run.json", "*.png", "*.csv", "*.ipynb")
 
 
 @dataclass

@@ -155,3 +155,13 @@ def test_caveats_printed_beside_the_tally(tmp_path: Path) -> None:
     assert md.count("**Caveats**") == 1  # retraction saved none
     page = html_path.read_text()
     assert "<li>&#x27;none&#x27; survives 0 of 120 games" in page and page.count('<ul class="caveats">') == 1
+
+
+def test_a_rerun_clears_the_earlier_caveats(tmp_path: Path) -> None:
+    """caveats.json is a file a run writes, so a rerun removes an earlier run's before the notebook saves its own."""
+    from solvi_lab.reproduce import clear_stale
+
+    (tmp_path / "caveats.json").write_text('["from an earlier run"]')
+    (tmp_path / "notes.txt").write_text("kept")
+    clear_stale(tmp_path)
+    assert not (tmp_path / "caveats.json").exists() and (tmp_path / "notes.txt").exists()

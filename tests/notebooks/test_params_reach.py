@@ -73,7 +73,9 @@ def _shown_params(executed: Path) -> dict[str, Any]:
 def test_injected_value_reaches_the_study(study: str, python3_kernel: None, tmp_path: Path) -> None:
     info = registry.get(study)
     values = INJECTED[study]
-    overrides = reproduce.parse_parameters([[k, json.dumps(v)] for k, v in values.items()], [info])
+    # as typed on the command line: a string as it is (`-p held_out_split dev`), anything else as JSON
+    typed = [[k, v if isinstance(v, str) else json.dumps(v)] for k, v in values.items()]
+    overrides = reproduce.parse_parameters(typed, [info])
     run = reproduce.run_notebook(
         info.notebook_path, tmp_path, study=study, quick=True, overrides=overrides, progress=False
     )
