@@ -464,6 +464,15 @@ def _store_on(journal: Journal) -> KnowledgeStore:
     return KnowledgeStore.from_journal(journal)
 
 
+UNSEEN_CHOICES = ("refuse", "unknown")
+
+
+def _check_unseen(unseen: Any) -> str:
+    if unseen not in UNSEEN_CHOICES:
+        raise BadInput(f"unseen must be one of {list(UNSEEN_CHOICES)}, got {unseen!r}.")
+    return unseen
+
+
 def _laplace_fail(failures: int, total: int) -> float:
     """Laplace-smoothed failure probability: (failures + 1) / (total + 2)."""
     return (failures + 1) / (total + 2)
@@ -479,6 +488,10 @@ class ConservativeActionModel(JournalOwner):
     """Learns what an environment accepts, per action, and says "unknown" where it has not learned it.
 
     vocab: the :class:`Vocabulary` whose conditions the model sees.
+    unseen: what a call gets when every refusal signature it matches rests on a condition value that training never
+        observed at all (neither accepted nor refused): ``"refuse"`` (the signature generalises to it, the default)
+        or ``"unknown"`` (a signature whose values were all observed must explain the refusal, else "unknown").
+        A prediction-time choice: observations, journal records and fingerprints are the same either way.
     journal / store: where it keeps its knowledge (the journal-owner protocol, solvi_lab/owner.py). Every
         observation is journaled as a compact ``"action_observation"`` record (the condition vector, not the state)
         and folded by the one method ``_apply`` — live and when the model is rebuilt with
@@ -500,12 +513,24 @@ class ConservativeActionModel(JournalOwner):
     ('accept', 'unknown')
     >>> ConservativeActionModel.from_journal(m.journal, vocab=vocab).state() == m.state()
     True
+    >>> m.observe({}, "ret", {"items": [1, 2]}, accepted=False)   # len=2 refused: signature {len}
+    >>> m.predict({}, "ret", {"items": [1, 2, 3]}).verdict        # len=3 never observed: the signature generalises
+    'refuse'
+    >>> ConservativeActionModel.from_journal(m.journal, vocab=vocab).state() == m.state()
+    True
     """
 
     KINDS = (OBSERVATION_KIND, COMMIT_KIND)
 
-    def __init__(self, vocab: Vocabulary, journal: Journal | Literal[False] | None = None, store: Any = None) -> None:
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        journal: Journal | Literal[False] | None = None,
+        store: Any = None,
+        unseen: Literal["refuse", "unknown"] = "refuse",
+    ) -> None:
         self._configure(vocab)
+        self.unseen = _check_unseen(unseen)
         if journal is False:  # no journal at all: the records are folded as written, and kept nowhere
             if store is not None:
                 raise BadInput("journal=False keeps no journal, so it takes no store; pass one of them.")
@@ -542,6 +567,7 @@ class ConservativeActionModel(JournalOwner):
         self._item_ids: dict[str, str] = {}  # action -> id of its latest committed item (what the next supersedes)
         self._dirty: set[str] = set()  # actions changed since their last commit
         self.other_vocab_records = 0  # observations of another vocabulary a rebuild passed over
+        self.unseen: str = "refuse"  # what a signature resting on a never-observed value gives (see predict)
 
     # -- the journal-owner protocol (solvi_lab.owner) ---------------------------------------------------------------
 
@@ -726,6 +752,28 @@ class ConservativeActionModel(JournalOwner):
             viol_match = frozenset(i for i in viol if vector[i] is not UNREADABLE or (i, UNREADABLE) in model.waiting)
             matching = model.matching(viol_match) if viol_match else []
             values = ", ".join(f"{conds[i]}={_show(vector[i])}" for i in sorted(viol))
+            if matching and self.unseen == "unknown":
+                # a signature explains this refusal only if every value it rests on was observed in training (in a
+                # refused call: violated values were never accepted); a value nobody observed gives "unknown"
+                seen = [s for s in matching if all((i, vector[i]) in model.waiting for i in s.conds)]
+                if not seen:
+                    novel = ", ".join(
+                        f"{conds[i]}={_show(vector[i])}"
+                        for i in sorted({i for s in matching for i in s.conds})
+                        if (i, vector[i]) not in model.waiting
+                    )
+                    detail["signatures"] = [sorted(conds[i] for i in s.conds) for s in matching]
+                    detail["unseen_values"] = True
+                    return Prediction(
+                        "unknown",
+                        risk=_laplace_fail(model.n_refused, n_total),
+                        support=0,
+                        reason=f"{novel} never observed in training (neither accepted nor refused): "
+                        f"{len(matching)} signature(s) match only through values never seen",
+                        effects=effects,
+                        detail=detail,
+                    )
+                matching = seen
             if matching:
                 best = max(matching, key=lambda s: (s.support, -len(s.conds)))
                 names = ", ".join(conds[i] for i in sorted(best.conds))
@@ -890,12 +938,15 @@ class ConservativeActionModel(JournalOwner):
                 ),
                 "effect_all": effect(m.effect_all),
             }
-        return {
+        out = {
             "vocab": self.vocab.fingerprint,
             "actions": actions,
             "items": dict(sorted(self._item_ids.items())),
             "dirty": sorted(self._dirty),
         }
+        if self.unseen != "refuse":  # only when the option is on: states of default models stay as they were
+            out["unseen"] = self.unseen
+        return out
 
     @property
     def actions(self) -> tuple[str, ...]:

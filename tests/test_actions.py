@@ -555,3 +555,39 @@ def test_unreadable_is_unknown_unless_refusals_were_seen_unreadable():
     assert p.verdict == "unknown" and "status=unreadable" in p.reason
     m.observe(state, "cancel", {"id": "yy"}, accepted=False)  # a refusal seen with the status unreadable
     assert m.predict(state, "cancel", {"id": "zz"}).verdict == "refuse"
+
+
+def test_unseen_option_says_unknown_where_a_signature_rests_on_a_value_never_observed():
+    vocab = Vocabulary({"len": lambda s, a: len(a["items"]), "kind": lambda s, a: a["kind"]})
+    verdicts = {}
+    for way in ("refuse", "unknown"):
+        m = ConservativeActionModel(vocab, unseen=way)
+        m.observe({}, "ret", {"items": [1], "kind": "a"}, accepted=True)
+        m.observe({}, "ret", {"items": [1, 2], "kind": "a"}, accepted=False)  # signature {len}, len=2 seen refused
+        m.observe({}, "ret", {"items": [1], "kind": "b"}, accepted=False)  # signature {kind}, kind=b seen refused
+        calls = [
+            {"items": [1, 2], "kind": "a"},  # seen refused value: refuse either way
+            {"items": [1, 2, 3], "kind": "a"},  # len=3 never observed: only the generalised signature explains it
+            {"items": [1, 2, 3], "kind": "b"},  # len=3 unseen, but {kind} with kind=b (seen) explains the refusal
+            {"items": [3], "kind": "a"},  # every value accepted before
+        ]
+        verdicts[way] = [m.predict({}, "ret", c).verdict for c in calls]
+        if way == "unknown":
+            p = m.predict({}, "ret", calls[1])
+            assert p.detail["unseen_values"] is True and "len=3 never observed in training" in p.reason
+            assert m.predict({}, "ret", calls[2]).detail["signatures"] == [["kind"]]
+    assert verdicts["refuse"] == ["refuse", "refuse", "refuse", "accept"]
+    assert verdicts["unknown"] == ["refuse", "unknown", "refuse", "accept"]
+
+
+def test_unseen_option_keeps_records_and_state_of_default_models():
+    vocab = Vocabulary({"n": lambda s, a: a["n"]})
+    a, b = ConservativeActionModel(vocab), ConservativeActionModel(vocab, unseen="unknown")
+    for m in (a, b):
+        m.observe({}, "go", {"n": 1}, accepted=True)
+        m.observe({}, "go", {"n": 2}, accepted=False)
+    assert [r.payload for r in a.journal.records()] == [r.payload for r in b.journal.records()]
+    assert "unseen" not in a.state() and b.state()["unseen"] == "unknown"
+    assert {k: v for k, v in b.state().items() if k != "unseen"} == a.state()
+    with pytest.raises(BadInput, match=r"unseen must be one of \['refuse', 'unknown'\], got 'maybe'"):
+        ConservativeActionModel(vocab, unseen="maybe")

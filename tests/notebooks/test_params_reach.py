@@ -27,12 +27,23 @@ INJECTED: dict[str, dict[str, Any]] = {
         "money": True,
         "ablations": True,
         "held_out_split": "dev",  # never the test tasks outside the reported full run
+        "blind": True,
+        "unseen": "unknown",
+        "schema_family": False,
         "seed": 1,
     },
     # the notebooks assert their claims, so these stay at sizes where the claims hold
     "risk_dungeon": {"streams": 5, "games": 30, "seed": 0},
     "toy_crafting": {"streams": 4, "worlds": 6, "steps": 150, "episodes": 5, "seed": 0},
-    "taubench_airline": {"budget": 30, "ablations": False, "seed": 3},
+    "taubench_airline": {
+        "budget": 30,
+        "ablations": False,
+        "blind": True,
+        "blind_budget": 10,
+        "unseen": "unknown",
+        "schema_family": False,
+        "seed": 3,
+    },
     "crafter": {
         "train_worlds": 1,
         "test_worlds": 1,

@@ -153,7 +153,12 @@ def test_held_out_slices_separate_what_training_already_showed(data):
     keys = {c.key: c.kind for c in r.comparison if c.holds is not None}
     published_claims = ("refusal_precision", "refusal_recall", "abstention_rare", "no_pairs_precision")
     published_claims += ("no_money_false_refusal", "neither_false_refusal", "ablation_abstention_order")
-    assert keys == {**dict.fromkeys(published_claims, "claim"), "training_replayed": "mechanism"}
+    published_claims += ("held_out_no_false_accept",)  # issue 33: a refused call is never predicted 'accept'
+    assert keys == {
+        **dict.fromkeys(published_claims, "claim"),
+        "training_replayed": "mechanism",
+        "blind_no_false_accept": "finding",
+    }
     # the slices are rows of the claims' table, not claims of their own; the caveats say what was seen
     assert not {"novel_vector_exact", "user_disjoint_exact", "ablations_abstain_more"} & set(keys)
     assert any("dev split" in c for c in r.caveats) and any("seen" in c for c in r.caveats)

@@ -26,9 +26,11 @@ from ...errors import BadParameter
 from ...knowledge import KnowledgeStore
 from ..params import Param, ParamSpec
 from ..result import Comparison, StudyResult
+from .blind_probes import BLIND_SEED, blind_family, blind_probes
 from .data import find_data_dir, load_retail
 from .env import RetailEnv
-from .probes import DEFAULT_BUDGET, Transition, split_probes
+from .probes import DEFAULT_BUDGET, Transition, _effect, split_probes
+from .scoring import family_table, probe_set_rows, score, unseen_both_ways, unseen_rows, verdicts
 from .tools import WRITING_TOOLS
 from .vocabulary import build_vocabulary
 
@@ -75,6 +77,28 @@ PARAMS = ParamSpec(
     Param("pairs", bool, full=True, quick=True, meaning="pair-feature templates in the main vocabulary"),
     Param("money", bool, full=True, quick=True, meaning="money-comparison templates in the main vocabulary"),
     Param("ablations", bool, full=True, quick=True, meaning="also train the three vocabulary ablations"),
+    Param(
+        "blind",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also score the model on the blind probes (blind_probes.py, frozen seed) of the held-out tasks",
+    ),
+    Param(
+        "schema_family",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also train the vocabulary plus the schema family (schema_templates.py) and score it on every probe set",
+    ),
+    Param(
+        "unseen",
+        str,
+        full="refuse",
+        quick="refuse",
+        meaning="ConservativeActionModel's unseen option for the reported model ('refuse' or 'unknown'); both are scored",
+        choices=("refuse", "unknown"),
+    ),
     # Blind where we can be: the quick path (CI, test_claims, `--quick`) evaluates on the dev split, which no design
     # decision read; the test split is read only by the reported full run.
     Param(
@@ -144,13 +168,16 @@ def _check(name: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-def train(transitions: list[Transition], vocab: Any, store: Any = None) -> ConservativeActionModel:
+def train(
+    transitions: list[Transition], vocab: Any, store: Any = None, unseen: str = "refuse"
+) -> ConservativeActionModel:
     """A model that observed every transition, in order: journaled in `store` when given, else kept without a
-    journal (a journaled observation holds its whole condition vector: at full size, hundreds of MB per model)."""
+    journal (a journaled observation holds its whole condition vector: at full size, hundreds of MB per model).
+    unseen: the model's prediction-time option (ConservativeActionModel)."""
     model = (
-        ConservativeActionModel(vocab, store=store)
+        ConservativeActionModel(vocab, store=store, unseen=unseen)
         if store is not None
-        else ConservativeActionModel(vocab, journal=False)
+        else ConservativeActionModel(vocab, journal=False, unseen=unseen)
     )
     for t in transitions:
         model.observe(t.state, t.tool, t.args, t.accepted, t.effect)
@@ -348,6 +375,9 @@ def run(
     ablations: bool = True,
     budget: int = DEFAULT_BUDGET,
     held_out_split: str = FULL_PARAMS["held_out_split"],
+    blind: bool = True,
+    unseen: str = "refuse",
+    schema_family: bool = True,
 ) -> StudyResult:
     """Train on probes of the first `train_tasks` training tasks, evaluate on probes of the first `test_tasks` test tasks.
 
@@ -365,6 +395,9 @@ def run(
         ablations=ablations,
         budget=budget,
         held_out_split=held_out_split,
+        blind=blind,
+        unseen=unseen,
+        schema_family=schema_family,
     )
     t_start = time.perf_counter()
     directory = find_data_dir(data_dir)  # DataMissing says how to get the data
@@ -387,7 +420,7 @@ def run(
     vocab = build_vocabulary(data.tools, base.state, pairs=pairs, money=money)
     t0 = time.perf_counter()
     store = KnowledgeStore()  # in memory: the observations are journaled, then replayed below
-    model = train(train_set, vocab, store=store)
+    model = train(train_set, vocab, store=store, unseen=unseen)
     train_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     ev = evaluate(model, test_set)
@@ -395,6 +428,7 @@ def run(
     replay_ok = _replay(model, train_set)
     # the journal holds only condition vectors; the model rebuilt from it must be the live one
     again = ConservativeActionModel.from_journal(store.journal, vocab=vocab, store=store)
+    again.unseen = unseen
     journal_equal = again.snapshot() == model.snapshot()
     held_users = {int(t["index"]): t["user_id"] for t in data.tasks[held_out_split][:test_tasks]}
     trained_users = {t["user_id"] for t in data.tasks["train"][:train_tasks]}
@@ -449,8 +483,63 @@ def run(
                     metrics[f"{short}_{k}"] = r[k]
     # A seen condition vector always gets its training verdict, so every error falls in the unseen slice: the share of
     # held-out transitions whose vector training showed is what the headline precision and recall mostly re-read.
-    unseen = metrics.get("novel_vector_transitions", 0)
-    metrics["seen_vector_share"] = round(1.0 - unseen / ev["transitions"], 4) if ev["transitions"] else None
+    novel = metrics.get("novel_vector_transitions", 0)
+    metrics["seen_vector_share"] = round(1.0 - novel / ev["transitions"], 4) if ev["transitions"] else None
+    # Blind probes (issue 33): the frozen generator on the same held-out tasks; per family, false accepts apart
+    t0 = time.perf_counter()
+    tables_blind: dict[str, pl.DataFrame] = {}
+    held_tasks = data.tasks[held_out_split][:test_tasks]
+    gold_scores = score(verdicts(model, test_set))
+    tables_blind["gold_step_families"] = family_table(verdicts(model, test_set), test_set, probe_family)
+    sets = {"held_out": test_set}
+    if blind:
+        blind_set = blind_probes(base, data.tools, held_tasks, _effect, split=held_out_split, seed=BLIND_SEED)
+        rows_blind = verdicts(model, blind_set)
+        tables_blind["blind_families"] = family_table(rows_blind, blind_set, blind_family)
+        sets["blind"] = blind_set
+        b = score(rows_blind)
+        for k in (
+            "probes",
+            "refused",
+            "precision",
+            "recall",
+            "abstentions",
+            "abstention_pct",
+            "false_accepts",
+            "false_accept_rate",
+            "false_refusals",
+        ):
+            metrics[f"blind_{k}"] = b[k]
+    metrics["false_accept_rate"] = gold_scores["false_accept_rate"]
+    unseen_table = []
+    for name, ps in sets.items():
+        ways = unseen_both_ways(model, ps)
+        for way, w in ways.items():
+            unseen_table.append({"probe set": name, "unseen": way, **w})
+            for k in ("precision", "abstentions", "false_accepts", "false_refusals"):
+                metrics[f"{name}_unseen_{way}_{k}"] = w[k]
+    tables_blind["unseen_both_ways"] = pl.DataFrame(
+        unseen_table,
+        schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+    )
+    # the schema family (issue 33), ablated: the same vocabulary with and without it, on every probe set
+    schema_rows = []
+    if schema_family:
+        v_schema = build_vocabulary(data.tools, base.state, pairs=pairs, money=money, schema_family=True)
+        m_schema = train(train_set, v_schema, unseen=unseen)
+        metrics["schema_vocabulary_conditions"] = len(v_schema.names)
+        for name, ps in sets.items():
+            for label, mdl in (("without schema family", model), ("with schema family", m_schema)):
+                sc = score(verdicts(mdl, ps))
+                schema_rows.append({"vocabulary": label, "probe set": name, **sc})
+                if mdl is m_schema:
+                    for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
+                        metrics[f"schema_{name}_{k}"] = sc[k]
+        tables_blind["schema_family"] = pl.DataFrame(
+            schema_rows,
+            schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+        )
+    blind_s = time.perf_counter() - t0
     ablation_rows = []
     if ablations:
         for label, p_on, m_on in (("no_pairs", False, money), ("no_money", pairs, False), ("neither", False, False)):
@@ -469,6 +558,7 @@ def run(
             "train_seconds": round(train_s, 2),
             "predict_seconds": round(predict_s, 2),
             "breakdown_seconds": round(breakdown_s, 2),
+            "blind_seconds": round(blind_s, 2),
             "wall_seconds": round(wall, 2),
         }
     )
@@ -507,6 +597,8 @@ def run(
             "ablations": ablations,
             "budget": budget,
             "held_out_split": held_out_split,
+            "blind": blind,
+            "unseen": unseen,
         },
         metrics=metrics,
         tables={
@@ -514,14 +606,75 @@ def run(
             "held_out_slices": slices,
             "ablations": ablation_table,
             "model": model_table,
+            **tables_blind,
         },
-        comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations),
+        comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations)
+        + _blind_rows(metrics, gold_scores, blind)
+        + _schema_rows(schema_rows),
         caveats=caveats(metrics, ablations=ablations),
         figures={
             "abstention_by_tool": _figure(by_tool, f"Abstentions by tool ({ev['transitions']:,} held-out transitions)")
         },
     )
     return result
+
+
+def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Comparison]:
+    """False accepts as a claim of their own on every probe set, the blind probes beside the gold-step ones, and the
+    unseen option both ways (issue 33; per-family tables: gold_step_families, blind_families, unseen_both_ways)."""
+    rows = probe_set_rows(
+        "gold-step held-out probes", "held_out", gold, kind="claim", note="the same set as the headline precision"
+    )
+    if blind:
+        b = {k[len("blind_") :]: v for k, v in m.items() if k.startswith("blind_") and k != "blind_seconds"}
+        rows += probe_set_rows(
+            "blind probes (frozen generator, held-out tasks)",
+            "blind",
+            b,
+            kind="finding",
+            note="written from the tools' documents and schemas alone; per family in blind_families",
+        )
+    for name in ("held_out", "blind"):
+        if f"{name}_unseen_refuse_precision" in m:
+            ways = {
+                w: {
+                    "precision": m[f"{name}_unseen_{w}_precision"],
+                    "abstention_pct": None,
+                    "false_accepts": m[f"{name}_unseen_{w}_false_accepts"],
+                    "false_refusals": m[f"{name}_unseen_{w}_false_refusals"],
+                    "abstentions": m[f"{name}_unseen_{w}_abstentions"],
+                }
+                for w in ("refuse", "unknown")
+            }
+            n = m["test_transitions"] if name == "held_out" else m["blind_probes"]
+            for w in ways.values():
+                w["abstention_pct"] = round(100.0 * w["abstentions"] / n, 4) if n else None
+            rows += unseen_rows("gold-step held-out" if name == "held_out" else "blind probes", name, ways)
+    return rows
+
+
+def _schema_rows(rows: list[dict[str, Any]]) -> list[Comparison]:
+    """The schema family ablated: one figure row per probe set (precision / abstention / false accepts, without vs
+    with); the false-accept rows of the vocabulary with it are findings like the others."""
+    out: list[Comparison] = []
+    by = {(r["vocabulary"], r["probe set"]): r for r in rows}
+    for name in dict.fromkeys(r["probe set"] for r in rows):
+        a, b = by[("without schema family", name)], by[("with schema family", name)]
+
+        def show(r: dict[str, Any]) -> str:
+            return f"{_fmt(r['precision'])} / {r['abstention_pct'] or 0:.2f}% / {r['false_accepts']}"
+
+        out.append(
+            Comparison(
+                f"schema family ablated on {name}: precision / abstention % / false accepts, without vs with",
+                f"{show(a)}  vs  {show(b)}",
+                None,
+                f"false refusals {a['false_refusals']} vs {b['false_refusals']}; undeclared / missing arguments, "
+                "JSON types, empty lists (schema_templates.py); the main vocabulary is without it",
+                key=f"schema_{name}_ablation",
+            )
+        )
+    return out
 
 
 def _slice_rows(m: dict[str, Any]) -> list[Comparison]:

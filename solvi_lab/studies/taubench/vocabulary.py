@@ -38,6 +38,7 @@ from typing import Any
 
 from ...actions import Pair, Vocabulary
 from ...errors import BadInput
+from .schema_templates import schema_conditions
 
 __all__ = ["DATA_MODEL", "MAX_CATEGORIES", "build_vocabulary", "entity_of_arg", "describe_entities"]
 
@@ -366,7 +367,11 @@ def _t_sign(amount: Callable[[Any, Mapping[str, Any]], float]) -> Predicate:
 
 
 def build_vocabulary(
-    tools: list[Mapping[str, Any]], state: Mapping[str, Any], pairs: bool = True, money: bool = True
+    tools: list[Mapping[str, Any]],
+    state: Mapping[str, Any],
+    pairs: bool = True,
+    money: bool = True,
+    schema_family: bool = False,
 ) -> Vocabulary:
     """Build the vocabulary for the tools' schemas over a data model described from `state`.
 
@@ -375,6 +380,8 @@ def build_vocabulary(
     state: ``{"users", "orders", "products"}``: read once to find each entity type's categorical and sized
         fields (the data model as the data shows it); the predicates themselves read the state they are given.
     pairs, money: switch the pair and money template families (for ablations).
+    schema_family: add the schema family (:mod:`.schema_templates`: undeclared / missing arguments, JSON types, empty
+        lists); off by default, so the vocabulary and its fingerprint stay as published.
     """
     if not isinstance(tools, list) or not tools:
         raise BadInput("build_vocabulary: tools must be a non-empty list of tool schemas (tools.json).")
@@ -474,6 +481,8 @@ def build_vocabulary(
                 for arg, t in sorted(typed.items()):
                     if t is not None and not t[1] and "balance" in DATA_MODEL[t[0]]:
                         own[f"{arg}:covers({label})"] = _t_covers(arg, t[0], amount)
+        if schema_family:
+            own.update(schema_conditions(name, props, params.get("required", []) or []))
         predicates.update(own)
         only[name] = sorted(own)
     return Vocabulary(predicates, hard=set(), only=only)

@@ -37,11 +37,13 @@ from ....knowledge import KnowledgeStore
 from ....risk import Protect
 from ...params import Param, ParamSpec
 from ...result import Comparison, StudyResult
+from ..blind_probes import BLIND_SEED, blind_family, blind_probes
 from ..domain import replay_gold
-from ..study import evaluate, train
+from ..scoring import family_table, probe_set_rows, score, unseen_rows
+from ..study import _schema_rows, evaluate, probe_family, train
 from .data import find_airline_dir, load_airline, load_trajectories
 from .env import AirlineEnv
-from .probes import DEFAULT_BUDGET, Transition, tasks_probes
+from .probes import DEFAULT_BUDGET, Transition, effect_of, tasks_probes
 from .tools import WRITING_TOOLS
 from .trajectories import parse_runs, replay_runs
 from .vocabulary import TEMPLATE_ORIGIN, build_vocabulary, template_of
@@ -70,6 +72,37 @@ PARAMS = ParamSpec(
         high=10_000,
     ),
     Param("ablations", bool, full=True, quick=True, meaning="also train the three vocabulary ablations per fold"),
+    Param(
+        "blind",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also score the models on the blind probes (blind_probes.py, frozen seed) of the other fold's tasks",
+    ),
+    Param(
+        "blind_budget",
+        int,
+        full=60,
+        quick=20,
+        meaning="blind probe transitions per task, about (gold calls, balance edges and chains always kept)",
+        low=1,
+        high=10_000,
+    ),
+    Param(
+        "schema_family",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also train the vocabulary plus the schema family (schema_templates.py) per fold; score it everywhere",
+    ),
+    Param(
+        "unseen",
+        str,
+        full="refuse",
+        quick="refuse",
+        meaning="ConservativeActionModel's unseen option for the reported models ('refuse' or 'unknown'); both are scored",
+        choices=("refuse", "unknown"),
+    ),
     Param(
         "data_dir",
         str,
@@ -209,13 +242,26 @@ def run(
     seed: int = 0,
     ablations: bool = True,
     data_dir: str | None = None,
+    blind: bool = True,
+    blind_budget: int = 60,
+    unseen: str = "refuse",
+    schema_family: bool = True,
 ) -> StudyResult:
     """The whole airline study (see the module docstring). Raises DataMissing (with how to get it) when absent.
 
     budget: probe transitions per task, about (gold calls always kept). ablations: also train the three
     ablated vocabularies per fold and report them on the probes and on the agent's calls.
     """
-    PARAMS.check(budget=budget, seed=seed, ablations=ablations, data_dir=data_dir)
+    PARAMS.check(
+        budget=budget,
+        seed=seed,
+        ablations=ablations,
+        data_dir=data_dir,
+        blind=blind,
+        blind_budget=blind_budget,
+        unseen=unseen,
+        schema_family=schema_family,
+    )
     t_start = time.perf_counter()
     directory = find_airline_dir(data_dir)
     data = load_airline(directory)
@@ -242,6 +288,8 @@ def run(
     if ablations:
         variants.update({"no_pairs": (False, True), "no_money": (True, False), "neither": (False, False)})
     vocabs = {label: build_vocabulary(data.tools, pairs=p, money=m) for label, (p, m) in variants.items()}
+    if schema_family:  # the schema family ablated: the full vocabulary with it (scored on probes, blind, agent)
+        vocabs["schema"] = build_vocabulary(data.tools, schema_family=True)
     vocab = vocabs["full"]
     t0 = time.perf_counter()
     models: dict[tuple[str, str], ConservativeActionModel] = {}
@@ -249,7 +297,7 @@ def run(
     replay_ok = 0
     for fold in FOLDS:
         store = KnowledgeStore()
-        models[("full", fold)] = train(probes[fold], vocab, store=store)
+        models[("full", fold)] = train(probes[fold], vocab, store=store, unseen=unseen)
         journal_equal &= (
             ConservativeActionModel.from_journal(store.journal, vocab=vocab, store=store).snapshot()
             == models[("full", fold)].snapshot()
@@ -261,6 +309,8 @@ def run(
         for label in variants:
             if label != "full":
                 models[(label, fold)] = train(probes[fold], vocabs[label])
+        if schema_family:
+            models[("schema", fold)] = train(probes[fold], vocabs["schema"], unseen=unseen)
     train_s = time.perf_counter() - t0
     evals = {
         (label, fold): evaluate(models[(label, _other(fold))], probes[fold]) for label in variants for fold in FOLDS
@@ -274,6 +324,8 @@ def run(
     causes: Counter = Counter()
     differences: list[dict[str, Any]] = []
     refused_calls: list[dict[str, Any]] = []
+    agent_ways: dict[str, list[tuple[bool, str]]] = {"refuse": [], "unknown": []}
+    agent_schema: list[tuple[bool, str]] = []
     for rep in replay_runs(base, runs):
         call = rep.call
         if rep.cause:
@@ -290,6 +342,14 @@ def run(
             )
         fold = fold_of(call.task)
         recorded_refused = call.recorded.startswith("Error")
+        full_model = models[("full", _other(fold))]
+        for way in agent_ways:  # the unseen option both ways (a prediction-time option: the same model)
+            full_model.unseen = way
+            agent_ways[way].append((not recorded_refused, full_model.predict(rep.state, call.tool, call.args).verdict))
+        full_model.unseen = unseen
+        if schema_family:
+            v = models[("schema", _other(fold))].predict(rep.state, call.tool, call.args).verdict
+            agent_schema.append((not recorded_refused, v))
         for label in variants:
             p = models[(label, _other(fold))].predict(rep.state, call.tool, call.args)
             if label == "full" and recorded_refused:
@@ -321,6 +381,63 @@ def run(
     writes = agent_tally([r for r in main if r["write"]])
     reads = agent_tally([r for r in main if not r["write"]])
     per_fold = {fold: agent_tally([r for r in main if r["fold"] == fold]) for fold in FOLDS}
+
+    # 3b. blind probes (issue 33): each fold's tasks probed by the frozen generator, scored by the other fold's model
+    t0 = time.perf_counter()
+    sets: dict[str, list[tuple[Transition, str]]] = {"held_out": [(t, f) for f in FOLDS for t in probes[f]]}
+    if blind:
+        sets["blind"] = []
+        for fold in FOLDS:
+            tasks = [t for t in data.tasks if fold_of(int(t["index"])) == fold]
+            fold_set = blind_probes(
+                base, data.tools, tasks, effect_of, split="test", seed=BLIND_SEED, budget=blind_budget
+            )
+            sets["blind"] += [(t, fold) for t in fold_set]
+    blind_tables: dict[str, pl.DataFrame] = {}
+    set_scores: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, pairs in sets.items():
+        ways: dict[str, list[tuple[bool, str]]] = {"refuse": [], "unknown": []}
+        for t, fold in pairs:
+            m_other = models[("full", _other(fold))]
+            for way in ways:
+                m_other.unseen = way
+                ways[way].append((t.accepted, m_other.predict(t.state, t.tool, t.args).verdict))
+            m_other.unseen = unseen
+        set_scores[name] = {w: score(r) for w, r in ways.items()}
+        family = blind_family if name == "blind" else probe_family
+        blind_tables["blind_families" if name == "blind" else "gold_step_families"] = family_table(
+            ways[unseen], [t for t, _ in pairs], family
+        )
+    set_scores["agent"] = {w: score(r) for w, r in agent_ways.items()}
+    schema_rows: list[dict[str, Any]] = []
+    schema_metrics: dict[str, Any] = {}
+    if schema_family:
+        for name, pairs in sets.items():
+            sc = score(
+                (t.accepted, models[("schema", _other(fold))].predict(t.state, t.tool, t.args).verdict)
+                for t, fold in pairs
+            )
+            schema_rows += [
+                {"vocabulary": "without schema family", "probe set": name, **set_scores[name][unseen]},
+                {"vocabulary": "with schema family", "probe set": name, **sc},
+            ]
+        schema_rows += [
+            {"vocabulary": "without schema family", "probe set": "agent", **set_scores["agent"][unseen]},
+            {"vocabulary": "with schema family", "probe set": "agent", **score(agent_schema)},
+        ]
+        blind_tables["schema_family"] = pl.DataFrame(
+            schema_rows,
+            schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+        )
+        for r in schema_rows:
+            if r["vocabulary"] == "with schema family":
+                for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
+                    schema_metrics[f"schema_{r['probe set']}_{k}"] = r[k]
+    blind_tables["unseen_both_ways"] = pl.DataFrame(
+        [{"probe set": n, "unseen": w, **s} for n, ws in set_scores.items() for w, s in ws.items()],
+        schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+    )
+    blind_s = time.perf_counter() - t0
 
     # 4. transfer
     per_template: Counter = Counter(template_of(c) for c in vocab.names)
@@ -435,6 +552,7 @@ def run(
             "probe_seconds": round(probe_s, 2),
             "train_seconds": round(train_s, 2),
             "agent_seconds": round(agent_s, 2),
+            "blind_seconds": round(blind_s, 2),
             "wall_seconds": round(wall, 2),
         }
     )
@@ -452,9 +570,23 @@ def run(
             }
         )
     )
+    for name, ws in set_scores.items():
+        for way, w in ws.items():
+            for k in ("precision", "abstentions", "false_accepts", "false_refusals"):
+                metrics[f"{name}_unseen_{way}_{k}"] = w[k]
+        for k, v in ws[unseen].items():
+            metrics[f"{name}_set_{k}"] = v
+    metrics.update(schema_metrics)
     return StudyResult(
         name="taubench_airline",
-        params={"budget": budget, "seed": seed, "ablations": ablations},
+        params={
+            "budget": budget,
+            "seed": seed,
+            "ablations": ablations,
+            "blind": blind,
+            "blind_budget": blind_budget,
+            "unseen": unseen,
+        },
         metrics=metrics,
         tables={
             "agent": _agent_table(main),
@@ -463,8 +595,9 @@ def run(
             "transfer": transfer,
             "response_differences": diff_table,
             "agent_refused_calls": pl.DataFrame(refused_calls),
+            **blind_tables,
         },
-        comparison=_comparison(metrics),
+        comparison=_comparison(metrics) + _blind_rows(set_scores, unseen) + _schema_rows(schema_rows),
         figures={"agent_calls": _figure(main)},
         caveats=[
             "No task was unread: every one of the 50 tasks was read while the vocabulary and the probes were designed, "
@@ -475,6 +608,24 @@ def run(
             "figures come from the reported run.",
         ],
     )
+
+
+_SET_NAMES = {
+    "held_out": "gold-step probes, other fold's model",
+    "blind": "blind probes (frozen generator), other fold's model",
+    "agent": "GPT-4o's calls, other fold's model (designed with the agent's calls in view)",
+}
+
+
+def _blind_rows(set_scores: dict[str, dict[str, dict[str, Any]]], unseen: str) -> list[Comparison]:
+    """False accepts as a claim of their own on every probe set and on the agent's calls, and the unseen option
+    both ways (issue 33; per-family tables: gold_step_families, blind_families, unseen_both_ways)."""
+    rows: list[Comparison] = []
+    for name, ways in set_scores.items():
+        rows += probe_set_rows(_SET_NAMES[name], name, ways[unseen], kind="finding")
+    for name, ways in set_scores.items():
+        rows += unseen_rows(_SET_NAMES[name], name, ways)
+    return rows
 
 
 def _comparison(m: dict[str, Any]) -> list[Comparison]:

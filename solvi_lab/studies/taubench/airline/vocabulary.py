@@ -38,6 +38,7 @@ from typing import Any
 
 from ....actions import Pair, Vocabulary
 from ....errors import BadInput
+from ..schema_templates import schema_conditions
 from ..vocabulary import CHAR_CLASSES, _bucket, _t_chars, _t_enum, _t_len, _t_samelen, _t_type
 
 __all__ = ["DATA_MODEL", "FEES", "NOW_DATE", "TEMPLATE_ORIGIN", "build_vocabulary", "template_of"]
@@ -375,11 +376,15 @@ def template_of(condition: str) -> str:
     return _TEMPLATES[condition]
 
 
-def build_vocabulary(tools: list[Mapping[str, Any]], pairs: bool = True, money: bool = True) -> Vocabulary:
+def build_vocabulary(
+    tools: list[Mapping[str, Any]], pairs: bool = True, money: bool = True, schema_family: bool = False
+) -> Vocabulary:
     """The airline vocabulary for the tools' schemas (``tools.json``); ``pairs``/``money`` switch those families.
 
     Conditions come from the arguments a schema declares: id arguments name entities of :data:`DATA_MODEL`,
     ``flights`` lists of segments, ``payment_methods`` lists of payment entries, numbers, enums, dates, text.
+    schema_family: add the schema family (:mod:`..schema_templates`, template "schema"); off by default, so the vocabulary
+    and its fingerprint stay as published.
     """
     if not isinstance(tools, list) or not tools:
         raise BadInput("build_vocabulary: tools must be a non-empty list of tool schemas (tools.json).")
@@ -481,6 +486,10 @@ def build_vocabulary(tools: list[Mapping[str, Any]], pairs: bool = True, money: 
                         add(f"{arg}:covers({label})", "covers", _t_covers(arg, amount), arg)
                 if "payment_methods" in props:
                     add(f"payment_methods:adds_up({label})", "adds_up", _e_adds_up("payment_methods", amount))
+        if schema_family:
+            required = (fn.get("parameters") or {}).get("required") or []
+            for cond, pred in schema_conditions(name, props, required).items():
+                add(cond, "schema", pred)
         predicates.update(own)
         only[name] = sorted(own)
     return Vocabulary(predicates, hard=set(), only=only)
