@@ -25,7 +25,7 @@ def test_two_notebooks_at_once_give_what_one_after_the_other_gives(tmp_path: Pat
 
 def test_the_longest_notebooks_start_first() -> None:
     order = [i.name for i in reproduce.start_order(registry.select(None))]
-    assert order[:4] == ["retraction", "taubench_action_model", "toy_crafting", "explore"]
+    assert order[:5] == ["retraction", "crafter", "taubench_action_model", "toy_crafting", "explore"]
     assert sorted(order) == sorted(i.name for i in registry.select(None))
 
 
