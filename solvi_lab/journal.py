@@ -1178,15 +1178,19 @@ class Journal:
             )
 
     # -- writing -----------------------------------------------------------------------------------------
-    def append(self, kind: str, payload: Any) -> Record:
-        """Append one record and return it. The payload must be JSON (dict, list, str, number, bool, None) of the
-        shape its kind's owner declared (register_kind); anything else raises BadInput and writes nothing."""
+    def _check_can_append(self, kind: Any) -> None:
+        """What both appends check first: the journal is open for writing and the kind is a non-empty string."""
         if self._closed:
             raise BadInput("this journal is closed; open it again with Journal(path) to append.")
         if not self._writable:
             raise BadInput("this journal is open read-only (mode='r'); open it with mode='a' to append.")
         if not isinstance(kind, str) or not kind:
             raise BadInput(f"record kind must be a non-empty string, got {safe_repr(kind)}.")
+
+    def append(self, kind: str, payload: Any) -> Record:
+        """Append one record and return it. The payload must be JSON (dict, list, str, number, bool, None) of the
+        shape its kind's owner declared (register_kind); anything else raises BadInput and writes nothing."""
+        self._check_can_append(kind)
         try:
             ptext = canonical(payload)
             kind.encode("utf-8")
@@ -1213,12 +1217,7 @@ class Journal:
         >>> j.append_encoded("note", '{"a":[1]}', {"a": [1]}).payload == j.append("note", {"a": (1,)}).payload
         True
         """
-        if self._closed:
-            raise BadInput("this journal is closed; open it again with Journal(path) to append.")
-        if not self._writable:
-            raise BadInput("this journal is open read-only (mode='r'); open it with mode='a' to append.")
-        if not isinstance(kind, str) or not kind:
-            raise BadInput(f"record kind must be a non-empty string, got {safe_repr(kind)}.")
+        self._check_can_append(kind)
         try:
             kind.encode("utf-8")
             ptext.encode("utf-8")
