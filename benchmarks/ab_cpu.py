@@ -7,7 +7,7 @@ a JSONL journal, reopen it (rebuild, up to the fingerprint), retract sampled ite
 fingerprint read), verify(). Runs alternate A, B, A, B so a load change hits both; the best of the repeats is
 reported per phase, with every run in the JSON.
 
-    python benchmarks/ab_cpu.py --baseline /work/main --profile hot-keys default --sizes 100000
+    python benchmarks/ab_cpu.py --baseline ../solvi_lab-f83fd2f --profile hot-keys default --sizes 100000
 """
 
 from __future__ import annotations

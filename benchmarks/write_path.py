@@ -7,7 +7,7 @@ machine hits both; the best of the repeats is reported (the least disturbed run)
 by other processes), with every run kept in the JSON.
 
     python benchmarks/write_path.py --sizes 10000 100000                       # this checkout
-    python benchmarks/write_path.py --sizes 10000 100000 --baseline /work/main # A/B against another checkout
+    python benchmarks/write_path.py --sizes 10000 100000 --baseline ../solvi_lab-f83fd2f # A/B against another checkout
 
 Profiles as in store_scale.py: `default` (the retraction study's stream) and `hot-keys` (benchmarks/hot_keys.py).
 """
