@@ -8,6 +8,7 @@
     solvi-lab list --params risk_dungeon                              # the declared parameters of one study
     solvi-lab new coin_bias --dir ~/src                               # a study of your own, as a package
     solvi-lab diff results/before results/after                       # exit 1 if a claim held before, not after
+    solvi-lab store-sweeps                                            # docs/sweeps/ and the docs' pass rates
 
 Exit codes: 0 success (a study skipped for missing data or not yet written is not a failure), 1 a study failed
 (the message names it and its partial notebook), 2 bad usage (unknown study, unknown parameter or a value its
@@ -113,7 +114,39 @@ def _parser() -> argparse.ArgumentParser:
     lst.add_argument("--params", metavar="STUDY", help="print the declared parameters of one study instead")
     _new_parser(sub)
     _diff_parser(sub)
+    _store_parser(sub)
     return parser
+
+
+def _store_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    st = sub.add_parser(
+        "store-sweeps",
+        help="store sweeps in docs/sweeps/ (SUMMARY.md + index entry) and regenerate every pass-rate block",
+        description="Copy each sweep's SUMMARY.md to <docs>/sweeps/<study>_<size>.md and write its index.json entry "
+        "from its rows (commit, seeds, size, date, machine; a +dirty, unknown or mixed commit is refused unless "
+        "--allow-mixed), then rebuild every <!-- sweep-pass-rates: STUDY SIZE --> block of <docs>/**/*.md and "
+        "README.md from docs/sweeps/. With --blocks-only nothing is stored; with --check nothing is written and "
+        "the exit status is 1 if a block is out of date. See docs/readme/sweeps.md.",
+    )
+    st.add_argument(
+        "sweeps",
+        nargs="*",
+        metavar="STUDY:SIZE|FOLDER",
+        help="what to store: STUDY:SIZE (found under --results) or a sweep folder (default: every sweep found)",
+    )
+    st.add_argument(
+        "--results",
+        default=Path("results/sweeps"),
+        type=Path,
+        help="where the sweeps are (default: results/sweeps, the --out of `solvi-lab sweep`)",
+    )
+    st.add_argument("--docs", default=Path("docs"), type=Path, help="the docs folder (default: docs)")
+    st.add_argument(
+        "--allow-mixed", action="store_true", help="store a sweep of several (or dirty) commits, naming each"
+    )
+    what = st.add_mutually_exclusive_group()
+    what.add_argument("--blocks-only", action="store_true", help="store nothing; regenerate the blocks only")
+    what.add_argument("--check", action="store_true", help="write nothing; exit 1 if a block is out of date")
 
 
 def _new_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -341,6 +374,26 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_store_sweeps(args: argparse.Namespace) -> int:
+    from .sweep import stored
+
+    if not args.docs.is_dir():
+        raise BadInput(f"--docs {args.docs} is not a folder; give the repository's docs/ folder.")
+    if args.check or args.blocks_only:
+        if args.sweeps:
+            raise BadInput("--check and --blocks-only store nothing: give no STUDY:SIZE or folder with them.")
+    else:
+        found = stored.find(args.results, args.sweeps)
+        for path in stored.store(found, args.docs, allow_mixed=args.allow_mixed):
+            print(f"stored: {path}")
+    changed = stored.regenerate(args.docs, check=args.check)
+    for page in changed:
+        print(f"{'out of date' if args.check else 'regenerated'}: {page}")
+    if not changed:
+        print("every sweep-pass-rates block is up to date")
+    return EXIT_FAILED if args.check and changed else EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `solvi-lab` console script; returns the exit code."""
     from .kernel import keep_state_in_environment
@@ -356,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         "list": _cmd_list,
         "new": _cmd_new,
         "diff": _cmd_diff,
+        "store-sweeps": _cmd_store_sweeps,
     }
     try:
         return commands[args.command](args)

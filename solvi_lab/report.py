@@ -178,8 +178,8 @@ def _machine_rows(machine: dict[str, Any]) -> list[tuple[str, str]]:
 def stored_sweep(study: str) -> dict[str, str] | None:
     """The 20-seed sweep of a study kept in `docs/sweeps/` (index.json: file, size, seeds, date, commit), if any.
 
-    >>> stored_sweep("risk_dungeon")["commit"], stored_sweep("no_such_study")
-    ('295fb78', None)
+    >>> stored_sweep("risk_dungeon")["file"], stored_sweep("no_such_study")
+    ('risk_dungeon_full.md', None)
     """
     index = _read_json(registry.REPO_ROOT / "docs" / "sweeps" / "index.json") or {}
     found = [v for v in index.values() if v.get("study") == study]

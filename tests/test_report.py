@@ -135,7 +135,8 @@ def test_seed_zero_section_says_how_to_get_intervals_and_links_the_stored_sweep(
     text = md.read_text()
     # risk_dungeon ran at seed 7 with no sweep beside it: the note and the stored 20-seed sweep with date and commit
     assert "One seed (7): no intervals here. `solvi-lab reproduce --seeds 20`" in text
-    assert "Stored: [seeds 0-19 at full size](" in text and "2026-11-30, commit 295fb78" in text
+    stored = report.stored_sweep("risk_dungeon")  # written by `solvi-lab store-sweeps` from the sweep's own rows
+    assert "Stored: [seeds 0-19 at full size](" in text and f"{stored['date']}, commit {stored['commit']}" in text
     link = text.split("Stored: [seeds 0-19 at full size](", 1)[1].split(")", 1)[0]
     assert (results / link).resolve() == (report.registry.REPO_ROOT / "docs/sweeps/risk_dungeon_full.md").resolve()
     assert "One seed" not in text.split("## retraction", 1)[1].split("## ", 1)[0]  # failed: no note
