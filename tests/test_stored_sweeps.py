@@ -338,3 +338,49 @@ def test_every_stored_sweep_has_the_studys_current_rows() -> None:
         if missing or extra:
             problems[key] = f"missing {missing}, gone {extra}"
     assert set(problems) == STALE, f"stored sweeps with other rows than the code's: {problems}; STALE lists {STALE}"
+
+
+def _key_table_above(lines: list[str], begin: int) -> list[str]:
+    """The backticked names in the `key` column of the table that ends just above line `begin` (1-based), if any."""
+    i = begin - 2
+    while i >= 0 and not lines[i].strip():
+        i -= 1
+    end = i
+    while i >= 0 and lines[i].startswith("|"):
+        i -= 1
+    table = lines[i + 1 : end + 1]
+    if len(table) < 3:
+        return []
+    header = [c.strip() for c in table[0].strip().strip("|").split("|")]
+    if "key" not in header:
+        return []
+    col = header.index("key")
+    cells = [r.strip().strip("|").split("|") for r in table[2:]]
+    return [k for c in cells if len(c) > col for k in re.findall(r"`([^`]+)`", c[col])]
+
+
+def test_the_table_above_a_block_names_the_studys_current_rows() -> None:
+    """A hand-written table of thresholds just above a block must name rows the study still checks."""
+    problems = []
+    for page in stored.pages(DOCS):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for b in stored.blocks("\n".join(lines), where=str(page)):
+            current = _current_keys(b.study)
+            gone = [
+                k for k in _key_table_above(lines, b.begin) if k not in current and f'"{k}"' not in _source(b.study)
+            ]
+            if gone:
+                problems.append(f"{page.relative_to(registry.REPO_ROOT)}:{b.begin} ({b.study}): {gone}")
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_stored_file_marked_stale_by_hand_says_so_in_its_blocks(tree: tuple[Path, Path]) -> None:
+    results, docs = tree
+    stored.store(stored.find(results), docs)
+    path = docs / "sweeps" / "toy_full.md"
+    path.write_text("**Stale.** Ran before the rows changed.\n\n" + path.read_text())
+    block = stored.render_block(docs, "toy", "full", docs / "readme" / "page.md")
+    assert (
+        "\n\n**Stale**: these are not the study's current rows (the first line of toy_full.md says why). Seeds 0-2"
+        in block
+    )

@@ -309,6 +309,10 @@ def render_block(docs: Path, study: str, size: str, page: Path) -> str:
         f"last point finished {e['date']}. Every metric and figure: [{e['file']}]({link}). Generated from that file "
         "by `solvi-lab store-sweeps`; do not edit by hand."
     )
+    if text.lstrip().startswith("**Stale.**"):  # a stored file marked by hand as older than the study's rows
+        provenance = (
+            f"**Stale**: these are not the study's current rows (the first line of {e['file']} says why). " + provenance
+        )
     return block_rows(text, where=str(stored)) + "\n" + provenance + "\n"
 
 
