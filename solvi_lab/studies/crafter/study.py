@@ -140,7 +140,7 @@ def run(
     protocol_seeds = _seeds(seed, 200, protocol_worlds)
     cost, generated = measure_reset(train_seeds + test_seeds + protocol_seeds)
     by_seed = {w.seed: w for w in generated}
-    train_calls = learning.record(train_seeds, explore_steps, seed, by_seed)
+    train_calls = learning.record(train_seeds, explore_steps, seed, by_seed, lava_probe=True)
     test_calls = learning.record(test_seeds, explore_steps, seed, by_seed)
     bar.update()
 
@@ -200,6 +200,7 @@ def run(
     deepest = [a for a in learning.TREE if reached[a] > 0]
     metrics["tree_deepest"] = deepest[-1] if deepest else "none"
     metrics["explorer_stone_pickaxe_worlds"] = reached["make_stone_pickaxe"]
+    metrics.update(learning.explorer_summary(train_calls))
 
     for row in summary.iter_rows(named=True):
         a = row["arm"]
@@ -209,6 +210,8 @@ def run(
             "deaths",
             "failed_per_100",
             "repeated_per_100",
+            "repeated_calls_per_100",
+            "checked_out",
             "s1_share",
             "score",
             "score_lo",
@@ -349,14 +352,17 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             threshold="carried_agenda < agenda",
         ),
         Comparison(
-            "failure memory: repeated failures per 100 steps vs the proposer that does not learn",
-            m["failure_memory_repeated_per_100"],
+            "failure memory: repeated failed calls per 100 steps vs the proposer that does not learn",
+            m["failure_memory_repeated_calls_per_100"],
             None,
-            f"the same call failing in the same situation within 10 steps (planner {m['planner_repeated_per_100']:.2f})",
-            holds=m["failure_memory_repeated_per_100"] < m["planner_repeated_per_100"],
+            f"the same call (moves excepted) failing in the same situation within 10 steps (proposer "
+            f"{m['proposer_repeated_calls_per_100']:.2f}; the check turned the planner away "
+            f"{m['failure_memory_checked_out']} times; with moves: {m['failure_memory_repeated_per_100']:.2f} vs "
+            f"{m['proposer_repeated_per_100']:.2f})",
+            holds=m["failure_memory_repeated_calls_per_100"] < m["proposer_repeated_calls_per_100"],
             kind="finding",
             key="failure_memory_fewer_repeats",
-            threshold="failure_memory < planner",
+            threshold="failure_memory < proposer",
         ),
         Comparison(
             "a carried world map is dropped at the first contradicted arrival",
