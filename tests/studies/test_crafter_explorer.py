@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from solvi_lab.studies.crafter import protocol
+from solvi_lab.studies.crafter import learning, protocol
 from solvi_lab.studies.crafter.env import CrafterWorld, read_state
 from solvi_lab.studies.crafter.explorer import Explorer
 from solvi_lab.studies.crafter.navigation import Navigator
@@ -98,3 +98,42 @@ def test_failure_memory_arm_is_paired_with_the_proposer_and_blocks_repeats() -> 
     assert rows["failure_memory"]["checked_out"] > 0
     assert rows["failure_memory"]["repeated_calls"] == 0 < rows["proposer"]["repeated_calls"]
     assert rows["planner"]["repeated_calls"] == 0  # its own pause rests a refused option 10 steps
+
+
+def test_explorer_summary_counts_lava_entries_and_placement_materials() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px - 1, py)] = "lava"
+    w.env._world[(px + 1, py)] = "water"
+    w.env._player.facing = (1, 0)
+    s = read_state(w.env)
+    calls = [
+        {"call": "place_stone", "state": s, "accepted": True},
+        {"call": "place_stone", "state": s, "accepted": True},  # the same material again
+        {"call": "place_table", "state": s, "accepted": False},  # refused: not counted
+        {"call": "move_right", "state": s, "accepted": False},
+        {"call": "move_left", "state": s, "accepted": True, "end_steps": 90, "end_died": True},
+    ]
+    calls.append({"call": "noop", "state": s, "accepted": False, "end_steps": 30, "end_died": False})
+    assert learning.explorer_summary(calls) == {
+        "explorer_mean_steps": 60.0,
+        "explorer_deaths": 1,
+        "explorer_lava_entries": 1,
+        "explorer_stone_placed_on": 1,
+        "explorer_table_placed_on": 0,
+    }
+
+
+def test_a_refused_placement_probe_is_not_retried_at_once() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px + 1, py)] = "water"  # a table cannot go on water: refused
+    w.env._player.facing = (1, 0)
+    w.env._player.inventory["wood"] = 5
+    s = w.state = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    assert e._placement_probe(s) == "place_table"
+    step = w.step("place_table")
+    e.learn(step)
+    assert step.accepted is False and ("place_table", "water") not in e.seen
+    assert e._placement_probe(w.state) != "place_table"  # once is the data

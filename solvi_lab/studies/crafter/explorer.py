@@ -10,8 +10,9 @@ the data it gives, fixed before the requirements table was looked at:
   with exactly one wood pickaxe and the model can see that one is enough;
 - **cover the rules' edges** (probes): with spare stone (≥ 2) it places stone, and with spare wood (≥ 4) a table,
   on each material it has not yet seen such a placement accepted on (walking to face water, lava, path or sand
-  when it knows one; lava is faced by walking towards it, never entered); these calls are refused where the rule
-  says so, which is data too, as are the random share's calls whose conditions are missing;
+  when it knows one; lava is faced by walking towards it, never entered), at most once per material in
+  ``RETRY`` steps; these calls are refused where the rule says so, which is data too, as are the random share's
+  calls whose conditions are missing;
 - **the end-of-episode lava probe** (training worlds only, ``lava_probe``): in its last ``LAVA_MARGIN`` steps it
   walks to known lava and steps onto it with a move whose acceptance onto lava it has not seen yet. Crafter
   accepts the move, and the player dies: the one way to learn that a move onto lava is allowed.
@@ -40,6 +41,7 @@ DUSK = 0.5  # daylight below which it shelters
 #: place call -> (the item it spends, the spare amount the explorer keeps before probing with it)
 PROBES = {"place_stone": ("stone", 2), "place_table": ("wood", 4)}
 PROBE_ON = ("water", "lava", "path", "sand", "grass")  # placeable materials the probes seek out
+RETRY = 100  # steps before a refused placement probe on the same material is tried again
 MAKES = {a: a[len("make_") :] for a in ACTIONS if a.startswith("make_")}
 
 
@@ -62,6 +64,7 @@ class Explorer(Agent):
         self.budget, self.lava_probe = budget, lava_probe
         self.seen: set[tuple[str, str]] = seen if seen is not None else set()
         self._probe: tuple[str, str, int] | None = None  # (call, material, step chosen)
+        self._tried: dict[tuple[str, str], int] = {}  # (call, material) -> step of its last probe
 
     def learn(self, step: Step) -> None:
         """The planner's learning, and which placements and moves it has seen accepted on what."""
@@ -109,8 +112,11 @@ class Explorer(Agent):
         material, creature = state.faced
         for call, (item, spare) in PROBES.items():
             if state.inventory[item] >= spare and creature == NONE and (call, material) not in self.seen:
+                if self.count.steps - self._tried.get((call, material), -(10**9)) <= RETRY:
+                    continue  # refused there a moment ago: once is the data, a loop is not
                 if material in PROBE_ON or self.rng.random() < 0.1:  # elsewhere (a tree, stone ...) now and then
                     self._probe = None
+                    self._tried[(call, material)] = self.count.steps
                     return call
         if self._probe is not None and self.count.steps - self._probe[2] > 30:
             self._probe = None  # it did not get there: give the planner its turn
