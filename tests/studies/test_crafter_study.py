@@ -13,7 +13,7 @@ from solvi_lab.studies.crafter import learning, protocol, requirements
 from solvi_lab.studies.crafter.agent import ACHIEVEMENTS, DOCUMENTED, Agent, documented_agenda
 from solvi_lab.studies.crafter.env import CrafterWorld, read_state
 from solvi_lab.studies.crafter.navigation import Navigator
-from solvi_lab.studies.crafter.study import PARAMS, navigation_lines, run
+from solvi_lab.studies.crafter.study import PARAMS, code_lines, navigation_lines, run
 from solvi_lab.studies.crafter.vocabulary import ABLATIONS, ITEMS, MATERIALS, predicates, vocabulary
 
 
@@ -133,6 +133,9 @@ def test_the_agent_never_calls_while_asleep_and_never_walks_into_lava() -> None:
 def test_navigation_lines_are_counted() -> None:
     n = navigation_lines()
     assert 0 < n["code"] < n["all"]
+    # a docstring whose closing quotes follow text on their line must not swallow the code after it
+    src = 'class A:\n    """One,\n    two."""\n\n    x = 1  # a comment after code\n    # only a comment\n    y = """a\nb"""\n'
+    assert code_lines(src) == 4  # class A, x = 1, and the two lines of y's string (code, not a docstring)
 
 
 def test_tiny_study_runs_and_its_tables_agree_with_its_metrics() -> None:
@@ -150,3 +153,6 @@ def test_tiny_study_runs_and_its_tables_agree_with_its_metrics() -> None:
     assert {"requirements_none_missed", "heldout_no_false_accepts", "changed_world_drop", "score_random"} <= keys
     assert m["journals_verified"] is True
     assert PARAMS.check(**r.params) == r.params
+    assert m["explorer_lava_entries"] == 0  # measured: no move onto lava in these 80 steps
+    assert {"explorer_mean_steps", "explorer_deaths", "failure_memory_checked_out", "proposer_score"} <= set(m)
+    assert m["planner_checked_out"] == m["proposer_checked_out"] == 0

@@ -42,7 +42,7 @@ from ...actions import ConservativeActionModel
 from ...agenda import Agenda
 from ...checks import apply_checks
 from ...failures import FailureMemory
-from .env import ACTIONS, NONE, Step, SymState
+from .env import ACTIONS, NONE, Step, SymState, call_name
 from .navigation import Navigator
 
 __all__ = ["Agent", "DOCUMENTED", "GOAL_CALLS", "ACHIEVEMENTS", "documented_agenda"]
@@ -154,7 +154,7 @@ class Counters:
     refused: int = 0
     repeated: int = 0  # a call refused in the same situation within the last 10 steps
     system1: int = 0
-    past_gate: int = 0
+    checked_out: int = 0  # calls the failure memory's hard check turned the planner away from
     first: dict[str, int] = field(default_factory=dict)  # achievement -> step first unlocked
 
 
@@ -170,8 +170,10 @@ class Agent:
         rng: random.Random | None = None,
         epsilon: float = 0.0,
         sources: dict[str, set[str]] | None = None,
+        pause: int = PAUSE,
     ) -> None:
         self.model = model
+        self.pause = pause  # 0: a proposer that does not learn (it retries a refused option at once)
         self.agenda = documented_agenda() if agenda else None
         self.failures = failures
         self.checks = [failures.install([], plan="plan", then={"plan": None})] if failures is not None else []
@@ -191,6 +193,8 @@ class Agent:
         self._last_s1 = False
         self._blocked_options: dict[str, int] = {}
         self._focus: tuple[str, int] | None = None
+        self.night = NIGHT  # daylight below which it shelters (the explorer shelters earlier)
+        self.dig = False  # whether shelter may mine a pocket into stone (the explorer does)
 
     # -- learning ---------------------------------------------------------------------------------------------
     def learn(self, step: Step) -> None:
@@ -302,7 +306,7 @@ class Agent:
                 return step, False
         if self.agenda is not None and not self.agenda.allows(state, call)[0]:
             return None
-        if self.count.steps - self._blocked_options.get(call, -(10**9)) <= PAUSE:
+        if self.pause and self.count.steps - self._blocked_options.get(call, -(10**9)) <= self.pause:
             return None  # just refused here: give the other options (gathering included) a turn
         action = "do" if call.startswith("do_") else call
         return action, s1
@@ -373,10 +377,17 @@ class Agent:
             open_goals = [a for a in ACHIEVEMENTS if state.achievements.get(a, 0) == 0]
         rest = [GOAL_CALLS[a] for a in sorted(open_goals, key=_tech_order) if a != "wake_up"]  # sleep: see act
         gather = [c for item, c in GATHER if state.inventory[item] < 9 and c not in rest]
-        paused = [i for i, c in enumerate(rest) if self.count.steps - self._blocked_options.get(c, -(10**9)) <= PAUSE]
+        since = self.count.steps
+        paused = [
+            i for i, c in enumerate(rest) if self.pause and since - self._blocked_options.get(c, -(10**9)) <= self.pause
+        ]
         if paused:  # a goal was just refused: gather first (it may be waiting for more of something)
             return rest[: paused[0] + 1] + gather + rest[paused[0] + 1 :]
         return rest + gather
+
+    def random_action(self, state: SymState) -> str:
+        """The epsilon share's action: uniformly random, moves into lava excepted."""
+        return self.nav.safe(state, self.rng.choice(ACTIONS[1:]), self.rng)
 
     def act(self, state: SymState) -> str:
         """The next action (never a call while asleep: the environment would override it)."""
@@ -394,11 +405,13 @@ class Agent:
             flee = self.nav.away(state, shooters)  # arrows hit for 2: out of a skeleton's range when hurt
             if flee:
                 return flee
-        rest = state.daylight < NIGHT or inv["energy"] <= 3  # zombies hit a sleeper for 7: sleep sheltered
+        rest = state.daylight < self.night or inv["energy"] <= 3  # zombies hit a sleeper for 7: sleep sheltered
         if rest and inv["drink"] > 2 and inv["food"] > 2:
             # block with stone only when a pickaxe can open the pocket again in the morning
             block = "place_stone" if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else None
-            way = self.nav.shelter(state, block)  # the night: a sealed pocket, else a dead end
+            way = self.nav.shelter(
+                state, block, dig=self.dig and inv["wood_pickaxe"] >= 1
+            )  # the night: a sealed pocket, else a dead end
             if way == "":
                 return "sleep" if inv["energy"] < 9 else "noop"
             if way is None:
@@ -412,7 +425,7 @@ class Agent:
             if got is not None:
                 return got[0]
         if self.epsilon and self.rng.random() < self.epsilon:
-            return self.nav.safe(state, self.rng.choice(ACTIONS[1:]), self.rng)
+            return self.random_action(state)
         options = self.options(state)
         urgent = options[: len(options) - len(self._plain(state))]
         if self._focus is not None and self._focus[0] not in urgent and self.count.steps - self._focus[1] < FOCUS:
@@ -422,11 +435,15 @@ class Agent:
             if got is None:
                 continue
             action, s1 = got
-            if self.checks and action in ("do", call):
-                situation = [call, *state.faced]
+            made = call_name(action, state)
+            if self.checks and made is not None and not made.startswith("move_"):
+                # the situation of the call this action makes (a nested source's do_tree, not the option's name);
+                # moves are the navigator's (a blocked move turns the player) and are not checked
+                situation = [made, *state.faced]
                 offered = [situation, ["explore"]]
                 answer, _ = apply_checks(self.failures.given(options=offered), {"plan": situation}, self.checks)
                 if answer.get("plan") is None:
+                    self.count.checked_out += 1
                     continue
             if self._focus is None or self._focus[0] != call:
                 self._focus = (call, self.count.steps)

@@ -1,10 +1,10 @@
 """The action-model experiment: record the explorer's calls on training and held-out worlds, train, grade, ablate.
 
-The explorer is the carried + agenda planner of :mod:`.agent` with a quarter of its actions uniformly random
-(moves into lava excepted): the planner reaches the deep tech tree, the random share makes it try calls where they
-fail. Its own model learns as it goes over the training worlds; the models graded here are then trained afresh, per
-vocabulary variant, on the recorded training calls only, and asked about every held-out call before its label is
-looked at.
+The explorer is :class:`.explorer.Explorer`: the carried + agenda planner of :mod:`.agent` with a quarter of its
+actions random, sheltering from dusk in pockets it mines, probing placements on every material, and (training
+worlds only) stepping into lava once at the end of its budget. Its own model learns as it goes over the worlds;
+the models graded here are then trained afresh, per vocabulary variant, on the recorded training calls only, and
+asked about every held-out call before its label is looked at.
 
 >>> calls = record([5], steps=40, seed=0)
 >>> {"call", "state", "accepted"} <= set(calls[0])
@@ -20,13 +20,12 @@ from typing import Any
 import polars as pl
 
 from ...actions import ConservativeActionModel
-from .agent import Agent
 from .env import CrafterWorld
+from .explorer import EPSILON, Explorer
 from .vocabulary import vocabulary
 
-__all__ = ["EPSILON", "record", "train", "evaluate", "tree_reached", "TREE"]
+__all__ = ["EPSILON", "record", "train", "evaluate", "tree_reached", "explorer_summary", "TREE"]
 
-EPSILON = 0.25  # the explorer's share of uniformly random actions
 #: The tech tree, deepest last (achievements that need tools or placed things).
 TREE = (
     "collect_wood",
@@ -47,17 +46,28 @@ TREE = (
 
 
 def record(
-    seeds: list[int], steps: int, seed: int, worlds: dict[int, CrafterWorld] | None = None
+    seeds: list[int],
+    steps: int,
+    seed: int,
+    worlds: dict[int, CrafterWorld] | None = None,
+    lava_probe: bool = False,
 ) -> list[dict[str, Any]]:
     """Run the explorer over the worlds of these seeds (one episode each, at most ``steps`` steps or until death)
-    and return every call: world, step, call, state before, accepted, effect, and the achievements at the end."""
+    and return every call: world, step, call, state before, accepted, effect, and the achievements at the end.
+    ``lava_probe``: the explorer's end-of-episode step into lava (training worlds only)."""
     model = ConservativeActionModel(vocabulary(), journal=False)
     sources: dict[str, set[str]] = {}
+    seen: set[tuple[str, str]] = set()
     out: list[dict[str, Any]] = []
     for s in seeds:
         w = worlds[s].copy() if worlds and s in worlds else CrafterWorld(s, length=steps)
-        agent = Agent(
-            model=model, agenda=True, rng=random.Random(f"{seed}-{s}-explore"), epsilon=EPSILON, sources=sources
+        agent = Explorer(
+            budget=steps,
+            lava_probe=lava_probe,
+            model=model,
+            rng=random.Random(f"{seed}-{s}-explore"),
+            sources=sources,
+            seen=seen,
         )
         n = 0
         while not w.done and n < steps:
@@ -75,8 +85,10 @@ def record(
                         "effect": st.effect,
                     }
                 )
+        end = {"end_steps": n, "end_died": w.state.inventory["health"] <= 0}
         if out:
             out[-1]["end_achievements"] = dict(w.state.achievements)
+            out[-1].update(end)
         else:  # pragma: no cover - an explorer that made no call at all
             out.append(
                 {
@@ -87,6 +99,7 @@ def record(
                     "accepted": False,
                     "effect": {},
                     "end_achievements": dict(w.state.achievements),
+                    **end,
                 }
             )
     return out
@@ -142,3 +155,25 @@ def tree_reached(calls: list[dict[str, Any]]) -> dict[str, int]:
     """In how many of the recorded worlds each tech-tree achievement was unlocked."""
     ends = [c["end_achievements"] for c in calls if "end_achievements" in c]
     return {a: sum(1 for e in ends if e.get(a, 0) > 0) for a in TREE}
+
+
+def explorer_summary(calls: list[dict[str, Any]]) -> dict[str, float]:
+    """What the explorer did over its worlds: mean steps per world, deaths, moves accepted onto lava (the
+    end-of-episode probe), and on how many materials it saw stone and a table placed."""
+    ends = [c for c in calls if "end_steps" in c]
+    lava = sum(
+        1
+        for c in calls
+        if c["accepted"] and c["call"].startswith("move_") and c["state"].neighbours[c["call"][5:]][0] == "lava"
+    )
+    placed = {
+        call: {c["state"].faced[0] for c in calls if c["accepted"] and c["call"] == call}
+        for call in ("place_stone", "place_table")
+    }
+    return {
+        "explorer_mean_steps": sum(c["end_steps"] for c in ends) / len(ends) if ends else 0.0,
+        "explorer_deaths": sum(1 for c in ends if c["end_died"]),
+        "explorer_lava_entries": lava,
+        "explorer_stone_placed_on": len(placed["place_stone"]),
+        "explorer_table_placed_on": len(placed["place_table"]),
+    }

@@ -129,10 +129,12 @@ class Navigator:
         free = self._free_around(state.pos)
         return not free or (len(free) == 1 and self._free_around(free[0]) == [state.pos])
 
-    def shelter(self, state: SymState, block: str | None, limit: int = 800) -> str | None:
+    def shelter(self, state: SymState, block: str | None, limit: int = 800, dig: bool = False) -> str | None:
         """A step towards a sealed pocket of two cells: a dead end P, its opening C, and the entrance X on the line
         P→C, which the player blocks (``block``: "place_stone" or "place_table") standing on C facing X after
-        stepping back from P. "" when sealed, None when no such pocket is known (or nothing to block with)."""
+        stepping back from P. "" when sealed, None when no such pocket is known (or nothing to block with).
+        ``dig`` (a pickaxe in hand): when no pocket is known, a stone cell walled on its three other sides (by
+        known cells that are neither walkable nor lava) is mined to make one ("do" when facing it)."""
         if self.sealed(state):
             return ""
         pos, (fx, fy) = state.pos, state.facing
@@ -156,6 +158,8 @@ class Navigator:
             if set(self._free_around(c)) - {p, x} or (self._free(x) and not block):
                 continue
             pockets.append(p)
+        if not pockets and dig:
+            return self._dig(state)
         if not pockets:
             return None
         if pos in pockets:  # at P: step back onto C (the move faces X)
@@ -163,6 +167,50 @@ class Navigator:
             return MOVES[next(d for d, (dx, dy) in DIRECTIONS.items() if (pos[0] + dx, pos[1] + dy) == c)]
         step = self._walk_to(state, pockets)
         return step or None
+
+    def _dig(self, state: SymState) -> str | None:
+        def walled(p: tuple[int, int], c: tuple[int, int]) -> bool:
+            around = [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values()]
+            return all(q == c or self.cells.get(q) not in self.walkable | {None, "lava"} for q in around)
+
+        stones = []
+        for p, m in self.cells.items():
+            if m != "stone" or p in self.creatures:
+                continue
+            free = self._free_around(p)
+            if len(free) == 1 and walled(p, free[0]):
+                stones.append(p)
+        step = self.face(state, stones) if stones else None
+        return "do" if step == "" else step
+
+    def approach(self, state: SymState, material: str, enter: bool = False, dirs: Iterable[str] = DIRECTIONS):
+        """A step towards facing a cell of ``material`` having walked towards it (how a walkable or lava cell is
+        faced: a move onto it would enter it), or with ``enter`` towards stepping onto it with one of the moves
+        ``dirs``. "" when facing one (``enter``: never), None when none is reachable over known walkable cells."""
+        dirs = [d for d in DIRECTIONS if d in set(dirs)]
+
+        def hit(p: tuple[int, int], d: str) -> bool:
+            return self.cells.get((p[0] + DIRECTIONS[d][0], p[1] + DIRECTIONS[d][1])) == material
+
+        here = state.pos
+        facing = next((d for d, v in DIRECTIONS.items() if v == state.facing), None)
+        if not enter and facing in dirs and hit(here, facing):
+            return ""
+        if enter and any(hit(here, d) for d in dirs):
+            return MOVES[next(d for d in dirs if hit(here, d))]
+        first: dict[tuple[int, int], str] = {}
+        queue = deque([here])
+        while queue and len(first) < 4000:
+            p = queue.popleft()
+            for d, (dx, dy) in DIRECTIONS.items():
+                nxt = (p[0] + dx, p[1] + dy)
+                if nxt in first or nxt == here or not self._free(nxt):
+                    continue
+                first[nxt] = first.get(p, MOVES[d])
+                if (hit(nxt, d) and d in dirs) if not enter else any(hit(nxt, e) for e in dirs):
+                    return first[nxt]
+                queue.append(nxt)
+        return None
 
     def refuge(self, state: SymState, limit: int = 600) -> str | None:
         """A move towards the nearest known walkable cell with at most one walkable neighbour (a dead end, where

@@ -7,8 +7,11 @@ Arms (each plays one episode in every protocol world, in the same order; a world
 - ``carried``: the planner with an action model carried across the worlds (starting empty in the first);
 - ``agenda``: the planner with the documented agenda (goals with code done-checks, gates = the documented rules);
 - ``carried_agenda``: both;
-- ``failure_memory``: the planner (a proposer that does not learn) behind the failure memory's hard check
-  (window 10 steps, plan = the call in its situation: the call and the faced cell).
+- ``proposer``: the planner without its own 10-step rest of a refused option (``pause=0``): a proposer that does
+  not learn, which retries a refused option at once;
+- ``failure_memory``: that proposer behind the failure memory's hard check (window 10 steps, plan = the call the
+  action makes in its situation: the call and the faced cell; moves, the navigator's turns, are not checked). It
+  plays with the proposer's random stream, so the two arms differ only by the check (a paired comparison).
 
 The **Crafter score** is the paper's: the success rate s_i (in percent) of each of the 22 achievements over the
 episodes, then S = exp(mean_i ln(1 + s_i)) − 1 (:func:`crafter_score`). Our episodes end at death or after
@@ -37,14 +40,15 @@ from .vocabulary import vocabulary
 
 __all__ = ["ARMS", "ARM_LABELS", "PUBLISHED_SCORES", "crafter_score", "score_interval", "play_arms"]
 
-ARMS = ("random", "planner", "carried", "agenda", "carried_agenda", "failure_memory")
+ARMS = ("random", "planner", "carried", "agenda", "carried_agenda", "proposer", "failure_memory")
 ARM_LABELS = {
     "random": "random actions (measured by us)",
     "planner": "planner without the knowledge pieces",
     "carried": "action model carried across worlds",
     "agenda": "agenda (documented gates)",
     "carried_agenda": "carried + agenda",
-    "failure_memory": "planner behind the failure memory",
+    "proposer": "proposer that does not learn (planner without its pause)",
+    "failure_memory": "that proposer behind the failure memory",
 }
 #: The Crafter scoreboard (Hafner 2021 and later papers, as the issue lists them): agents that read pixels.
 PUBLISHED_SCORES = {
@@ -85,8 +89,10 @@ def _agent(arm: str, rng: random.Random, carried: dict[str, Any]) -> Agent | Non
             carried[arm] = (ConservativeActionModel(vocabulary(), journal=False), {})
         model, sources = carried[arm]
         return Agent(model=model, agenda=arm == "carried_agenda", rng=rng, sources=sources)
+    if arm == "proposer":
+        return Agent(pause=0, rng=rng)
     if arm == "failure_memory":
-        return Agent(failures=FailureMemory(window=10), rng=rng)
+        return Agent(pause=0, failures=FailureMemory(window=10), rng=rng)
     return Agent(agenda=arm == "agenda", rng=rng)
 
 
@@ -97,9 +103,10 @@ def play_arms(worlds: list[CrafterWorld], steps: int, seed: int, arms: tuple[str
         carried: dict[str, Any] = {}
         for i, base in enumerate(worlds):
             w = base.copy()
-            rng = random.Random(f"{seed}-{arm}-{i}")
+            stream = "proposer" if arm == "failure_memory" else arm  # paired: only the check differs
+            rng = random.Random(f"{seed}-{stream}-{i}")
             agent = _agent(arm, rng, carried)
-            n = calls = refused = repeated = s1 = 0
+            n = calls = refused = repeated = repeated_calls = s1 = 0
             recent: dict[tuple, int] = {}
             first: dict[str, int] = {}
             while not w.done and n < steps:
@@ -115,7 +122,9 @@ def play_arms(worlds: list[CrafterWorld], steps: int, seed: int, arms: tuple[str
                     if not st.accepted:
                         refused += 1
                         key = (st.call, *st.before.faced)
-                        repeated += n - recent.get(key, -(10**9)) <= 10
+                        again = n - recent.get(key, -(10**9)) <= 10
+                        repeated += again
+                        repeated_calls += again and not st.call.startswith("move_")  # moves: the navigator's turns
                         recent[key] = n
             if agent is not None:
                 s1 = agent.count.system1
@@ -131,6 +140,8 @@ def play_arms(worlds: list[CrafterWorld], steps: int, seed: int, arms: tuple[str
                     "calls": calls,
                     "refused": refused,
                     "repeated": repeated,
+                    "repeated_calls": repeated_calls,
+                    "checked_out": 0 if agent is None else agent.count.checked_out,
                     "system1": s1,
                     "to_wood_pickaxe": first.get("make_wood_pickaxe"),
                     "to_stone_pickaxe": first.get("make_stone_pickaxe"),
@@ -165,6 +176,8 @@ def summarise(episodes: pl.DataFrame, seed: int) -> pl.DataFrame:
                 "steps_to_stone_pickaxe": float(sp.mean()) if sp.len() else None,
                 "failed_per_100": 100.0 * int(e["refused"].sum()) / steps,
                 "repeated_per_100": 100.0 * int(e["repeated"].sum()) / steps,
+                "repeated_calls_per_100": 100.0 * int(e["repeated_calls"].sum()) / steps,
+                "checked_out": int(e["checked_out"].sum()),
                 "s1_share": int(e["system1"].sum()) / max(1, int(e["calls"].sum())),
                 "score": crafter_score(eps),
                 "score_lo": lo,

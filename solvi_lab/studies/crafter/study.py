@@ -25,6 +25,7 @@ or at the step limit of their experiment (Crafter's own length, 10,000, is left 
 
 from __future__ import annotations
 
+import ast
 import time
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from .changed import carry_map
 from .env import measure_reset
 from .vocabulary import ABLATIONS
 
-__all__ = ["PARAMS", "QUICK_PARAMS", "FULL_PARAMS", "run", "navigation_lines"]
+__all__ = ["PARAMS", "QUICK_PARAMS", "FULL_PARAMS", "run", "navigation_lines", "code_lines"]
 
 #: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
 TITLE = "Real Crafter: the action model, the agenda and the failure memory (symbolic state, no pixels)"
@@ -95,21 +96,29 @@ QUICK_PARAMS: dict[str, int] = PARAMS.defaults(quick=True)
 FULL_PARAMS: dict[str, int] = PARAMS.defaults(quick=False)
 
 
+def code_lines(source: str) -> int:
+    """Lines of Python code: no blank, comment or docstring lines (docstrings found by ``ast``, so a closing quote
+    after text on its line is handled).
+
+    >>> code_lines("def f():\\n    '''Doc,\\n    more.'''\\n\\n    # why\\n    return 1\\n")
+    2
+    """
+    docs: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            value = body[0].value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                docs.update(range(body[0].lineno, (body[0].end_lineno or body[0].lineno) + 1))
+    lines = source.splitlines()
+    return sum(1 for i, s in enumerate(lines, start=1) if i not in docs and s.strip() and not s.strip().startswith("#"))
+
+
 def navigation_lines() -> dict[str, int]:
-    """Lines of the navigation adapter (solvi_lab/studies/crafter/navigation.py): all, and code only (no blank,
-    comment or docstring lines)."""
-    text = (Path(__file__).parent / "navigation.py").read_text().splitlines()
-    code, in_doc = 0, False
-    for line in text:
-        s = line.strip()
-        if s.startswith(('"""', "'''")):
-            if not (len(s) > 3 and s.endswith(('"""', "'''"))):
-                in_doc = not in_doc
-            continue
-        if in_doc or not s or s.startswith("#"):
-            continue
-        code += 1
-    return {"all": len(text), "code": code}
+    """Lines of the navigation adapter (solvi_lab/studies/crafter/navigation.py): all, and code only
+    (:func:`code_lines`)."""
+    source = (Path(__file__).parent / "navigation.py").read_text()
+    return {"all": len(source.splitlines()), "code": code_lines(source)}
 
 
 def _seeds(seed: int, base: int, n: int) -> list[int]:
@@ -140,7 +149,7 @@ def run(
     protocol_seeds = _seeds(seed, 200, protocol_worlds)
     cost, generated = measure_reset(train_seeds + test_seeds + protocol_seeds)
     by_seed = {w.seed: w for w in generated}
-    train_calls = learning.record(train_seeds, explore_steps, seed, by_seed)
+    train_calls = learning.record(train_seeds, explore_steps, seed, by_seed, lava_probe=True)
     test_calls = learning.record(test_seeds, explore_steps, seed, by_seed)
     bar.update()
 
@@ -200,6 +209,7 @@ def run(
     deepest = [a for a in learning.TREE if reached[a] > 0]
     metrics["tree_deepest"] = deepest[-1] if deepest else "none"
     metrics["explorer_stone_pickaxe_worlds"] = reached["make_stone_pickaxe"]
+    metrics.update(learning.explorer_summary(train_calls))
 
     for row in summary.iter_rows(named=True):
         a = row["arm"]
@@ -209,6 +219,8 @@ def run(
             "deaths",
             "failed_per_100",
             "repeated_per_100",
+            "repeated_calls_per_100",
+            "checked_out",
             "s1_share",
             "score",
             "score_lo",
@@ -349,14 +361,17 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             threshold="carried_agenda < agenda",
         ),
         Comparison(
-            "failure memory: repeated failures per 100 steps vs the proposer that does not learn",
-            m["failure_memory_repeated_per_100"],
+            "failure memory: repeated failed calls per 100 steps vs the proposer that does not learn",
+            m["failure_memory_repeated_calls_per_100"],
             None,
-            f"the same call failing in the same situation within 10 steps (planner {m['planner_repeated_per_100']:.2f})",
-            holds=m["failure_memory_repeated_per_100"] < m["planner_repeated_per_100"],
+            f"the same call (moves excepted) failing in the same situation within 10 steps (proposer "
+            f"{m['proposer_repeated_calls_per_100']:.2f}; the check turned the planner away "
+            f"{m['failure_memory_checked_out']} times; with moves: {m['failure_memory_repeated_per_100']:.2f} vs "
+            f"{m['proposer_repeated_per_100']:.2f})",
+            holds=m["failure_memory_repeated_calls_per_100"] < m["proposer_repeated_calls_per_100"],
             kind="finding",
             key="failure_memory_fewer_repeats",
-            threshold="failure_memory < planner",
+            threshold="failure_memory < proposer",
         ),
         Comparison(
             "a carried world map is dropped at the first contradicted arrival",

@@ -1,0 +1,139 @@
+"""The Crafter explorer (probes, lava, digging a shelter) and the failure-memory arms of the protocol."""
+
+from __future__ import annotations
+
+import random
+
+from solvi_lab.studies.crafter import learning, protocol
+from solvi_lab.studies.crafter.env import CrafterWorld, read_state
+from solvi_lab.studies.crafter.explorer import Explorer
+from solvi_lab.studies.crafter.navigation import Navigator
+
+
+def _flat(seed: int = 3, radius: int = 5) -> CrafterWorld:
+    """A world whose cells around the player are all grass and free of creatures."""
+    w = CrafterWorld(seed)
+    world, (px, py) = w.env._world, w.env._player.pos
+    for x in range(px - radius, px + radius + 1):
+        for y in range(py - radius, py + radius + 1):
+            obj = world[(x, y)][1]
+            if obj is not None and obj is not w.env._player:
+                world.remove(obj)
+            world[(x, y)] = "grass"
+    w.state = read_state(w.env)
+    return w
+
+
+def test_lava_is_faced_by_walking_towards_it_and_entered_only_when_asked() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px - 2, py)] = "lava"
+    w.env._player.facing = (0, 1)
+    w.state = read_state(w.env)
+    nav = Navigator()
+    nav.see(w.state)
+    assert nav.approach(w.state, "lava") == "move_left"  # onto the grass cell before it, facing the lava
+    w.step("move_left")
+    assert w.state.pos == (px - 1, py) and w.state.faced[0] == "lava" and not w.done
+    nav.see(w.state)
+    assert nav.approach(w.state, "lava") == ""
+    # moving up onto it: from the cell below it, reached round it (never through it)
+    assert nav.approach(w.state, "lava", enter=True, dirs=["up"]) == "move_down"
+    assert nav.approach(w.state, "lava", enter=True) == "move_left"
+    step = w.step("move_left")
+    assert step.call == "move_left" and step.accepted and w.state.inventory["health"] <= 0  # Crafter accepts it
+    assert nav.approach(w.state, "water") is None  # nothing known
+
+
+def test_shelter_digs_a_pocket_into_walled_stone() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    for cell in ((px + 1, py), (px + 2, py), (px + 1, py - 1), (px + 1, py + 1)):
+        w.env._world[cell] = "stone"
+    w.env._player.facing = (1, 0)
+    w.state = read_state(w.env)
+    nav = Navigator()
+    nav.see(w.state)
+    assert nav.shelter(w.state, None) is None  # no pocket known, and no digging
+    assert nav.shelter(w.state, None, dig=True) == "do"  # facing (px+1, py): walled on its three other sides
+    w.env._player.facing = (0, 1)
+    w.state = read_state(w.env)
+    assert nav.shelter(w.state, None, dig=True) == "move_right"  # turn towards it (a blocked move turns)
+
+
+def test_explorer_random_share_never_sleeps_in_the_open_nor_makes_a_held_tool() -> None:
+    w = _flat()
+    w.env._player.inventory["wood_pickaxe"] = 1
+    w.env._player.inventory["energy"] = 5
+    s = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    got = {e.random_action(s) for _ in range(300)}
+    assert "sleep" not in got and "make_wood_pickaxe" not in got
+    assert {"make_stone_pickaxe", "place_stone", "do"} <= got  # refusals are data: the others stay
+    w.env._player.inventory["energy"] = 9
+    assert "sleep" in {e.random_action(read_state(w.env)) for _ in range(300)}  # refused at full energy
+
+
+def test_explorer_probes_placements_on_materials_it_has_not_seen_accepted() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px + 1, py)] = "water"
+    w.env._player.facing = (1, 0)
+    w.env._player.inventory["stone"] = 3
+    s = w.state = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    assert e.act(s) == "place_stone"
+    e.learn(w.step("place_stone"))
+    assert ("place_stone", "water") in e.seen and w.state.faced[0] == "stone"
+    e2 = Explorer(budget=100, rng=random.Random(0), seen={("place_stone", "water")})
+    w.env._world[(px + 1, py)] = "water"
+    assert e2._placement_probe(read_state(w.env)) != "place_stone"  # seen accepted there: no probe
+
+
+def test_failure_memory_arm_is_paired_with_the_proposer_and_blocks_repeats() -> None:
+    worlds = [CrafterWorld(201)]
+    e = protocol.play_arms(worlds, 150, 0, arms=("planner", "proposer", "failure_memory"))
+    rows = {r["arm"]: r for r in e.iter_rows(named=True)}
+    assert rows["planner"]["checked_out"] == rows["proposer"]["checked_out"] == 0
+    assert rows["failure_memory"]["checked_out"] > 0
+    assert rows["failure_memory"]["repeated_calls"] == 0 < rows["proposer"]["repeated_calls"]
+    assert rows["planner"]["repeated_calls"] == 0  # its own pause rests a refused option 10 steps
+
+
+def test_explorer_summary_counts_lava_entries_and_placement_materials() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px - 1, py)] = "lava"
+    w.env._world[(px + 1, py)] = "water"
+    w.env._player.facing = (1, 0)
+    s = read_state(w.env)
+    calls = [
+        {"call": "place_stone", "state": s, "accepted": True},
+        {"call": "place_stone", "state": s, "accepted": True},  # the same material again
+        {"call": "place_table", "state": s, "accepted": False},  # refused: not counted
+        {"call": "move_right", "state": s, "accepted": False},
+        {"call": "move_left", "state": s, "accepted": True, "end_steps": 90, "end_died": True},
+    ]
+    calls.append({"call": "noop", "state": s, "accepted": False, "end_steps": 30, "end_died": False})
+    assert learning.explorer_summary(calls) == {
+        "explorer_mean_steps": 60.0,
+        "explorer_deaths": 1,
+        "explorer_lava_entries": 1,
+        "explorer_stone_placed_on": 1,
+        "explorer_table_placed_on": 0,
+    }
+
+
+def test_a_refused_placement_probe_is_not_retried_at_once() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px + 1, py)] = "water"  # a table cannot go on water: refused
+    w.env._player.facing = (1, 0)
+    w.env._player.inventory["wood"] = 5
+    s = w.state = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    assert e._placement_probe(s) == "place_table"
+    step = w.step("place_table")
+    e.learn(step)
+    assert step.accepted is False and ("place_table", "water") not in e.seen
+    assert e._placement_probe(w.state) != "place_table"  # once is the data
