@@ -606,7 +606,7 @@ def _chain_rows(header: dict, st: Any) -> Iterator[Any]:
     yield from _rows(st)
 
 
-def _parsed_lines(data: bytes) -> Iterator[Any]:
+def _parsed_lines(data: bytes, start: int = 0, end: int | None = None) -> Iterator[Any]:
     """Each line of `data` parsed, one line's copy at a time (a list of every line would double the memory).
 
     orjson directly, without the journal decoder's guard (a run of 19 digits sends a line to the stdlib parser,
@@ -614,13 +614,14 @@ def _parsed_lines(data: bytes) -> Iterator[Any]:
     one the journal recorded, so they are this module's own output — orjson.dumps, which writes no int beyond 64
     bits and floats that read back exactly — and orjson reads them as the stdlib would."""
     loads, find = _ROWS_LOADS, data.find
-    start, end = 0, len(data)
+    view = memoryview(data)  # lines parsed in place: no copy of a line (orjson reads a memoryview)
+    end = len(data) if end is None else end
     while start < end:
-        stop = find(b"\n", start)
+        stop = find(b"\n", start, end)
         if stop < 0:
             stop = end
         if stop > start:
-            yield loads(data[start:stop])
+            yield loads(view[start:stop])
         start = stop + 1
 
 
@@ -638,7 +639,7 @@ class SnapshotLoader:
         self.fold = st._load
         self.path = snapshot_path(journal_path) if journal_path is not None and use else None  # None: not read
         self.header: dict | None = None
-        self.body: bytes | None = None
+        self.body: tuple[bytes, int, int] | None = None  # the file's bytes, where its rows start and end
         self.digest = ""
         self.problem = ""
         self.rejected = False  # a check during the load failed: the state is reset, the load folds nothing more
@@ -661,7 +662,7 @@ class SnapshotLoader:
             self.problem = "it is damaged (it does not end with its digest line)"
             return
         cut = data.rfind(b"\n", 0, len(data) - 1) + 1
-        body, last = data[:cut], data[cut:-1]
+        body, last = memoryview(data)[:cut], data[cut:-1]  # the body not copied (it is the file's size)
         try:
             top = _LOADS(last)
             ok = type(top) is dict and top.get("format") == FORMAT and isinstance(top.get("digest"), str)
@@ -676,7 +677,8 @@ class SnapshotLoader:
         if hashlib.sha256(body).hexdigest() != top["digest"]:
             self.problem = "it is damaged (its content does not match its own digest)"
             return
-        header_line, _, rows = body.partition(b"\n")
+        nl = data.find(b"\n")
+        header_line = data[:nl]
         try:
             header = _LOADS(header_line)
             n, last, first, rules = header["position"], header["last_hash"], header["first_hash"], header["rules"]
@@ -689,7 +691,7 @@ class SnapshotLoader:
         if not (type(n) is int and n > 0 and isinstance(last, str) and isinstance(first, str)):
             self.problem = "it is damaged (its header cannot be read)"
             return
-        self.header, self.body, self.digest, self.skip_to = header, rows, top["digest"], n
+        self.header, self.body, self.digest, self.skip_to = header, (data, nl + 1, cut), top["digest"], n
         nbytes, sha = header.get("journal_bytes"), header.get("journal_sha256")
         if type(nbytes) is int and isinstance(sha, str):
             self.prefix = Prefix(n, first, last, nbytes, sha)
@@ -730,7 +732,7 @@ class SnapshotLoader:
         # pos == n: the record that must name this snapshot's digest
         if self._at_marker(record):
             try:
-                _load_rows(self.st, _parsed_lines(self.body))
+                _load_rows(self.st, _parsed_lines(*self.body))
             except Exception as e:  # noqa: BLE001 - a snapshot that cannot be loaded is not used, whatever the cause
                 self._reject(f"its rows cannot be loaded ({type(e).__name__}: {e})")
             else:
