@@ -22,6 +22,9 @@ or deleted record, a damaged SQLite file, a torn last line when opened for writi
 the file and position, and a failed open releases its lock, handles and connection (a read-only open leaves a torn
 last line out and reports its size in `torn_tail`: it may be a write in progress beside it). Nothing is ever
 silently truncated: `Journal.repair(path)` moves a bad tail aside explicitly (JSONL and SQLite, under the lock).
+A reader that already holds the fold of the first records (the knowledge store's fold snapshot) may pass
+`skip_prefix=Prefix(...)`: a JSONL load then checks those records' bytes as one block against the length and
+SHA-256 it names, and parses only the rest (any difference: the full load; see `_JsonlBackend._skip_block`).
 
 A write the environment refuses (disk full, file size limit, read-only directory, I/O error) raises
 `JournalWriteFailed` and leaves the journal as it was: a JSONL record is one `pwrite` at the end of the last whole

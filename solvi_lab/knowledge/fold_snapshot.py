@@ -772,8 +772,13 @@ class SnapshotLoader:
             self.header = None
         if not self.accepted and journal.skipped:
             # The journal checked the records the snapshot covers by their chain alone; the store is folded from
-            # them after all, so they are parsed and checked now as the full load would have.
-            journal.recheck_skipped()
+            # them after all, so they are parsed and checked now as the full load would have (a failure is a failed
+            # open: the journal is released, as after a failed load).
+            try:
+                journal.recheck_skipped()
+            except BaseException:
+                journal.close()
+                raise
         if self.problem:
             warnings.warn(
                 f"{self.path}: fold snapshot not used: {self.problem}; the store is folded from the journal.",

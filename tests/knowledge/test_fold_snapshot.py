@@ -649,3 +649,21 @@ def test_checkpoints_stay_unparsed_until_a_refold_needs_them(tmp_path, monkeypat
     finally:
         fast.close(snapshot=False)
         slow.close(snapshot=False)
+
+
+def test_a_failed_recheck_is_a_failed_open_that_releases_the_journal(tmp_path, monkeypatch):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    sp = snapshot_path(path)
+    _rewrite(sp, _body(sp).replace(b'"admitted"', b'"forged!!"', 1))  # refused at its record: the block is rechecked
+
+    def refuse(self):
+        raise CorruptJournal("record 3 is not what the block said")
+
+    monkeypatch.setattr(Journal, "recheck_skipped", refuse)
+    for open_it in (KnowledgeStore.open, KnowledgeStore):
+        with pytest.raises(CorruptJournal, match="record 3"):
+            open_it(path)
+        with Journal(path) as j:  # the writer lock was released
+            assert len(j) > 0
