@@ -178,6 +178,8 @@ def snapshot_rows(quick: bool, seed: int = 0) -> list[Row]:
                 count(row, _open_outcome(path, want, expect_used=False))
             rows.append(row)
             sp.write_bytes(good)
+            if backend == "jsonl":  # the block of journal bytes a snapshot open checks without parsing it
+                rows.append(_edited_before_snapshot(path, flips // 3, rng))
             row = Row("fold snapshot stale (journal grew after)", backend, note="")
             used_ok = refused_ok = 0
             for k in range(grows):
@@ -205,6 +207,41 @@ def snapshot_rows(quick: bool, seed: int = 0) -> list[Row]:
             )
             rows.append(row)
     return rows
+
+
+def _edited_before_snapshot(path: Path, tries: int, rng: random.Random) -> Row:
+    """A byte changed in a journal record before a valid snapshot's position (the block a snapshot open checks by
+    its digest instead of parsing it): the open must raise CorruptJournal naming the record, as without a
+    snapshot; an open that succeeds is "silently accepted"."""
+    from solvi_lab.errors import CorruptJournal
+    from solvi_lab.knowledge import KnowledgeStore
+    from solvi_lab.knowledge.fold_snapshot import SnapshotLoader
+
+    good = path.read_bytes()
+    block = SnapshotLoader(KnowledgeStore._empty(), path).prefix.nbytes
+    row = Row(
+        "journal edited before its snapshot (byte change)", "jsonl", note="CorruptJournal naming the record at open"
+    )
+    for _ in range(tries):
+        bad = bytearray(good)
+        at = rng.randrange(block)
+        while bad[at] == 10:  # a newline: another fault (a record split or joined) — keep this row to edits
+            at = rng.randrange(block)
+        bad[at] ^= rng.choice([1, 2, 4, 8, 16, 32, 64])
+        if bad[at] == 10:
+            bad[at] ^= 3
+        path.write_bytes(bytes(bad))
+        try:
+            with KnowledgeStore.open(path, journal_options={"mode": "r"}) as ks:
+                ks.fingerprint()
+            row.count("silent", f"byte {at} changed: opened")
+        except CorruptJournal as e:
+            row.count("detected", str(e))
+        except Exception as e:  # noqa: BLE001 - counted as "other exception"
+            row.tried += 1
+            row.other[type(e).__name__] += 1
+    path.write_bytes(good)
+    return row
 
 
 def run(quick: bool) -> list[Row]:

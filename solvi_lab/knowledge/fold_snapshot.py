@@ -57,7 +57,7 @@ from typing import Any
 
 from ..codehash import code_fingerprint
 from ..errors import BadInput
-from ..journal import register_kind
+from ..journal import Prefix, register_kind
 from ..jsontext import bytes_decoder
 from ..validation import shape, write_lock
 
@@ -74,7 +74,7 @@ __all__ = [
 ]
 
 FORMAT = "solvi-lab fold snapshot"
-VERSION = 2  # 2: items and keys column by column
+VERSION = 3  # 2: items and keys column by column; 3: the journal bytes' digest, checkpoints as JSON texts
 MARKER_KIND = "fold-snapshot"  # the journal record that names a snapshot's digest (in the hash chain)
 SUFFIX = ".fold"
 log = logging.getLogger("solvi_lab.fold_snapshot")
@@ -162,11 +162,15 @@ try:
 
     def _dumps(obj: Any) -> bytes:
         return orjson.dumps(obj)
+
+    _ROWS_LOADS = orjson.loads  # a snapshot's rows, once their digest is the journal's (see _parsed_lines)
 except ImportError:  # pragma: no cover - orjson is a dependency; stdlib gives the same values
     _ENC = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
     def _dumps(obj: Any) -> bytes:
         return _ENC.encode(obj).encode("utf-8")
+
+    _ROWS_LOADS = _LOADS
 
 
 def _hex(n: int) -> str:
@@ -354,12 +358,7 @@ def _rows(st: Any) -> Iterator[list]:
         "contribution": [_hex(ks.contribution) for ks in keys],
         "q_digests": [[_hex(d) for d in ks.q_digests] if type(ks.q_digests) is list else None for ks in keys],
         "q_settled": [ks.q_settled for ks in keys],
-        "checkpoints": [
-            None
-            if ks.checkpoints is None
-            else [[c[0], c[1], [it.id for it in c[2]], c[3], c[4]] for c in ks.checkpoints]
-            for ks in keys
-        ],
+        "checkpoints": [_checkpoints_text(ks.checkpoints) for ks in keys],
         "sides": [ks.sides for ks in keys],
         "disputed": [ks.disputed for ks in keys],
     }
@@ -451,11 +450,42 @@ def _load_rows(st: Any, rows: Iterator[list]) -> None:
         ks.q_digests = [int(d, 16) for d in qd] if qd is not None else ()
         ks.q_settled = q_settled
         if cps is not None:
-            ks.checkpoints = [
-                (c[0], c[1], tuple([items[i] for i in c[2]]), tuple([tuple(x) for x in c[3]]), c[4]) for c in cps
-            ]
+            if type(cps) is not str:
+                raise ValueError(f"key {ks.key!r}: its checkpoints are not a JSON text")
+            ks.checkpoints = PendingCheckpoints(cps, items)
         ks.sides, ks.disputed = sides, disputed
         st._keys[ks.key] = ks
+
+
+class PendingCheckpoints:
+    """A key's re-fold checkpoints as a snapshot holds them (the JSON text of their rows), turned into the fold's
+    tuples only when a re-fold or a new checkpoint on that key first needs them (refold.checkpoints_of). They are a
+    fifth of a snapshot's bytes and most keys are never re-folded after an open, so an open does not parse them:
+    at 10^5 hot-key items that saves parsing 8.5 MB of nested lists and building 300,000 tuples. The text is the
+    snapshot's own (its digest is the one the journal recorded), so the ids it names are the store's items."""
+
+    __slots__ = ("text", "items")
+
+    def __init__(self, text: str, items: dict[str, Any]):
+        self.text = text
+        self.items = items  # the store's item table (items are never dropped from a live store)
+
+    def load(self) -> list[tuple]:
+        """The checkpoints as refold.checkpoint makes them (position, live count, items, their states, question)."""
+        items = self.items
+        return [
+            (c[0], c[1], tuple([items[i] for i in c[2]]), tuple([tuple(x) for x in c[3]]), c[4])
+            for c in _ROWS_LOADS(self.text)
+        ]
+
+
+def _checkpoints_text(cps: Any) -> str | None:
+    """A key's checkpoints as the JSON text a snapshot keeps (a pending one's own text, unparsed)."""
+    if cps is None:
+        return None
+    if type(cps) is PendingCheckpoints:
+        return cps.text
+    return _dumps([[c[0], c[1], [it.id for it in c[2]], c[3], c[4]] for c in cps]).decode()
 
 
 # -- writing ------------------------------------------------------------------------------------------------------
@@ -486,7 +516,16 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     stamp = rules_stamp()
     path = snapshot_path(j.path)
     counts = {"items": len(st._items), "keys": len(st._keys), "flags": len(st._flags.flags)}
-    header = {"position": n, "last_hash": last, "first_hash": first, "rules": stamp, "counts": counts}
+    nbytes, prefix_sha = _journal_bytes(j)
+    header = {
+        "position": n,
+        "last_hash": last,
+        "first_hash": first,
+        "rules": stamp,
+        "counts": counts,
+        "journal_bytes": nbytes,
+        "journal_sha256": prefix_sha,
+    }
     h = hashlib.sha256()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
@@ -508,6 +547,24 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     st._catch_up()  # the record only moves the store's position
     st._snapshot_at = n
     return path
+
+
+def _journal_bytes(j: Any) -> tuple[int | None, str | None]:
+    """(length, SHA-256) of a JSONL journal's bytes up to its head — what the next open checks as one block instead
+    of parsing those records (Journal(skip_prefix=...)); (None, None) for another backend (its load is the full
+    one)."""
+    end = getattr(j._backend, "end", None)
+    if type(end) is not int or end <= 0:
+        return None, None
+    h, left = hashlib.sha256(), end
+    with open(j.path, "rb") as f:
+        while left:
+            chunk = f.read(min(1 << 24, left))
+            if not chunk:
+                raise BadInput(f"{j.path}: the journal file is shorter than its records; cannot snapshot it.")
+            h.update(chunk)
+            left -= len(chunk)
+    return end, h.hexdigest()
 
 
 def close_store(st: Any, snapshot: bool | None) -> None:
@@ -549,16 +606,22 @@ def _chain_rows(header: dict, st: Any) -> Iterator[Any]:
     yield from _rows(st)
 
 
-def _parsed_lines(data: bytes) -> Iterator[Any]:
-    """Each line of `data` parsed, one line's copy at a time (a list of every line would double the memory)."""
-    loads, find = _LOADS, data.find
-    start, end = 0, len(data)
+def _parsed_lines(data: bytes, start: int = 0, end: int | None = None) -> Iterator[Any]:
+    """Each line of `data` parsed, one line's copy at a time (a list of every line would double the memory).
+
+    orjson directly, without the journal decoder's guard (a run of 19 digits sends a line to the stdlib parser,
+    and every line of 256-bit sums in hex has one: 3x slower): the rows are parsed only once their digest is the
+    one the journal recorded, so they are this module's own output — orjson.dumps, which writes no int beyond 64
+    bits and floats that read back exactly — and orjson reads them as the stdlib would."""
+    loads, find = _ROWS_LOADS, data.find
+    view = memoryview(data)  # lines parsed in place: no copy of a line (orjson reads a memoryview)
+    end = len(data) if end is None else end
     while start < end:
-        stop = find(b"\n", start)
+        stop = find(b"\n", start, end)
         if stop < 0:
             stop = end
         if stop > start:
-            yield loads(data[start:stop])
+            yield loads(view[start:stop])
         start = stop + 1
 
 
@@ -576,13 +639,14 @@ class SnapshotLoader:
         self.fold = st._load
         self.path = snapshot_path(journal_path) if journal_path is not None and use else None  # None: not read
         self.header: dict | None = None
-        self.body: bytes | None = None
+        self.body: tuple[bytes, int, int] | None = None  # the file's bytes, where its rows start and end
         self.digest = ""
         self.problem = ""
         self.rejected = False  # a check during the load failed: the state is reset, the load folds nothing more
         self.accepted = False
         self.marker_seen: int | None = None
         self.skip_to = 0  # records below this position are covered by the snapshot (0: none)
+        self.prefix: Prefix | None = None  # the journal's Journal(skip_prefix=): the records the snapshot covers
         if self.path is not None:
             self._read_file()
 
@@ -598,7 +662,7 @@ class SnapshotLoader:
             self.problem = "it is damaged (it does not end with its digest line)"
             return
         cut = data.rfind(b"\n", 0, len(data) - 1) + 1
-        body, last = data[:cut], data[cut:-1]
+        body, last = memoryview(data)[:cut], data[cut:-1]  # the body not copied (it is the file's size)
         try:
             top = _LOADS(last)
             ok = type(top) is dict and top.get("format") == FORMAT and isinstance(top.get("digest"), str)
@@ -613,7 +677,8 @@ class SnapshotLoader:
         if hashlib.sha256(body).hexdigest() != top["digest"]:
             self.problem = "it is damaged (its content does not match its own digest)"
             return
-        header_line, _, rows = body.partition(b"\n")
+        nl = data.find(b"\n")
+        header_line = data[:nl]
         try:
             header = _LOADS(header_line)
             n, last, first, rules = header["position"], header["last_hash"], header["first_hash"], header["rules"]
@@ -626,7 +691,10 @@ class SnapshotLoader:
         if not (type(n) is int and n > 0 and isinstance(last, str) and isinstance(first, str)):
             self.problem = "it is damaged (its header cannot be read)"
             return
-        self.header, self.body, self.digest, self.skip_to = header, rows, top["digest"], n
+        self.header, self.body, self.digest, self.skip_to = header, (data, nl + 1, cut), top["digest"], n
+        nbytes, sha = header.get("journal_bytes"), header.get("journal_sha256")
+        if type(nbytes) is int and isinstance(sha, str):
+            self.prefix = Prefix(n, first, last, nbytes, sha)
 
     def _reject(self, why: str) -> None:
         self.problem = why
@@ -664,7 +732,7 @@ class SnapshotLoader:
         # pos == n: the record that must name this snapshot's digest
         if self._at_marker(record):
             try:
-                _load_rows(self.st, _parsed_lines(self.body))
+                _load_rows(self.st, _parsed_lines(*self.body))
             except Exception as e:  # noqa: BLE001 - a snapshot that cannot be loaded is not used, whatever the cause
                 self._reject(f"its rows cannot be loaded ({type(e).__name__}: {e})")
             else:
@@ -702,6 +770,15 @@ class SnapshotLoader:
                 "copy of the journal, or one that lost records)"
             )
             self.header = None
+        if not self.accepted and journal.skipped:
+            # The journal checked the records the snapshot covers by their chain alone; the store is folded from
+            # them after all, so they are parsed and checked now as the full load would have (a failure is a failed
+            # open: the journal is released, as after a failed load).
+            try:
+                journal.recheck_skipped()
+            except BaseException:
+                journal.close()
+                raise
         if self.problem:
             warnings.warn(
                 f"{self.path}: fold snapshot not used: {self.problem}; the store is folded from the journal.",

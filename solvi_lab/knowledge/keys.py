@@ -51,7 +51,7 @@ class _Key:
         self.contribution = 0  # the sum of q_digests: this key's share of the fingerprint's question sum
         self.q_digests: Any = ()  # digest of each question, parallel to `questions`
         self.q_settled = 0  # q_digests[:q_settled] are up to date (closing a question moves it back)
-        self.checkpoints: list[tuple] | None = None  # see refold.checkpoint
+        self.checkpoints: list[tuple] | None = None  # see refold.checkpoint (read through refold.checkpoints_of)
         # Kept by _set as statuses move (so _settle never scans the live set to learn whether a dispute exists):
         # value -> how many live non-hypothesis facts hold it, and how many of those are disputed.
         self.sides: dict[str, int] = {}

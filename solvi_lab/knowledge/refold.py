@@ -43,8 +43,17 @@ def _hist_upto(hist: tuple, last: int) -> tuple:
     return hist[:n]
 
 
+def checkpoints_of(ks: _Key) -> list[tuple] | None:
+    """A key's checkpoints; a fold snapshot's are turned into tuples here, at their first use
+    (fold_snapshot.PendingCheckpoints: an open from a snapshot does not parse them)."""
+    cps = ks.checkpoints
+    if cps is not None and type(cps) is not list:
+        cps = ks.checkpoints = cps.load()
+    return cps
+
+
 def add_checkpoint(self: Fold, ks: _Key) -> None:
-    if ks.checkpoints is None:
+    if checkpoints_of(ks) is None:
         ks.checkpoints = []
     ks.checkpoints.append(self._checkpoint(ks, _event_pos(ks.events[-1])))
 
@@ -85,7 +94,7 @@ def refold(self: Fold, ks: _Key, from_pos: int = 0, needs: Iterable[int] = ()) -
         return quick
     every = self.CHECKPOINT_EVERY
     events = ks.events
-    cps = ks.checkpoints
+    cps = checkpoints_of(ks)
     first = bisect.bisect_left(events, from_pos, key=_event_pos)
     c = first // every - 1  # checkpoint c holds the state after events[: (c + 1) * every]
     old_live, old_open, old_counts = ks.live, ks.open_q, (ks.sides, ks.disputed)

@@ -107,6 +107,7 @@ class KnowledgeStore(Fold, JournalOwner):
                 expect_head=expect_head,
                 on_load=loader.on_load,
                 load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
+                skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
             )
             loader.finish(journal)
             if path is not None:
@@ -570,7 +571,7 @@ class KnowledgeStore(Fold, JournalOwner):
         """
         st = cls._empty(**options)
         loader = SnapshotLoader(st, path, use=snapshot)
-        jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False}
+        jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False, "skip_prefix": loader.prefix}
         journal = Journal(path, **jo)
         try:
             loader.finish(journal)

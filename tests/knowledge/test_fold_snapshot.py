@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from solvi_lab.errors import BadInput, UnknownId
+from solvi_lab.errors import BadInput, CorruptJournal, UnknownId
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge import fold_snapshot as fs
@@ -448,3 +448,222 @@ def test_the_snapshot_covers_every_field_of_the_fold_state():
     assert tuple(_Key.__slots__) == fs.KEY_FIELDS
     assert tuple(f.name for f in dataclasses.fields(Flag)) == fs.FLAG_FIELDS
     assert Item.__slots__ == fs._SLOTS
+
+
+# -- the journal before the snapshot, checked as one block of bytes (Journal(skip_prefix=...)) ---------------------
+def _marker_position(path: Path) -> int:
+    return next(r.position for r in Journal(path, mode="r") if r.kind == fs.MARKER_KIND)
+
+
+def _prefix(path: Path):
+    return fs.SnapshotLoader(KnowledgeStore._empty(), path).prefix
+
+
+def _edit_line(path: Path, position: int, rehash: bool) -> None:
+    """Change one letter of record `position`'s payload in place (same length); `rehash`: give the line the hash
+    of its new content too (a forger's edit, which the next record's prev then contradicts)."""
+    lines = path.read_bytes().split(b"\n")
+    line = bytearray(lines[position])
+    at = bytes(line).index(b'"payload":') + 10
+    at = next(i for i in range(at, len(line)) if chr(line[i]).isalpha() and line[i - 1 : i] != b"\\")
+    line[at] = ord("Q") if line[at] != ord("Q") else ord("R")
+    if rehash:
+        line[9:73] = hashlib.sha256(b"{" + bytes(line[75:])).hexdigest().encode()
+    lines[position] = bytes(line)
+    path.write_bytes(b"\n".join(lines))
+
+
+def test_a_snapshot_open_checks_the_records_before_it_as_one_block(journal):
+    snapshot(journal)
+    marker = _marker_position(journal)
+    full = list(Journal(journal, mode="r"))
+    for opts in ({}, {"mode": "r"}):
+        with KnowledgeStore.open(journal, journal_options=opts) as ks:
+            assert ks.opened_from_snapshot and ks.journal.skipped == marker
+            assert list(ks.journal) == full and ks.journal[3] == full[3]  # the skipped records read back as written
+            assert ks.journal.head() == Journal(journal, mode="r").head()
+            ks.close(snapshot=False)
+    with KnowledgeStore.open(journal, snapshot=False) as ks:
+        assert ks.journal.skipped == 0 and not ks.opened_from_snapshot
+    with KnowledgeStore.open(journal) as ks:  # a writer opened that way appends where the file ends
+        ks.add("fact", {"s": "after", "r": "tier", "o": "gold"}, source="person")
+        ks.close(snapshot=False)
+    assert opened(journal)[0] == reference(journal)
+
+
+@pytest.mark.parametrize("rehash", [False, True])
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_an_edited_record_before_the_snapshot_is_caught_at_open(tmp_path, rehash, where):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    marker = _marker_position(path)
+    position = {"first": 0, "middle": marker // 2, "last": marker - 1}[where]
+    _edit_line(path, position, rehash)
+    if rehash:  # the line matches its own hash; the next one does not link to it
+        match = f"record {position + 1} does not link to record {position}"
+    else:
+        match = f"record {position} was edited after it was written"
+    for opts in ({}, {"mode": "r"}):
+        with pytest.raises(CorruptJournal, match=match):
+            KnowledgeStore.open(path, journal_options=opts)
+
+
+def test_skip_prefix_is_used_only_when_the_block_is_the_one_named(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    p = _prefix(path)
+    assert p.count == _marker_position(path) and p.nbytes == len(
+        b"".join(line + b"\n" for line in path.read_bytes().split(b"\n")[: p.count])
+    )
+    full = list(Journal(path, mode="r"))
+    with Journal(path, mode="r", skip_prefix=p) as j:
+        assert j.skipped == p.count and list(j) == full
+    others = [
+        p._replace(sha256="0" * 64),
+        p._replace(count=p.count - 1),
+        p._replace(count=p.count + 1),
+        p._replace(nbytes=p.nbytes - 1),
+        p._replace(nbytes=p.nbytes + 1),
+        p._replace(nbytes=10**12),
+        p._replace(first_hash="0" * 64),
+        p._replace(last_hash="0" * 64),
+        p._replace(nbytes=None, sha256=None),
+    ]
+    for other in others:
+        with Journal(path, mode="r", skip_prefix=other) as j:
+            assert j.skipped == 0 and list(j) == full, other  # the full load ran
+    with Journal(path, skip_prefix=p) as j:  # a writer too
+        assert j.skipped == p.count
+        j.append("note", {"n": 1})
+    assert len(Journal(path, mode="r")) == len(full) + 1
+    sql = tmp_path / "ks.sqlite"
+    build(sql)
+    snapshot(sql)
+    with KnowledgeStore.open(sql) as ks:  # SQLite: the full load (its rows are not lines of bytes)
+        assert ks.opened_from_snapshot and ks.journal.skipped == 0
+        ks.close(snapshot=False)
+
+
+def test_a_snapshot_refused_after_its_block_was_skipped_rechecks_the_block(tmp_path, monkeypatch):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    want = reference(path)
+    sp = snapshot_path(path)
+    body = _body(sp)
+    _rewrite(sp, body.replace(b'"admitted"', b'"forged!!"', 1))  # refused at the journal's snapshot record
+    rechecked = []
+    original = Journal.recheck_skipped
+
+    def spy(self):
+        rechecked.append(self.skipped)
+        return original(self)
+
+    monkeypatch.setattr(Journal, "recheck_skipped", spy)
+    seen, used, warned = opened(path)
+    assert not used and len(warned) == 1 and "digest is not the one" in warned[0] and seen == want
+    assert rechecked == [_marker_position(path)]
+    # The recheck itself: a record of the skipped block that is not what the chain says raises CorruptJournal.
+    with Journal(path, mode="r", skip_prefix=_prefix(path)) as j:
+        assert j.skipped
+        _edit_line(path, 3, rehash=False)
+        with pytest.raises(CorruptJournal, match="record 3 was edited"):
+            j.recheck_skipped()
+
+
+def test_an_older_format_versions_snapshot_is_ignored_with_its_reason(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    sp = snapshot_path(path)
+    body = _body(sp)
+    digest = hashlib.sha256(body).hexdigest()
+    sp.write_bytes(body + json.dumps({"digest": digest, "format": fs.FORMAT, "version": 2}).encode() + b"\n")
+    seen, used, warned = opened(path)
+    assert not used and seen == reference(path)
+    assert warned == [
+        f"{sp}: fold snapshot not used: it is format version 2, this code reads version {fs.VERSION}; the store is "
+        "folded from the journal."
+    ]
+
+
+def test_kept_heads_and_checkpoints_still_hold_on_a_snapshot_open(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    head = Journal(path, mode="r").head()
+    with KnowledgeStore.open(path, journal_options={"expect_head": head}) as ks:
+        assert ks.opened_from_snapshot and ks.journal.skipped
+        ks.close(snapshot=False)
+    with pytest.raises(CorruptJournal, match="cut off"):
+        KnowledgeStore.open(path, journal_options={"expect_head": (head.count + 1, head.hash)})
+    with pytest.raises(CorruptJournal, match="not the one the head you kept names"):
+        KnowledgeStore.open(path, journal_options={"expect_head": (head.count - 1, head.hash)})
+    with KnowledgeStore.open(path) as ks:  # records after the snapshot, then the file loses the last one
+        ks.add("fact", {"s": "late", "r": "tier", "o": "gold"}, source="person")
+        ks.close(snapshot=False)
+    data = path.read_bytes()
+    path.write_bytes(data[: data.rfind(b"\n", 0, len(data) - 1) + 1])
+    with pytest.raises(CorruptJournal, match="head checkpoint says"):
+        KnowledgeStore.open(path)
+
+
+def _cps(ks: KnowledgeStore) -> dict:
+    from solvi_lab.knowledge.refold import checkpoints_of
+
+    return {
+        k: [(c[0], c[1], [it.id for it in c[2]], c[3], c[4]) for c in checkpoints_of(key) or ()]
+        for k, key in ks._keys.items()
+    }
+
+
+def test_checkpoints_stay_unparsed_until_a_refold_needs_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(KnowledgeStore, "CHECKPOINT_EVERY", 3)  # many checkpoints on this small stream's keys
+    path = tmp_path / "ks.jsonl"
+    ids = build(path, "hot-keys")
+    snapshot(path)
+    other = tmp_path / "copy" / "ks.jsonl"
+    other.parent.mkdir()
+    for suffix in ("", ".head"):
+        shutil.copyfile(str(path) + suffix, str(other) + suffix)
+    with KnowledgeStore.open(path) as ks:  # a snapshot written from pending checkpoints keeps their text
+        kinds = {type(k.checkpoints) for k in ks._keys.values()}
+        assert kinds == {fs.PendingCheckpoints, type(None)}
+        ks.add("fact", {"s": "n", "r": "tier", "o": "1"}, source="person")
+        ks.write_snapshot()
+        assert {type(k.checkpoints) for k in ks._keys.values()} <= kinds
+        ks.close(snapshot=False)
+    fast = KnowledgeStore.open(path)
+    slow = KnowledgeStore.open(other, snapshot=False)
+    try:
+        slow.add("fact", {"s": "n", "r": "tier", "o": "1"}, source="person")
+        slow.write_snapshot()  # the same records as the other journal (positions are part of the state)
+        assert fast.opened_from_snapshot and not slow.opened_from_snapshot
+        present = [i for i in ids if i in slow._items and slow._items[i].present]
+        assert ops_on(fast, present, random.Random(7)) == ops_on(slow, present, random.Random(7))
+        assert any(type(k.checkpoints) is list for k in fast._keys.values())  # the re-folds parsed theirs
+        assert _cps(fast) == _cps(slow)
+        assert observed(fast) == observed(slow) == observed(KnowledgeStore.from_journal(fast.journal))
+    finally:
+        fast.close(snapshot=False)
+        slow.close(snapshot=False)
+
+
+def test_a_failed_recheck_is_a_failed_open_that_releases_the_journal(tmp_path, monkeypatch):
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    sp = snapshot_path(path)
+    _rewrite(sp, _body(sp).replace(b'"admitted"', b'"forged!!"', 1))  # refused at its record: the block is rechecked
+
+    def refuse(self):
+        raise CorruptJournal("record 3 is not what the block said")
+
+    monkeypatch.setattr(Journal, "recheck_skipped", refuse)
+    for open_it in (KnowledgeStore.open, KnowledgeStore):
+        with pytest.raises(CorruptJournal, match="record 3"):
+            open_it(path)
+        with Journal(path) as j:  # the writer lock was released
+            assert len(j) > 0
