@@ -85,8 +85,8 @@ def release_at_exit() -> int:
     incref = None
     released = 0
     for st in list(_watched):
-        limit = st.EXIT_RELEASE_MIN_RECORDS
-        if limit is None or len(st._items) < limit:
+        limit = getattr(st, "EXIT_RELEASE_MIN_RECORDS", None)
+        if limit is None or len(getattr(st, "_items", ())) < limit:
             continue
         incref = incref or _incref()
         if incref is None:
