@@ -63,7 +63,7 @@ print(json.dumps({"t_import0": t_import0, "t0": t0, "t1": t1, "t2": t2, "t3": t3
 
 # Build one journal (in its own process, so the build's memory is gone before any timing).
 BUILD_CHILD = r"""
-import json, random, sys
+import inspect, json, random, sys
 sys.path.insert(0, sys.argv[5])
 from store_scale import build
 impl, profile, n, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -74,7 +74,8 @@ iid = live[len(live) // 2]
 if impl == "solvi":
     pass
 else:
-    ks.close(snapshot=False) if "snapshot" in ks.close.__code__.co_varnames else ks.close()
+    # (the signature, not co_varnames: close is wrapped, and a default close would write a snapshot)
+    ks.close(snapshot=False) if "snapshot" in inspect.signature(ks.close).parameters else ks.close()
 print(json.dumps({"iid": iid, "fp": fp}), flush=True)
 """
 

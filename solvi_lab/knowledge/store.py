@@ -37,7 +37,7 @@ from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses
 from ..owner import JournalOwner, _check_upto, serialised
 from ..validation import need_json, need_str, need_str_list, writing_call
-from . import admission, digests, from_scratch, reads
+from . import admission, digests, exit_release, from_scratch, reads
 from .admission import DEFAULT, add_record
 from .fold import Fold
 from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, write_snapshot
@@ -74,6 +74,7 @@ class KnowledgeStore(Fold, JournalOwner):
     _read_only = ""  # why this store writes nothing (a rebuilt view); empty for a live store
     SNAPSHOT_MIN_RECORDS = 10_000  # close() writes a fold snapshot of a journal (and a tail) at least this long
     FREEZE_MIN_RECORDS = 10_000  # an open that folded at least this many records freezes the collector's heap
+    EXIT_RELEASE_MIN_RECORDS = 10_000  # at exit, a file store this large: journal closed, memory left to the OS
     opened_from_snapshot = False  # True when open() loaded a fold snapshot and folded only the records after it
     _snapshot_at: int | None = None  # position of the snapshot this store loaded or wrote (None: none usable)
     _snapshot_on_close = False  # set by open(): close() writes a snapshot (see SNAPSHOT_MIN_RECORDS)
@@ -122,6 +123,7 @@ class KnowledgeStore(Fold, JournalOwner):
         self.decisions = DecisionLog(self.journal)
         if path is not None:
             freeze_after_load(self)
+            exit_release.track(self)
 
     def _configure(self, gates: Iterable[WriteGate]) -> None:
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
@@ -583,6 +585,7 @@ class KnowledgeStore(Fold, JournalOwner):
             raise
         st._snapshot_on_close = snapshot
         freeze_after_load(st)
+        exit_release.track(st)  # knowledge/exit_release.py: a fast exit (None turns it off)
         return st
 
     def write_snapshot(self) -> Any:
