@@ -137,3 +137,48 @@ def test_a_refused_placement_probe_is_not_retried_at_once() -> None:
     e.learn(step)
     assert step.accepted is False and ("place_table", "water") not in e.seen
     assert e._placement_probe(w.state) != "place_table"  # once is the data
+
+
+def test_lava_probe_runs_at_critical_health_in_training_worlds_only() -> None:
+    w = _flat()
+    marker = "probe"  # stands in for the probe's step, so the test sees only whether it ran
+    for lava_probe, health, budget, ran in (
+        (True, 2, 1000, True),
+        (True, 3, 1000, False),
+        (False, 2, 1000, False),
+    ):  # 2 = CRITICAL
+        w.env._player.inventory["health"] = health
+        e = Explorer(budget=budget, rng=random.Random(0), lava_probe=lava_probe)
+        e._lava = lambda state: marker  # type: ignore[method-assign]
+        assert (e.act(read_state(w.env)) == marker) is ran, (lava_probe, health)
+    e = Explorer(budget=30, rng=random.Random(0), lava_probe=True)  # within LAVA_MARGIN of the end: at any health
+    e._lava = lambda state: marker  # type: ignore[method-assign]
+    w.env._player.inventory["health"] = 9
+    assert e.act(read_state(w.env)) == marker
+
+
+def test_lava_probe_places_a_stone_on_lava_once_then_steps_onto_it() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    for x in (px - 1, px - 2):
+        w.env._world[(x, py)] = "lava"  # two cells: the stone fills one, the other stays
+    w.env._player.facing = (-1, 0)
+    w.env._player.inventory["stone"] = 1
+    s = w.state = read_state(w.env)
+    e = Explorer(budget=1000, rng=random.Random(0), lava_probe=True)
+    assert e._lava(s) == "place_stone"
+    e.learn(w.step("place_stone"))
+    assert ("place_stone", "lava") in e.seen and w.env._world[(px - 1, py)][0] == "stone"
+    w.env._world[(px - 1, py)] = "lava"
+    w.env._player.inventory["stone"] = 1
+    s = w.state = read_state(w.env)
+    assert e._lava(s) == "move_left"  # the stone was seen accepted on lava: now the step onto it
+    step = w.step("move_left")
+    e.learn(step)
+    assert step.accepted and w.state.inventory["health"] <= 0 and ("move_left", "lava") in e.seen
+    lone = _flat()  # a single lava cell is not filled: the move probe needs it
+    qx, qy = lone.env._player.pos
+    lone.env._world[(qx - 1, qy)] = "lava"
+    lone.env._player.facing = (-1, 0)
+    lone.env._player.inventory["stone"] = 1
+    assert Explorer(budget=1000, rng=random.Random(0), lava_probe=True)._lava(read_state(lone.env)) == "move_left"

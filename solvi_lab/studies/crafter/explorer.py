@@ -13,9 +13,12 @@ the data it gives, fixed before the requirements table was looked at:
   when it knows one; lava is faced by walking towards it, never entered), at most once per material in
   ``RETRY`` steps; these calls are refused where the rule says so, which is data too, as are the random share's
   calls whose conditions are missing;
-- **the end-of-episode lava probe** (training worlds only, ``lava_probe``): in its last ``LAVA_MARGIN`` steps it
-  walks to known lava and steps onto it with a move whose acceptance onto lava it has not seen yet. Crafter
-  accepts the move, and the player dies: the one way to learn that a move onto lava is allowed.
+- **the lava probe** (training worlds only, ``lava_probe``): in its last ``LAVA_MARGIN`` steps, or as soon as its
+  health is at ``CRITICAL`` or below (death is then likely anyway: the first explorer's episodes all ended in
+  death long before their last steps, so the end-of-budget probe never ran), it walks to known lava, places a
+  stone on it once (when it knows more lava than that cell) and steps onto it with a move whose acceptance onto
+  lava it has not seen yet. Crafter accepts the move, and the player dies: the one way to learn that a move onto
+  lava is allowed. A training-only probe: held-out worlds never run it.
 
 >>> import random
 >>> from .env import CrafterWorld
@@ -33,10 +36,11 @@ from .agent import Agent
 from .env import ACTIONS, DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES
 
-__all__ = ["Explorer", "EPSILON", "LAVA_MARGIN", "PROBES"]
+__all__ = ["Explorer", "EPSILON", "LAVA_MARGIN", "CRITICAL", "PROBES"]
 
 EPSILON = 0.25  # share of random actions (what makes it call where calls fail)
 LAVA_MARGIN = 40  # the last steps of a training episode, in which it walks into lava once
+CRITICAL = 2  # health at or below which a training explorer, likely to die anyway, runs the lava probe
 DUSK = 0.5  # daylight below which it shelters
 #: place call -> (the item it spends, the spare amount the explorer keeps before probing with it)
 PROBES = {"place_stone": ("stone", 2), "place_table": ("wood", 4)}
@@ -88,12 +92,12 @@ class Explorer(Agent):
         return self.nav.safe_random(state, self.rng)
 
     def act(self, state: SymState) -> str:
-        """The end-of-episode lava probe, then the placement probes in daylight, else the planner."""
+        """The lava probe (training worlds: the last steps, or health critical), then the placement probes in
+        daylight, else the planner."""
         if state.sleeping:
             return "noop"
-        if self.lava_probe and self.count.steps >= self.budget - LAVA_MARGIN:
-            dirs = [d for d in DIRECTIONS if (MOVES[d], "lava") not in self.seen] or list(DIRECTIONS)
-            step = self.nav.approach(state, "lava", enter=True, dirs=dirs)
+        if self.lava_probe and (self.count.steps >= self.budget - LAVA_MARGIN or state.inventory["health"] <= CRITICAL):
+            step = self._lava(state)
             if step:
                 return step
         safe = state.daylight >= DUSK and state.inventory["health"] >= 5 and not self._zombie_near(state)
@@ -102,6 +106,20 @@ class Explorer(Agent):
             if got:
                 return got
         return super().act(state)
+
+    def _lava(self, state: SymState) -> str | None:
+        """A step of the lava probe: a stone onto lava first (when it holds one, has not seen that placement
+        accepted on lava, and knows more lava than the cell it fills), then a move onto lava in a direction it has
+        not seen accepted (Crafter accepts it; the player dies)."""
+        self.nav.see(state)
+        if state.inventory["stone"] >= 1 and ("place_stone", "lava") not in self.seen and self.nav.known("lava") > 1:
+            step = self.nav.approach(state, "lava")
+            if step == "":
+                return "place_stone"
+            if step:
+                return step
+        dirs = [d for d in DIRECTIONS if (MOVES[d], "lava") not in self.seen] or list(DIRECTIONS)
+        return self.nav.approach(state, "lava", enter=True, dirs=dirs)
 
     def _zombie_near(self, state: SymState) -> bool:
         px, py = state.pos

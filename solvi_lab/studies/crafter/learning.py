@@ -2,7 +2,7 @@
 
 The explorer is :class:`.explorer.Explorer`: the carried + agenda planner of :mod:`.agent` with a quarter of its
 actions random, sheltering from dusk in pockets it mines, probing placements on every material, and (training
-worlds only) stepping into lava once at the end of its budget. Its own model learns as it goes over the worlds;
+worlds only) stepping into lava once at the end of its budget or when its health is critical. Its own model learns as it goes over the worlds;
 the models graded here are then trained afresh, per vocabulary variant, on the recorded training calls only, and
 asked about every held-out call before its label is looked at.
 
@@ -54,7 +54,8 @@ def record(
 ) -> list[dict[str, Any]]:
     """Run the explorer over the worlds of these seeds (one episode each, at most ``steps`` steps or until death)
     and return every call: world, step, call, state before, accepted, effect, and the achievements at the end.
-    ``lava_probe``: the explorer's end-of-episode step into lava (training worlds only)."""
+    ``lava_probe``: the explorer's step into lava at the end of its budget or at critical health (training worlds
+    only)."""
     model = ConservativeActionModel(vocabulary(), journal=False)
     sources: dict[str, set[str]] = {}
     seen: set[tuple[str, str]] = set()
@@ -159,7 +160,7 @@ def tree_reached(calls: list[dict[str, Any]]) -> dict[str, int]:
 
 def explorer_summary(calls: list[dict[str, Any]]) -> dict[str, float]:
     """What the explorer did over its worlds: mean steps per world, deaths, moves accepted onto lava (the
-    end-of-episode probe), and on how many materials it saw stone and a table placed."""
+    lava probe), and on how many materials it saw stone and a table placed."""
     ends = [c for c in calls if "end_steps" in c]
     lava = sum(
         1
