@@ -182,3 +182,21 @@ def test_lava_probe_places_a_stone_on_lava_once_then_steps_onto_it() -> None:
     lone.env._player.facing = (-1, 0)
     lone.env._player.inventory["stone"] = 1
     assert Explorer(budget=1000, rng=random.Random(0), lava_probe=True)._lava(read_state(lone.env)) == "move_left"
+
+
+def test_a_creature_in_the_way_does_not_seal_a_pocket() -> None:
+    w = _flat()
+    s = w.state
+    px, py = s.pos
+    nav = Navigator()
+    nav.see(s)
+    for cell in ((px - 1, py), (px, py - 1), (px, py + 1)):
+        nav.cells[cell] = "stone"
+    assert not nav.sealed(s)  # open to the right
+    nav.creatures[(px + 1, py)] = "zombie"
+    assert not nav.sealed(s)  # a zombie in the opening is no wall (it used to count as one: the player slept)
+    nav.cells[(px + 2, py)] = "stone"
+    nav.cells[(px + 1, py - 1)] = nav.cells[(px + 1, py + 1)] = "tree"
+    assert nav.sealed(s)  # two cells, walled: sealed whatever stands in them
+    nav.cells[(px + 1, py + 1)] = "grass"
+    assert not nav.sealed(s)

@@ -124,10 +124,15 @@ class Navigator:
     def _free_around(self, p: tuple[int, int]) -> list[tuple[int, int]]:
         return [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values() if self._free((p[0] + dx, p[1] + dy))]
 
+    def _open_around(self, p: tuple[int, int]) -> list[tuple[int, int]]:
+        cells = [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values()]
+        return [q for q in cells if self.cells.get(q) in self.walkable]
+
     def sealed(self, state: SymState) -> bool:
-        """The player's free region is at most two cells (nothing can walk in)."""
-        free = self._free_around(state.pos)
-        return not free or (len(free) == 1 and self._free_around(free[0]) == [state.pos])
+        """The player's walkable region is at most two cells (nothing can walk in). By material only: a creature
+        standing in the way is not a wall (a cow moves on, a zombie at the entrance is not shut out)."""
+        free = self._open_around(state.pos)
+        return not free or (len(free) == 1 and self._open_around(free[0]) == [state.pos])
 
     def shelter(self, state: SymState, block: str | None, limit: int = 800, dig: bool = False) -> str | None:
         """A step towards a sealed pocket of two cells: a dead end P, its opening C, and the entrance X on the line
