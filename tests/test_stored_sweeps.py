@@ -269,11 +269,7 @@ SWEEPS = DOCS / "sweeps"
 # Stored sweeps whose checked rows are not the study's current ones, until the sweep is run again and stored
 # (`solvi-lab sweep ...`, then `solvi-lab store-sweeps`). Must be exactly the set that fails below: storing a fresh
 # sweep makes the test fail until its entry is removed here.
-STALE = {
-    "taubench_action_model:full",  # before the published ablation rows (issue 30): novel_vector_exact, ... gone
-    "taubench_action_model:quick",  # before the held_out/blind no_false_accept rows
-    "taubench_airline:full",  # before the held_out/blind/agent no_false_accept rows
-}
+STALE: set[str] = set()
 QUICK_RUN = ("example", "explore")  # no claim record, and a quick seed-0 run takes well under a second
 
 
