@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from solvi_lab import browsercheck, reproduce
+from solvi_lab import browsercheck, report, reproduce
 from solvi_lab.errors import SolviLabError
 
 
@@ -74,7 +74,8 @@ def test_quick_report_fits_1400_px_every_image_loads_every_link_resolves(chromiu
     assert found.images_smallest_px >= 300  # figures at a readable size, not thumbnails
     html = quick_report.read_text(encoding="utf-8")
     assert "solvi-lab reproduce --seeds 20" in html  # seed 0 only: how to get intervals
-    assert "commit 295fb78" in html  # and the stored sweeps, with their date and commit
+    stored = report.stored_sweep("risk_dungeon")  # the stored sweeps, with their date and commit
+    assert stored is not None and f"commit {stored['commit']}" in html
 
 
 def _png(width: int, height: int) -> bytes:
