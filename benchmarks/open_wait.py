@@ -7,7 +7,9 @@ journal built once per profile and size by benchmarks/store_scale.py's stream:
 - `open`: `KnowledgeStore.open(path)` (a writer open, as a notebook does it);
 - `first item`: the first `ks.item(id)` after it (an item in the middle of the journal);
 - `first fingerprint`: the first `ks.fingerprint()` after that;
-- `exit`: from the fingerprint's return to the process's end, as the parent sees it (wall clock).
+- `then report()` (with `--whole`): a read that needs every item, after the fingerprint (after a snapshot open, the
+  items not read yet are built here: knowledge/lazy_items.py);
+- `exit`: from the last step's return to the process's end, as the parent sees it (wall clock).
 
 Rows: without a fold snapshot, and with one (knowledge/fold_snapshot.py: written by an explicit
 `ks.write_snapshot()` after the build; the row says n/a for code that has none), at each size and profile;
@@ -18,6 +20,7 @@ solvi 1.3.0's open of its own journal of the same stream beside them (`--peer-ma
     python benchmarks/open_wait.py --sizes 1000000 --profile hot-keys  # the 10^6 row (a few minutes)
     python benchmarks/open_wait.py --sizes 10000 --baseline /tmp/old-checkout
     python benchmarks/open_wait.py --cache /tmp/open-wait-journals      # keep the built journals for the next run
+    python benchmarks/open_wait.py --sizes 1000000 --profile hot-keys --whole  # and a report() after the fingerprint
 
 Results: results/benchmarks/open_wait.json and open_wait.md (date, machine and load in the header).
 """
@@ -42,7 +45,7 @@ ROOT = HERE.parent
 # The child that waits like a user: interpreter start is timed from the parent's launch.
 WAIT_CHILD = r"""
 import json, sys, time
-impl, path, iid = sys.argv[1], sys.argv[2], sys.argv[3]
+impl, path, iid, whole = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 t_import0 = time.time()
 if impl == "solvi":
     from solvi.core.knowledge import KnowledgeStore
@@ -58,7 +61,10 @@ ks.item(iid)
 t2 = time.time()
 fp = ks.fingerprint()
 t3 = time.time()
-print(json.dumps({"t_import0": t_import0, "t0": t0, "t1": t1, "t2": t2, "t3": t3, "fp": fp}), flush=True)
+if whole:  # a read that needs every item (after a snapshot open: the items not built yet are built here)
+    ks.report()
+t4 = time.time()
+print(json.dumps({"t_import0": t_import0, "t0": t0, "t1": t1, "t2": t2, "t3": t3, "t4": t4, "fp": fp}), flush=True)
 """
 
 # Build one journal (in its own process, so the build's memory is gone before any timing).
@@ -111,15 +117,16 @@ def run_child(code: str, args: list[str], pythonpath: str, timeout: float) -> tu
     return json.loads(out.stdout.strip().splitlines()[-1]), t_launch, t_end
 
 
-def wait_row(impl: str, path: str, iid: str, pythonpath: str, timeout: float) -> dict:
-    """One user's wait, in its own process."""
-    r, t_launch, t_end = run_child(WAIT_CHILD, [impl, path, iid], pythonpath, timeout)
+def wait_row(impl: str, path: str, iid: str, pythonpath: str, timeout: float, whole: bool = False) -> dict:
+    """One user's wait, in its own process (with `whole`, then a `report()`, which reads every item)."""
+    r, t_launch, t_end = run_child(WAIT_CHILD, [impl, path, iid, "1" if whole else "0"], pythonpath, timeout)
     return {
         "import_s": r["t0"] - t_launch,
         "open_s": r["t1"] - r["t0"],
         "first_item_s": r["t2"] - r["t1"],
         "first_fingerprint_s": r["t3"] - r["t2"],
-        "exit_s": t_end - r["t3"],
+        "whole_read_s": r["t4"] - r["t3"] if whole else None,
+        "exit_s": t_end - r["t4"],
         "open_item_fingerprint_s": r["t3"] - r["t0"],
         "fingerprint": r["fp"],
     }
@@ -147,7 +154,14 @@ def built(impl: str, profile: str, n: int, tmp: Path, code: str, timeout: float,
 
 
 def measure(
-    impl: str, profile: str, n: int, code: dict[str, str], repeats: int, timeout: float, cache: str | None = None
+    impl: str,
+    profile: str,
+    n: int,
+    code: dict[str, str],
+    repeats: int,
+    timeout: float,
+    cache: str | None = None,
+    whole: bool = False,
 ) -> list[dict]:
     """Build the journal once, then time each variant (label -> PYTHONPATH) without and with a snapshot."""
     tmp = Path(tempfile.mkdtemp(prefix=f"open-wait-{impl}-"))
@@ -174,7 +188,7 @@ def measure(
                         rows.append({**base, "code": label, "snapshot": "n/a"})
                         continue
                 for _ in range(repeats):
-                    w = wait_row(impl, vpath, b["iid"], pp, timeout)
+                    w = wait_row(impl, vpath, b["iid"], pp, timeout, whole)
                     rows.append(
                         {**base, "code": label, "snapshot": snap, **w, "same_fingerprint": w["fingerprint"] == b["fp"]}
                     )
@@ -191,7 +205,15 @@ def fmt(v: object) -> str:
     return str(v)
 
 
-TIMED = ("import_s", "open_s", "first_item_s", "first_fingerprint_s", "exit_s", "open_item_fingerprint_s")
+TIMED = (
+    "import_s",
+    "open_s",
+    "first_item_s",
+    "first_fingerprint_s",
+    "whole_read_s",
+    "exit_s",
+    "open_item_fingerprint_s",
+)
 
 
 def medians(rows: list[dict]) -> list[dict]:
@@ -204,8 +226,8 @@ def medians(rows: list[dict]) -> list[dict]:
         m = dict(rs[0])
         if "open_s" in m:
             for k in TIMED:
-                vals = sorted(r[k] for r in rs)
-                m[k] = vals[len(vals) // 2]
+                vals = sorted(r[k] for r in rs if r.get(k) is not None)
+                m[k] = vals[len(vals) // 2] if vals else None
             m["same_fingerprint"] = (
                 all(r["same_fingerprint"] is not False for r in rs) if rs[0]["same_fingerprint"] is not None else None
             )
@@ -217,21 +239,22 @@ def medians(rows: list[dict]) -> list[dict]:
 def table(rows: list[dict]) -> str:
     head = (
         "| implementation | profile | items | journal | snapshot | import | open | first item | first fingerprint "
-        "| exit | open → fingerprint | same fingerprint |\n|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n"
+        "| then report() | exit | open → fingerprint | same fingerprint |\n"
+        "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n"
     )
     body = ""
     for r in rows:
         if r.get("snapshot") == "n/a":
             body += (
                 f"| {r['code']} | {r['profile']} | {r['n']:,} | {r['journal_mb']:.1f} MB | n/a (no snapshots in this code) |"
-                + " |" * 7
+                + " |" * 8
                 + "\n"
             )
             continue
         body += (
             f"| {r['code']} | {r['profile']} | {r['n']:,} | {r['journal_mb']:.1f} MB | {'yes' if r['snapshot'] else 'no'} "
             f"| {fmt(r['import_s'])} | {fmt(r['open_s'])} | {fmt(r['first_item_s'])} | {fmt(r['first_fingerprint_s'])} "
-            f"| {fmt(r['exit_s'])} | {fmt(r['open_item_fingerprint_s'])} | {fmt(r['same_fingerprint'])} |\n"
+            f"| {fmt(r.get('whole_read_s'))} | {fmt(r['exit_s'])} | {fmt(r['open_item_fingerprint_s'])} | {fmt(r['same_fingerprint'])} |\n"
         )
     return head + body
 
@@ -246,6 +269,11 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     ap.add_argument("--name", default="open_wait")
+    ap.add_argument(
+        "--whole",
+        action="store_true",
+        help="after the fingerprint, time a report() (it reads every item) before the exit",
+    )
     ap.add_argument("--cache", default=None, help="a directory keeping the built journals for later runs")
     args = ap.parse_args()
     code = {"solvi_lab": str(ROOT)}
@@ -255,7 +283,7 @@ def main() -> int:
     t0 = time.time()
     for profile in args.profile:
         for n in args.sizes:
-            rows += measure("solvi_lab", profile, n, code, args.repeats, args.timeout, args.cache)
+            rows += measure("solvi_lab", profile, n, code, args.repeats, args.timeout, args.cache, args.whole)
             print(table(medians(rows)[-4:]), file=sys.stderr, flush=True)
             if n <= args.peer_max:
                 try:

@@ -74,7 +74,8 @@ __all__ = [
 ]
 
 FORMAT = "solvi-lab fold snapshot"
-VERSION = 3  # 2: items and keys column by column; 3: the journal bytes' digest, checkpoints as JSON texts
+VERSION = 5  # 2: items and keys column by column; 3: the journal bytes' digest, checkpoints as JSON texts;
+# 4: a checkpoint's fold states as one flat list; 5: one row per item, built on first read (lazy_items.py)
 MARKER_KIND = "fold-snapshot"  # the journal record that names a snapshot's digest (in the hash chain)
 SUFFIX = ".fold"
 log = logging.getLogger("solvi_lab.fold_snapshot")
@@ -112,6 +113,7 @@ _FOLD_MODULES = (  # the fold's rules, state and digests (knowledge/fold.py's fa
     "solvi_lab.knowledge.gates",
     "solvi_lab.decisions",
     "solvi_lab.knowledge.fold_snapshot",
+    "solvi_lab.knowledge.lazy_items",
 )
 _stamp: str | None = None
 
@@ -302,12 +304,49 @@ FLAG_FIELDS = ("id", "pos", "why", "by", "scope", "ids", "key", "ended_at", "end
 
 
 # -- the state, as rows -------------------------------------------------------------------------------------------
-def _rows(st: Any) -> Iterator[list]:
-    """The store's folded state as JSON rows (st._touched is empty: the digests were flushed). Items and keys are
-    written column by column — one row per field, a list with one value per item (or key) — so that loading them
-    is a few large parses and a loop that builds objects, not a parse and a dozen conversions per item."""
+_ROW_AT = {name: i for i, name in enumerate(_SLOTS)}
+_SCOPE, _KEY, _CONTRIBUTION = _ROW_AT["scope"], _ROW_AT["key"], _ROW_AT["contribution"]
+_DERIVED, _VERDICTS, _HIST = _ROW_AT["derived_from"], _ROW_AT["verdicts"], _ROW_AT["hist"]
+_WRITE_CHUNK = 1 << 20  # bytes gathered before one write and one hash update
+
+
+def _lines(header: dict, st: Any, meta: list) -> Iterator[bytes]:
+    """The snapshot's lines, newline included: the header, one row per item (its slots in Item.__slots__ order,
+    the scope, key and contribution encoded), then the rest (`_meta_rows`), which starts with the ``"o"`` row: its
+    own byte offset and where every item row starts. `meta` receives that offset (the digest line names it)."""
     from .items import Item
 
+    if Item.__slots__ != _SLOTS:
+        raise ValueError("Item's slots are not the ones this module writes")
+    yield (line := _dumps(header) + b"\n")
+    at = len(line)
+    scopes = list(st._scopes.values())  # every item's scope is one of these shared dicts (store._fold_new_item)
+    scope_index = {id(sc): i for i, sc in enumerate(scopes)}
+    keys = list(st._keys.values())
+    key_index = {ks.key: i for i, ks in enumerate(keys)}
+    items = list(st._items.values())
+    offsets, row_of = [], attrgetter(*_SLOTS)
+    for it in items:
+        v = list(row_of(it))
+        sc = v[_SCOPE]
+        v[_SCOPE] = None if sc is None else scope_index[id(sc)]
+        v[_KEY] = key_index[v[_KEY]]  # an item's key as the index of its competition key (every item has one)
+        v[_CONTRIBUTION] = _hex(v[_CONTRIBUTION])
+        line = _dumps(v) + b"\n"
+        offsets.append(at)
+        at += len(line)
+        yield line
+    offsets.append(at)  # the end sentinel: where the last row's line ends
+    meta.append(at)
+    yield _dumps(["o", at, offsets]) + b"\n"
+    for row in _meta_rows(st, scopes, items, keys):
+        yield _dumps(row) + b"\n"
+
+
+def _meta_rows(st: Any, scopes: list, items: list, keys: list) -> Iterator[list]:
+    """Everything but the item rows: the store's scalars, its scopes, the item columns an open needs before any
+    item is built (positions, and the read indexes' sources: derived_from and supersedes sparse, subjects), keys
+    column by column (one row per field, a list with one value per key), one row per flag."""
     yield [
         "s",
         {
@@ -325,21 +364,11 @@ def _rows(st: Any) -> Iterator[list]:
             "question_keys": list(st._question_keys),
         },
     ]
-    scopes = list(st._scopes.values())  # every item's scope is one of these shared dicts (store._fold_new_item)
     yield ["c", scopes]
-    index = {id(sc): i for i, sc in enumerate(scopes)}
-    items = list(st._items.values())
-    keys = list(st._keys.values())
-    key_index = {ks.key: i for i, ks in enumerate(keys)}
-    for name in Item.__slots__:
-        col = list(map(attrgetter(name), items))
-        if name == "contribution":
-            col = [_hex(c) for c in col]
-        elif name == "scope":
-            col = [None if sc is None else index[id(sc)] for sc in col]
-        elif name == "key":  # an item's key as the index of its competition key (every item has one)
-            col = [key_index[k] for k in col]
-        yield ["i", name, col]
+    yield ["x", "pos", [it.pos for it in items]]
+    yield ["x", "derived_from", [[r, it.derived_from] for r, it in enumerate(items) if it.derived_from]]
+    yield ["x", "supersedes", [[r, it.supersedes] for r, it in enumerate(items) if it.supersedes]]
+    yield ["x", "subject", [it.subject for it in items]]
     open_q = []
     for ks in keys:
         oq = None
@@ -368,24 +397,61 @@ def _rows(st: Any) -> Iterator[list]:
         yield ["f", f.id, f.pos, f.why, f.by, f.scope, list(f.ids), f.key, f.ended_at, f.ended_by, f.ended_why]
 
 
-def _load_rows(st: Any, rows: Iterator[list]) -> None:
-    """Put a snapshot's rows into an empty store (the inverse of _rows)."""
+X_FIELDS = ("pos", "derived_from", "supersedes", "subject")
+
+
+def _item_decoder(scopes: list, key_names: list) -> Any:
+    """The function that turns a parsed item row back into the Item the fold had (the inverse of `_lines`)."""
+    from .items import Item
+
+    new, fill = Item.__new__, _fill_item
+
+    def decode(v: list) -> Any:
+        if len(v) != len(_SLOTS):
+            raise ValueError(f"an item row of {len(v)} values, not {len(_SLOTS)}")
+        sc = v[_SCOPE]
+        v[_SCOPE] = None if sc is None else scopes[sc]
+        v[_KEY] = key_names[v[_KEY]]
+        v[_CONTRIBUTION] = int(v[_CONTRIBUTION], 16)
+        v[_DERIVED] = tuple(v[_DERIVED])
+        v[_VERDICTS] = v[_VERDICTS] or ()
+        v[_HIST] = tuple(v[_HIST])
+        it = new(Item)
+        fill(it, v)
+        return it
+
+    return decode
+
+
+def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int) -> None:
+    """Put a snapshot into an empty store (the inverse of `_lines`): everything but the items, which stay rows of
+    `data` in a LazyItems table and are built when first read. Rows are parsed only once their digest is the one
+    the journal recorded (`_parsed_lines`), so a row's shape is this module's own."""
     from .items import Item
     from .keys import _Key
+    from .lazy_items import LazyItems, RowSource
     from .staleness import Flag
 
-    slots = Item.__slots__
-    if slots != _SLOTS:
+    if Item.__slots__ != _SLOTS:
         raise ValueError("Item's slots are not the ones this module reads")
-    icols: dict[str, list] = {}
+    if not start <= meta_at < cut:
+        raise ValueError(f"its rows start at byte {meta_at}, outside the file's body")
+    rows = _parsed_lines(data, meta_at, cut)
+    top = next(rows, None)
+    if not (type(top) is list and len(top) == 3 and top[0] == "o" and top[1] == meta_at):
+        raise ValueError(f"byte {meta_at} is not the start of its item offsets row")
+    offsets = top[2]
+    if not (type(offsets) is list and offsets and offsets[0] == start and offsets[-1] == meta_at):
+        raise ValueError("its item offsets do not span its item rows")
+    xcols: dict[str, list] = {}
     kcols: dict[str, list] = {}
     scopes: list = []
     for row in rows:
         tag = row[0]
-        if tag == "i":
-            icols[row[1]] = row[2]
-        elif tag == "k":
+        if tag == "k":
             kcols[row[1]] = row[2]
+        elif tag == "x":
+            xcols[row[1]] = row[2]
         elif tag == "c":
             scopes = row[1]
         elif tag == "f":
@@ -405,37 +471,32 @@ def _load_rows(st: Any, rows: Iterator[list]) -> None:
             st._question_keys = dict.fromkeys(s["question_keys"])
         else:
             raise ValueError(f"unknown row tag {tag!r}")
-    if set(icols) != set(slots) or set(kcols) != set(KEY_FIELDS):
+    if set(xcols) != set(X_FIELDS) or set(kcols) != set(KEY_FIELDS):
         raise ValueError("the item or key columns are not the ones this code reads")
-    # Items: conversions column by column, then one object per item.
+    positions, subjects = xcols["pos"], xcols["subject"]
+    if len(subjects) != len(positions) or any(a >= b for a, b in zip(positions, positions[1:])):
+        raise ValueError("its item positions are not one increasing column with a subject each")
     intern = sys.intern
     st._scopes = {repr(sc): sc for sc in scopes}
-    icols["scope"] = [None if i is None else scopes[i] for i in icols["scope"]]
-    icols["contribution"] = [int(c, 16) for c in icols["contribution"]]
-    icols["derived_from"] = [tuple(d) for d in icols["derived_from"]]
-    icols["hist"] = [tuple(h) for h in icols["hist"]]
-    icols["verdicts"] = [v or () for v in icols["verdicts"]]
     key_names = [intern(k) for k in kcols["key"]]  # one string per key, shared by its items (as in the fold)
     kcols["key"] = key_names
-    icols["key"] = [key_names[i] for i in icols["key"]]
-    items = st._items
-    new, fill = Item.__new__, _fill_item
-    for vals in zip(*[icols[name] for name in slots]):
-        it = new(Item)
-        fill(it, vals)
-        items[it.id] = it
-    if st._indexed:  # the read indexes, in the order the fold builds them (adds in journal order)
-        ids = icols["id"]
+    # Items: rows built on first read (lazy_items.py); the read indexes now, in the fold's order (journal order).
+    decode = _item_decoder(scopes, key_names)
+    # The freeze threshold as a value, not the store: the table must not hold the store (no cycle; see
+    # freeze_after_load).
+    src = RowSource(data, offsets, positions, decode, _ROWS_LOADS, freeze_min=st.FREEZE_MIN_RECORDS)
+    items = st._items = LazyItems(src)
+    if st._indexed:
         dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
-        for iid, derived in zip(ids, icols["derived_from"]):
+        for r, derived in xcols["derived_from"]:
+            iid = f"k{positions[r]}"
             for pid in derived:
                 dependents.setdefault(pid, []).append(iid)
-        for iid, sup in zip(ids, icols["supersedes"]):
-            if sup:
-                successors.setdefault(sup, []).append(iid)
-        for iid, subject in zip(ids, icols["subject"]):
+        for r, sup in xcols["supersedes"]:
+            successors.setdefault(sup, []).append(f"k{positions[r]}")
+        for pos, subject in zip(positions, subjects):
             if subject is not None:
-                by_subject.setdefault(subject, []).append(iid)
+                by_subject.setdefault(subject, []).append(f"k{pos}")
     # Keys.
     for key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed in zip(
         *[kcols[name] for name in KEY_FIELDS]
@@ -471,12 +532,9 @@ class PendingCheckpoints:
         self.items = items  # the store's item table (items are never dropped from a live store)
 
     def load(self) -> list[tuple]:
-        """The checkpoints as refold.checkpoint makes them (position, live count, items, their states, question)."""
+        """The checkpoints as refold.checkpoint makes them (position, live count, items, their flat states, question)."""
         items = self.items
-        return [
-            (c[0], c[1], tuple([items[i] for i in c[2]]), tuple([tuple(x) for x in c[3]]), c[4])
-            for c in _ROWS_LOADS(self.text)
-        ]
+        return [(c[0], c[1], tuple([items[i] for i in c[2]]), tuple(c[3]), c[4]) for c in _ROWS_LOADS(self.text)]
 
 
 def _checkpoints_text(cps: Any) -> str | None:
@@ -529,13 +587,23 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     h = hashlib.sha256()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
+        meta: list[int] = []
         with os.fdopen(fd, "wb") as f:
-            for row in _chain_rows(header, st):
-                data = _dumps(row) + b"\n"
-                h.update(data)
-                f.write(data)
+            chunk, size = [], 0
+            for line in _lines(header, st, meta):
+                chunk.append(line)
+                size += len(line)
+                if size >= _WRITE_CHUNK:
+                    data = b"".join(chunk)
+                    h.update(data)
+                    f.write(data)
+                    chunk, size = [], 0
+            data = b"".join(chunk)
+            h.update(data)
+            f.write(data)
             digest = h.hexdigest()
-            f.write(_dumps({"digest": digest, "format": FORMAT, "version": VERSION}) + b"\n")
+            top = {"digest": digest, "format": FORMAT, "version": VERSION, "meta_at": meta[0]}
+            f.write(_dumps(top) + b"\n")
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
@@ -601,11 +669,6 @@ def freeze_after_load(st: Any) -> None:
         gc.freeze()
 
 
-def _chain_rows(header: dict, st: Any) -> Iterator[Any]:
-    yield header
-    yield from _rows(st)
-
-
 def _parsed_lines(data: bytes, start: int = 0, end: int | None = None) -> Iterator[Any]:
     """Each line of `data` parsed, one line's copy at a time (a list of every line would double the memory).
 
@@ -639,7 +702,8 @@ class SnapshotLoader:
         self.fold = st._load
         self.path = snapshot_path(journal_path) if journal_path is not None and use else None  # None: not read
         self.header: dict | None = None
-        self.body: tuple[bytes, int, int] | None = None  # the file's bytes, where its rows start and end
+        self.body: tuple[bytes, int, int, int] | None = None  # the file's bytes; where its rows start, end, and its
+        # meta rows start
         self.digest = ""
         self.problem = ""
         self.rejected = False  # a check during the load failed: the state is reset, the load folds nothing more
@@ -677,6 +741,10 @@ class SnapshotLoader:
         if hashlib.sha256(body).hexdigest() != top["digest"]:
             self.problem = "it is damaged (its content does not match its own digest)"
             return
+        meta_at = top.get("meta_at")
+        if type(meta_at) is not int:
+            self.problem = "it is damaged (its digest line does not say where its rows start)"
+            return
         nl = data.find(b"\n")
         header_line = data[:nl]
         try:
@@ -691,7 +759,7 @@ class SnapshotLoader:
         if not (type(n) is int and n > 0 and isinstance(last, str) and isinstance(first, str)):
             self.problem = "it is damaged (its header cannot be read)"
             return
-        self.header, self.body, self.digest, self.skip_to = header, (data, nl + 1, cut), top["digest"], n
+        self.header, self.body, self.digest, self.skip_to = header, (data, nl + 1, cut, meta_at), top["digest"], n
         nbytes, sha = header.get("journal_bytes"), header.get("journal_sha256")
         if type(nbytes) is int and isinstance(sha, str):
             self.prefix = Prefix(n, first, last, nbytes, sha)
@@ -732,7 +800,7 @@ class SnapshotLoader:
         # pos == n: the record that must name this snapshot's digest
         if self._at_marker(record):
             try:
-                _load_rows(self.st, _parsed_lines(*self.body))
+                _load_rows(self.st, *self.body)
             except Exception as e:  # noqa: BLE001 - a snapshot that cannot be loaded is not used, whatever the cause
                 self._reject(f"its rows cannot be loaded ({type(e).__name__}: {e})")
             else:

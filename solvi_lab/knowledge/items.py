@@ -101,6 +101,7 @@ FOLD_FIELDS: tuple[str, ...] = (
     "before_refute",
 )
 _fold_fields = operator.attrgetter(*FOLD_FIELDS)
+FOLD_WIDTH = len(FOLD_FIELDS)  # values per item in a checkpoint's flat tuple of fold states (refold.checkpoint)
 
 
 class Item:

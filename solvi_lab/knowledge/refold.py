@@ -19,10 +19,11 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Iterable
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from .digests import MASK
-from .items import Item, item_id
+from .items import FOLD_WIDTH, Item, _fold_fields, item_id
 from .keys import _DEAD, _event_pos
 
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ def add_checkpoint(self: Fold, ks: _Key) -> None:
 
 def checkpoint(self: Fold, ks: _Key, last: int) -> tuple:
     """(position of the last event folded, how many live items, every item that can still change — the live
-    ones first, in contention order — their fold states, the open question as it is). The questions opened by
+    ones first, in contention order — their fold states one after another, FOLD_WIDTH values each, the open
+    question as it is). The questions opened by
     then are found by their positions."""
     live = tuple(ks.live.values())
     dynamic = list(live)
@@ -73,13 +75,14 @@ def checkpoint(self: Fold, ks: _Key, last: int) -> tuple:
             seen.add(y.id)
             dynamic.append(y)
             z = y
-    # Items and their states in two tuples, not a pair per item: a tuple of plain values is untracked by the
-    # cyclic collector, and a million pairs holding items would be scanned by every full collection.
+    # Items in one tuple and all their states in one flat tuple (FOLD_WIDTH values per item), not a tuple per
+    # item: a re-fold rebuilds a busy key's checkpoints, and thousands of new small tuples per retraction set
+    # off young-generation collector passes inside it (benchmarks/retraction_gc.py: the p99 outliers).
     return (
         last,
         len(live),
         tuple(dynamic),
-        tuple([it.fold_state() for it in dynamic]),
+        tuple(chain.from_iterable(map(_fold_fields, dynamic))),
         dict(ks.open_q) if ks.open_q is not None else None,
     )
 
@@ -104,11 +107,12 @@ def refold(self: Fold, ks: _Key, from_pos: int = 0, needs: Iterable[int] = ()) -
     if c >= 0:
         last, n_live, dynamic, states, open_q = cps[c]
         nq = _opened_by(old_q, last)
-        for it, st in zip(dynamic, states):
+        w = FOLD_WIDTH
+        for k, it in enumerate(dynamic):
             saved[it] = (it.fold_state(), it.hist)
             if it not in self._touched:
                 clean.add(it)
-            it.set_fold_state(st)
+            it.set_fold_state(states[k * w : (k + 1) * w])
             it.hist = _hist_upto(it.hist, last)
         ks.live = {it.id: it for it in dynamic[:n_live]}
         ks.recount()

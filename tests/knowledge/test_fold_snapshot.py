@@ -200,9 +200,13 @@ def test_verify_still_folds_from_scratch(journal):
 
 
 def _rewrite(path: Path, body: bytes) -> None:
-    """Write a snapshot file with `body` and a digest line that matches it (a forger's edit)."""
+    """Write a snapshot file with `body` and a digest line that matches it (a forger's edit: the digest line's other
+    fields as they were)."""
     digest = hashlib.sha256(body).hexdigest()
-    path.write_bytes(body + json.dumps({"digest": digest, "format": fs.FORMAT, "version": fs.VERSION}).encode() + b"\n")
+    old = path.read_bytes()
+    top = json.loads(old[old.rfind(b"\n", 0, len(old) - 1) + 1 :])
+    top.update({"digest": digest, "format": fs.FORMAT, "version": fs.VERSION})
+    path.write_bytes(body + json.dumps(top).encode() + b"\n")
 
 
 def _body(path: Path) -> bytes:

@@ -146,3 +146,19 @@ def test_uses_of_a_retracted_item_are_not_reported():
     ks.retract(a, by="t", why="test")
     assert (ks.item(a)["counts"]["uses"], ks.item(a)["counts"]["wrong_uses"]) == (0, 0)
     assert ks.item(a)["counts"] == KnowledgeStore.from_journal(ks.journal).item(a)["counts"]
+
+
+def test_a_checkpoint_keeps_its_fold_states_in_one_flat_tuple():
+    """One tuple of FOLD_WIDTH values per item would be thousands of new tracked objects per re-fold of a busy key
+    (the young-generation collector passes benchmarks/retraction_gc.py found inside retractions)."""
+    from solvi_lab.knowledge.items import FOLD_WIDTH
+
+    ks, ids = long_key_store(400, 3)
+    key = ks._keys[ks._items[ids[0]].key]
+    last, n_live, dynamic, states, open_q = key.checkpoints[-1]
+    assert 0 < n_live <= len(dynamic)
+    assert len(states) == FOLD_WIDTH * len(dynamic) and not any(type(v) is tuple for v in states)
+    assert [states[k * FOLD_WIDTH] in LIVE for k in range(len(dynamic))] == [k < n_live for k in range(len(dynamic))]
+    x = next(i for i in reversed(ids) if i in ks and ks._items[i].pos > key.checkpoints[-2][0])
+    ks.retract(x, by="t", why="flat")
+    assert_same(ks, {x})  # a re-fold restored from the flat states agrees with from_journal
