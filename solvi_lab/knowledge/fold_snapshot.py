@@ -497,7 +497,11 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int) -> None
         for pos, subject in zip(positions, subjects):
             if subject is not None:
                 by_subject.setdefault(subject, []).append(f"k{pos}")
-    # Keys.
+    # Keys. Each key's live items are built now (its competition holds them). When they are most of the items (a
+    # store of few contradictions: 93% at 10^6 on the default profile), one pass over every row in row order is
+    # cheaper than finding each live item's row by its id (a third less at 10^6).
+    if 2 * sum(map(len, kcols["live"])) >= len(positions):
+        items.build_all()
     for key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed in zip(
         *[kcols[name] for name in KEY_FIELDS]
     ):

@@ -11,12 +11,14 @@ builds the rest once, in journal order, and from then on the table is the fold's
 
 What decodes a row is the snapshot format's (`fold_snapshot._item_decoder`): this module only finds rows.
 
->>> src = RowSource(b'[1]\\n[5]\\n', [0, 4, 8], [1, 5], lambda v: ("item", v[0]))
+>>> from collections import namedtuple
+>>> Item = namedtuple("Item", "id pos")  # what the decoder builds has the id the table is keyed by
+>>> src = RowSource(b'[1]\\n[5]\\n', [0, 4, 8], [1, 5], lambda v: Item(f"k{v[0]}", v[0]))
 >>> items = LazyItems(src)
 >>> len(items), "k5" in items, "k2" in items, items.get("k05")
 (2, True, False, None)
 >>> items["k5"], dict.__len__(items)
-(('item', 5), 1)
+(Item(id='k5', pos=5), 1)
 >>> list(items)  # everything built, in journal order
 ['k1', 'k5']
 """
@@ -35,7 +37,8 @@ _MISSING = object()
 class RowSource:
     """A snapshot's item rows: the file's bytes, where each row starts (in journal order, the row's end is the next
     row's start less its newline; the last ends at `offsets`' end sentinel), the items' journal positions (sorted:
-    an item's id is ``k<position>``) and the function that turns a parsed row into an Item."""
+    an item's id is ``k<position>``) and the function that turns a parsed row into an Item (anything with that
+    ``id``: the table keys each item by its own id string)."""
 
     __slots__ = ("view", "offsets", "positions", "decode", "left", "loads", "freeze_min")
 
@@ -94,7 +97,7 @@ class LazyItems(dict):
         if row is None:
             return None  # a row already built is an entry of the dict: it never reaches here
         it = src.build(row)
-        dict.__setitem__(self, iid, it)
+        dict.__setitem__(self, it.id, it)  # the item's own id string: one string per item, not two
         if not src.left:
             self._finish()
         return it
@@ -138,11 +141,18 @@ class LazyItems(dict):
         try:
             built = {k: v for k, v in dict.items(self)}  # dict's own items(): ours would build
             dict.clear(self)
-            put, take = dict.__setitem__, built.pop
-            for row, pos in enumerate(src.positions):
-                iid = f"k{pos}"
-                it = take(iid, _MISSING)
-                put(self, iid, src.build(row) if it is _MISSING else it)
+            put, build = dict.__setitem__, src.build
+            if not built:  # every row still a row (a bulk build at open): each item's own id string is its key
+                for row in range(len(src.positions)):
+                    it = build(row)
+                    put(self, it.id, it)
+            else:
+                take = built.pop
+                for row, pos in enumerate(src.positions):
+                    it = take(f"k{pos}", _MISSING)
+                    if it is _MISSING:
+                        it = build(row)
+                    put(self, it.id, it)
             for iid, it in built.items():  # added after the open: later positions, in the order they came
                 put(self, iid, it)
         finally:
