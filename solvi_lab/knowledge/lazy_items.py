@@ -143,9 +143,14 @@ class LazyItems(dict):
             dict.clear(self)
             put, build = dict.__setitem__, src.build
             if not built:  # every row still a row (a bulk build at open): each item's own id string is its key
-                for row in range(len(src.positions)):
-                    it = build(row)
+                # One local loop over consecutive rows (no call per row to `build`: a tenth of a bulk open at 10^6).
+                view, loads, decode, off = src.view, src.loads, src.decode, src.offsets
+                start = off[0]
+                for end in off[1:]:
+                    it = decode(loads(view[start : end - 1]))
                     put(self, it.id, it)
+                    start = end
+                src.left = 0
             else:
                 take = built.pop
                 for row, pos in enumerate(src.positions):
