@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 
 from ...actions import ConservativeActionModel
-from .agent import Agent
+from .agent import CREATURES, DOCUMENTED, STAND_ON, Agent, _holds
 from .env import ACTIONS, DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES
 
@@ -47,6 +47,12 @@ PROBES = {"place_stone": ("stone", 2), "place_table": ("wood", 4)}
 PROBE_ON = ("water", "lava", "path", "sand", "grass")  # placeable materials the probes seek out
 RETRY = 100  # steps before a refused placement probe on the same material is tried again
 MAKES = {a: a[len("make_") :] for a in ACTIONS if a.startswith("make_")}
+REORDER = False
+TOP = 9  # the most of an item the explorer asks for when it searches an amount (Crafter's inventory maximum)
+#: the documented calls' items (DOCUMENTED gives which items, never how many): the amounts the explorer searches
+SPENDS = {
+    c: tuple(x[len("inv:") :].split(">=")[0] for x in conds if x.startswith("inv:")) for c, conds in DOCUMENTED.items()
+}
 
 
 class Explorer(Agent):
@@ -69,15 +75,57 @@ class Explorer(Agent):
         self.seen: set[tuple[str, str]] = seen if seen is not None else set()
         self._probe: tuple[str, str, int] | None = None  # (call, material, step chosen)
         self._tried: dict[tuple[str, str], int] = {}  # (call, material) -> step of its last probe
+        self.want: dict[str, dict[str, int]] = {}  # call -> the stock it asks for next (the amount search)
 
     def learn(self, step: Step) -> None:
-        """The planner's learning, and which placements and moves it has seen accepted on what."""
+        """The planner's learning, which placements and moves it has seen accepted on what, and the amount search:
+        a documented call refused where its documented gate holds (a placement facing grass, sand or path with no
+        creature) is asked for again with one more of each item it spends (the documentation gives no amounts, so
+        the first acceptance comes at the lowest stock tried: the amount itself)."""
         super().learn(step)
+        call = step.call
+        if call in SPENDS and SPENDS[call] and not step.accepted and self._gate_open(step.before, call):
+            ask = {item: step.before.inventory[item] + 1 for item in SPENDS[call]}
+            if max(ask.values()) <= TOP:
+                self.want[call] = ask
+            else:
+                self.want.pop(call, None)  # more than the inventory holds: not an amount it can search
+        if call is not None and step.accepted:
+            self.want.pop(call, None)
         if step.call is not None and step.accepted:
             if step.call.startswith("move_"):
                 self.seen.add((step.call, step.before.neighbours[step.call[len("move_") :]][0]))
             else:
                 self.seen.add((step.call, step.before.faced[0]))
+
+    @staticmethod
+    def _gate_open(state: SymState, call: str) -> bool:
+        if not all(_holds(state, c) for c in DOCUMENTED[call]):
+            return False
+        return not call.startswith("place_") or (state.faced[0] in STAND_ON and state.faced[1] == NONE)
+
+    def _needs(self, state: SymState, call: str) -> tuple[list[tuple[str, set]] | None, bool]:
+        """The planner's needs, the searched amount first (gathered before walking back to the table)."""
+        needs, s1 = super()._needs(state, call)
+        ask = self.want.get(call)
+        if needs is None or not ask:
+            return needs, s1
+        short = [(f"inv:{item}>={k}", {True}) for item, k in ask.items() if state.inventory[item] < k]
+        return (short + needs if short else needs), s1 and not short
+
+    def _plain(self, state: SymState) -> list[str]:
+        """The planner's options, those whose target it has not seen yet (``do_coal`` with no coal known: a walk
+        into the unknown) last: what it can do with what it knows comes first."""
+        options = super()._plain(state)
+        return options if not REORDER else sorted(options, key=self._unseen_target)
+
+    def _unseen_target(self, call: str) -> bool:
+        if not call.startswith("do_"):
+            return False
+        target = call[len("do_") :]
+        if target in CREATURES:
+            return not self.nav.creatures_of([target])
+        return not self.nav.known(target)
 
     def random_action(self, state: SymState) -> str:
         """A random action, but never ``sleep`` below full energy (out in the open a sleeper takes 7 per zombie hit)
@@ -112,14 +160,15 @@ class Explorer(Agent):
         accepted on lava, and knows more lava than the cell it fills), then a move onto lava in a direction it has
         not seen accepted (Crafter accepts it; the player dies)."""
         self.nav.see(state)
+        dig = state.inventory["wood_pickaxe"] >= 1  # lava lies in caves: mine through known stone to reach it
         if state.inventory["stone"] >= 1 and ("place_stone", "lava") not in self.seen and self.nav.known("lava") > 1:
-            step = self.nav.approach(state, "lava")
+            step = self.nav.approach(state, "lava", dig=dig)
             if step == "":
                 return "place_stone"
             if step:
                 return step
         dirs = [d for d in DIRECTIONS if (MOVES[d], "lava") not in self.seen] or list(DIRECTIONS)
-        return self.nav.approach(state, "lava", enter=True, dirs=dirs)
+        return self.nav.approach(state, "lava", enter=True, dirs=dirs, dig=dig)
 
     def _zombie_near(self, state: SymState) -> bool:
         px, py = state.pos
