@@ -30,6 +30,7 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ...actions import ConservativeActionModel
 from .agent import CREATURES, DOCUMENTED, STAND_ON, Agent, _holds
@@ -40,7 +41,7 @@ __all__ = ["Explorer", "EPSILON", "LAVA_MARGIN", "CRITICAL", "PROBES"]
 
 EPSILON = 0.25  # share of random actions (what makes it call where calls fail)
 LAVA_MARGIN = 40  # the last steps of a training episode, in which it walks into lava once
-CRITICAL = 2  # health at or below which a training explorer, likely to die anyway, runs the lava probe
+CRITICAL = 4  # health at or below which a training explorer, likely to die anyway, runs the lava probe
 DUSK = 0.5  # daylight below which it shelters
 #: place call -> (the item it spends, the spare amount the explorer keeps before probing with it)
 PROBES = {"place_stone": ("stone", 2), "place_table": ("wood", 4)}
@@ -75,6 +76,7 @@ class Explorer(Agent):
         self.seen: set[tuple[str, str]] = seen if seen is not None else set()
         self._probe: tuple[str, str, int] | None = None  # (call, material, step chosen)
         self._tried: dict[tuple[str, str], int] = {}  # (call, material) -> step of its last probe
+        self.spent: dict[str, int] = {}  # documented placement -> what its last accepted call spent of its item
         self.want: dict[str, dict[str, int]] = {}  # call -> the stock it asks for next (the amount search)
 
     def learn(self, step: Step) -> None:
@@ -92,6 +94,8 @@ class Explorer(Agent):
                 self.want.pop(call, None)  # more than the inventory holds: not an amount it can search
         if call is not None and step.accepted:
             self.want.pop(call, None)
+            if call.startswith("place_") and SPENDS.get(call):
+                self.spent[call] = -step.effect.get(SPENDS[call][0], 0)
         if step.call is not None and step.accepted:
             if step.call.startswith("move_"):
                 self.seen.add((step.call, step.before.neighbours[step.call[len("move_") :]][0]))
@@ -174,11 +178,28 @@ class Explorer(Agent):
         px, py = state.pos
         return any(k == "zombie" and abs(p[0] - px) + abs(p[1] - py) <= 3 for p, k in state.creatures.items())
 
+    def _stock(self) -> dict[str, tuple[str, int]]:
+        """Placement call -> (the item it spends, the stock kept before probing): PROBES, and every other documented
+        placement once seen accepted, with one more than it spent then (a furnace, a plant)."""
+        more = {c: (SPENDS[c][0], n + 1) for c, n in self.spent.items()}
+        return {**PROBES, **more}
+
+    def _stand(self, call: str) -> Callable[[tuple[int, int]], bool] | None:
+        """Where the player may stand for this placement: within Chebyshev distance 1 of what the documentation
+        says must be nearby (a table for a furnace); anywhere when it names nothing."""
+        near = [c[len("near:") :].split("@")[0] for c in DOCUMENTED[call] if c.startswith("near:")]
+        if not near:
+            return None
+        cells = set(self.nav.cells_of(near))
+        return lambda p: any((p[0] + dx, p[1] + dy) in cells for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
     def _placement_probe(self, state: SymState) -> str | None:
         self.nav.see(state)
         material, creature = state.faced
-        for call, (item, spare) in PROBES.items():
+        for call, (item, spare) in self._stock().items():
             if state.inventory[item] >= spare and creature == NONE and (call, material) not in self.seen:
+                if not all(_holds(state, c) for c in DOCUMENTED[call] if c.startswith("near:")):
+                    continue  # the documentation's nearby tool (a furnace beside a table)
                 if self.count.steps - self._tried.get((call, material), -(10**9)) <= RETRY:
                     continue  # refused there a moment ago: once is the data, a loop is not
                 if material in PROBE_ON or self.rng.random() < 0.1:  # elsewhere (a tree, stone ...) now and then
@@ -190,7 +211,7 @@ class Explorer(Agent):
         if self._probe is None:
             wanted = [
                 (c, m)
-                for c, (item, spare) in PROBES.items()
+                for c, (item, spare) in self._stock().items()
                 if state.inventory[item] >= spare
                 for m in PROBE_ON
                 if (c, m) not in self.seen and self.nav.known(m)
@@ -199,7 +220,7 @@ class Explorer(Agent):
                 return None
             call, m = self.rng.choice(wanted)
             self._probe = (call, m, self.count.steps)
-        step = self.nav.approach(state, self._probe[1])
+        step = self.nav.approach(state, self._probe[1], stand=self._stand(self._probe[0]))
         if not step:
             self._probe = None
             return None

@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .env import DIRECTIONS, SymState
 
@@ -189,23 +189,33 @@ class Navigator:
         return "do" if step == "" else step
 
     def approach(
-        self, state: SymState, material: str, enter: bool = False, dirs: Iterable[str] = DIRECTIONS, dig: bool = False
+        self,
+        state: SymState,
+        material: str,
+        enter: bool = False,
+        dirs: Iterable[str] = DIRECTIONS,
+        dig: bool = False,
+        stand: Callable[[tuple[int, int]], bool] | None = None,
     ):
         """A step towards facing a cell of ``material`` having walked towards it (how a walkable or lava cell is
         faced: a move onto it would enter it), or with ``enter`` towards stepping onto it with one of the moves
         ``dirs``. "" when facing one (``enter``: never), None when none is reachable over known walkable cells.
-        ``dig`` (a pickaxe in hand): known stone cells count as a way too, mined ("do") when the path reaches one."""
+        ``dig`` (a pickaxe in hand): known stone cells count as a way too, mined ("do") when the path reaches one.
+        ``stand``: where the player may stand when it faces the cell (beside a table, say); anywhere when None."""
         dirs = [d for d in DIRECTIONS if d in set(dirs)]
 
         def hit(p: tuple[int, int], d: str) -> bool:
             return self.cells.get((p[0] + DIRECTIONS[d][0], p[1] + DIRECTIONS[d][1])) == material
+
+        def ok(p: tuple[int, int]) -> bool:
+            return stand is None or stand(p)
 
         def way(p: tuple[int, int]) -> bool:
             return self._free(p) or (dig and self.cells.get(p) == "stone" and p not in self.creatures)
 
         here = state.pos
         facing = next((d for d, v in DIRECTIONS.items() if v == state.facing), None)
-        if not enter and facing in dirs and hit(here, facing):
+        if not enter and facing in dirs and hit(here, facing) and ok(here):
             return ""
         if enter and any(hit(here, d) for d in dirs):
             return MOVES[next(d for d in dirs if hit(here, d))]
@@ -218,7 +228,7 @@ class Navigator:
                 if nxt in first or nxt == here or not way(nxt):
                     continue
                 first[nxt] = first.get(p, d)
-                if (hit(nxt, d) and d in dirs) if not enter else any(hit(nxt, e) for e in dirs):
+                if (hit(nxt, d) and d in dirs and ok(nxt)) if not enter else any(hit(nxt, e) for e in dirs):
                     return self._first_step(state, first[nxt])
                 queue.append(nxt)
         return None
