@@ -6,7 +6,7 @@ import random
 
 from solvi_lab.studies.crafter import learning, protocol
 from solvi_lab.studies.crafter.env import CrafterWorld, read_state
-from solvi_lab.studies.crafter.explorer import Explorer
+from solvi_lab.studies.crafter.explorer import CRITICAL, Explorer
 from solvi_lab.studies.crafter.navigation import Navigator
 
 
@@ -143,10 +143,10 @@ def test_lava_probe_runs_at_critical_health_in_training_worlds_only() -> None:
     w = _flat()
     marker = "probe"  # stands in for the probe's step, so the test sees only whether it ran
     for lava_probe, health, budget, ran in (
-        (True, 2, 1000, True),
-        (True, 3, 1000, False),
-        (False, 2, 1000, False),
-    ):  # 2 = CRITICAL
+        (True, CRITICAL, 1000, True),
+        (True, CRITICAL + 1, 1000, False),
+        (False, CRITICAL, 1000, False),
+    ):
         w.env._player.inventory["health"] = health
         e = Explorer(budget=budget, rng=random.Random(0), lava_probe=lava_probe)
         e._lava = lambda state: marker  # type: ignore[method-assign]

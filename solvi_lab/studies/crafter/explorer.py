@@ -33,7 +33,7 @@ import random
 from collections.abc import Callable
 
 from ...actions import ConservativeActionModel
-from .agent import CREATURES, DOCUMENTED, STAND_ON, Agent, _holds
+from .agent import DOCUMENTED, STAND_ON, Agent, _holds
 from .env import ACTIONS, DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES
 
@@ -48,7 +48,6 @@ PROBES = {"place_stone": ("stone", 2), "place_table": ("wood", 4)}
 PROBE_ON = ("water", "lava", "path", "sand", "grass")  # placeable materials the probes seek out
 RETRY = 100  # steps before a refused placement probe on the same material is tried again
 MAKES = {a: a[len("make_") :] for a in ACTIONS if a.startswith("make_")}
-REORDER = False
 TOP = 9  # the most of an item the explorer asks for when it searches an amount (Crafter's inventory maximum)
 #: the documented calls' items (DOCUMENTED gives which items, never how many): the amounts the explorer searches
 SPENDS = {
@@ -116,20 +115,6 @@ class Explorer(Agent):
             return needs, s1
         short = [(f"inv:{item}>={k}", {True}) for item, k in ask.items() if state.inventory[item] < k]
         return (short + needs if short else needs), s1 and not short
-
-    def _plain(self, state: SymState) -> list[str]:
-        """The planner's options, those whose target it has not seen yet (``do_coal`` with no coal known: a walk
-        into the unknown) last: what it can do with what it knows comes first."""
-        options = super()._plain(state)
-        return options if not REORDER else sorted(options, key=self._unseen_target)
-
-    def _unseen_target(self, call: str) -> bool:
-        if not call.startswith("do_"):
-            return False
-        target = call[len("do_") :]
-        if target in CREATURES:
-            return not self.nav.creatures_of([target])
-        return not self.nav.known(target)
 
     def random_action(self, state: SymState) -> str:
         """A random action, but never ``sleep`` below full energy (out in the open a sleeper takes 7 per zombie hit)
