@@ -200,3 +200,55 @@ def test_a_creature_in_the_way_does_not_seal_a_pocket() -> None:
     assert nav.sealed(s)  # two cells, walled: sealed whatever stands in them
     nav.cells[(px + 1, py + 1)] = "grass"
     assert not nav.sealed(s)
+
+
+def test_approach_mines_through_known_stone_and_stands_where_asked() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    for y in range(py - 5, py + 6):  # a stone wall two cells to the left, lava behind it
+        w.env._world[(px - 2, y)] = "stone"
+        w.env._world[(px - 3, y)] = "lava"
+    w.env._player.facing = (0, 1)
+    w.state = read_state(w.env)
+    nav = Navigator()
+    nav.see(w.state)
+    assert nav.approach(w.state, "lava") is None  # no walk reaches it
+    assert nav.approach(w.state, "lava", dig=True) == "move_left"  # towards the wall
+    w.step("move_left")
+    nav.see(w.state)
+    assert w.state.faced[0] == "stone" and nav.approach(w.state, "lava", dig=True) == "do"  # mine it open
+    w.env._world[(px + 2, py)] = "table"
+    w.env._world[(px + 1, py + 2)] = "sand"
+    w.state = read_state(w.env)
+    nav.see(w.state)
+    beside = {(px + 1 + dx, py + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)}  # within 1 of the table
+    for _ in range(20):  # walk until it faces the sand from a cell beside the table
+        step = nav.approach(w.state, "sand", stand=lambda p: p in beside)
+        assert step is not None
+        if step == "":
+            break
+        w.step(step)
+        nav.see(w.state)
+    assert step == "" and w.state.faced[0] == "sand" and w.state.pos in beside
+
+
+def test_amount_search_asks_for_one_more_after_a_refusal_with_the_gate_open() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px + 1, py)] = "table"  # the documented gate of place_furnace: stone and a table nearby
+    w.env._player.facing = (0, 1)
+    w.env._player.inventory["stone"] = 1
+    w.state = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    step = w.step("place_furnace")  # refused: the installed furnace needs more than 1 stone
+    e.learn(step)
+    assert not step.accepted and e.want["place_furnace"] == {"stone": 2}
+    needs, _ = e._needs(w.state, "place_furnace")
+    assert needs is not None and needs[0] == ("inv:stone>=2", {True})  # gathered before trying again
+    w.env._player.inventory["stone"] = 9
+    w.state = read_state(w.env)
+    step = w.step("place_furnace")
+    e.learn(step)
+    assert step.accepted and "place_furnace" not in e.want
+    spent = e.spent["place_furnace"]
+    assert spent >= 1 and e._stock()["place_furnace"] == ("stone", spent + 1)  # furnace probes keep one more
