@@ -1,7 +1,9 @@
 """The explorer: the policy whose calls train the action model (training worlds) and test it (held-out worlds).
 
-It is the carried + agenda planner of :mod:`.agent` (its own model learns as it goes) with four changes, each for
-the data it gives, fixed before the requirements table was looked at:
+It is the carried + agenda planner of :mod:`.agent` (its own model learns as it goes) with five changes, each for
+the data it gives (the first four fixed before the requirements table was looked at; the amount search, the probes
+of every documented placement, the lava probe's mining and its health 4 were chosen on training worlds of seeds 0–3,
+see docs/readme/crafter.md):
 
 - **survive longer**: it shelters from dusk (daylight < 0.5, not 0.35), and when no sealed pocket is known it mines
   one into stone with its pickaxe (:meth:`.navigation.Navigator.shelter` with ``dig``); it never sleeps in the open
@@ -11,11 +13,18 @@ the data it gives, fixed before the requirements table was looked at:
 - **cover the rules' edges** (probes): with spare stone (≥ 2) it places stone, and with spare wood (≥ 4) a table,
   on each material it has not yet seen such a placement accepted on (walking to face water, lava, path or sand
   when it knows one; lava is faced by walking towards it, never entered), at most once per material in
-  ``RETRY`` steps; these calls are refused where the rule says so, which is data too, as are the random share's
-  calls whose conditions are missing;
+  ``RETRY`` steps; every other documented placement (a furnace, a plant) is probed the same way once it was
+  seen accepted, keeping one more than that call spent, and standing next to what the documentation says must be
+  nearby (a furnace beside a table); these calls are refused where the rule says so, which is data too, as are
+  the random share's calls whose conditions are missing;
+- **the amount search**: the documentation (:data:`.agent.DOCUMENTED`) names a call's items, never how many; a
+  documented call refused where its documented gate holds (a placement facing grass, sand or path) is asked for
+  again with one more of each of its items, so its first acceptance comes at the lowest stock tried (the furnace
+  is placed with exactly its 4 stones when the search starts below 4);
 - **the lava probe** (training worlds only, ``lava_probe``): in its last ``LAVA_MARGIN`` steps, or as soon as its
   health is at ``CRITICAL`` or below (death is then likely anyway: the first explorer's episodes all ended in
-  death long before their last steps, so the end-of-budget probe never ran), it walks to known lava, places a
+  death long before their last steps, so the end-of-budget probe never ran), it walks to known lava (mining
+  through known stone with its pickaxe: lava lies in caves), places a
   stone on it once (when it knows more lava than that cell) and steps onto it with a move whose acceptance onto
   lava it has not seen yet. Crafter accepts the move, and the player dies: the one way to learn that a move onto
   lava is allowed. A training-only probe: held-out worlds never run it.
