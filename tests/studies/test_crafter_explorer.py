@@ -252,3 +252,15 @@ def test_amount_search_asks_for_one_more_after_a_refusal_with_the_gate_open() ->
     assert step.accepted and "place_furnace" not in e.want
     spent = e.spent["place_furnace"]
     assert spent >= 1 and e._stock()["place_furnace"] == ("stone", spent + 1)  # furnace probes keep one more
+
+
+def test_a_documented_call_never_accepted_is_made_as_soon_as_its_gate_holds() -> None:
+    w = _flat()
+    w.env._player.facing = (0, 1)  # facing grass
+    w.env._player.inventory["sapling"] = 1
+    w.state = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    assert e._first_call(w.state) == "place_plant"  # the documented gate: a sapling (and grass faced)
+    step = w.step("place_plant")
+    e.learn(step)
+    assert step.accepted and e._first_call(w.state) is None  # seen accepted: the planner's order decides again

@@ -1,9 +1,9 @@
 """The explorer: the policy whose calls train the action model (training worlds) and test it (held-out worlds).
 
-It is the carried + agenda planner of :mod:`.agent` (its own model learns as it goes) with five changes, each for
-the data it gives (the first four fixed before the requirements table was looked at; the amount search, the probes
-of every documented placement, the lava probe's mining and its health 4 were chosen on training worlds of seeds 0–3,
-see docs/readme/crafter.md):
+It is the carried + agenda planner of :mod:`.agent` (its own model learns as it goes) with six changes, each for
+the data it gives (the first four fixed before the requirements table was looked at; the amount search, the first
+calls, the probes of every documented placement, the lava probe's mining and its health 4 were chosen on training
+worlds of seeds 0–3, see docs/readme/crafter.md):
 
 - **survive longer**: it shelters from dusk (daylight < 0.5, not 0.35), and when no sealed pocket is known it mines
   one into stone with its pickaxe (:meth:`.navigation.Navigator.shelter` with ``dig``); it never sleeps in the open
@@ -21,6 +21,9 @@ see docs/readme/crafter.md):
   documented call refused where its documented gate holds (a placement facing grass, sand or path) is asked for
   again with one more of each of its items, so its first acceptance comes at the lowest stock tried (the furnace
   is placed with exactly its 4 stones when the search starts below 4);
+- **first calls**: a documented call never seen accepted is made as soon as its documented gate holds where the
+  player stands (a sapling in hand facing grass: place it; iron faced with a stone pickaxe: mine it), not only
+  when the planner's order reaches its goal;
 - **the lava probe** (training worlds only, ``lava_probe``): in its last ``LAVA_MARGIN`` steps, or as soon as its
   health is at ``CRITICAL`` or below (death is then likely anyway: the first explorer's episodes all ended in
   death long before their last steps, so the end-of-budget probe never ran), it walks to known lava (mining
@@ -42,7 +45,7 @@ import random
 from collections.abc import Callable
 
 from ...actions import ConservativeActionModel
-from .agent import DOCUMENTED, STAND_ON, Agent, _holds
+from .agent import DOCUMENTED, PAUSE, STAND_ON, Agent, _holds
 from .env import ACTIONS, DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES
 
@@ -62,6 +65,10 @@ TOP = 9  # the most of an item the explorer asks for when it searches an amount 
 SPENDS = {
     c: tuple(x[len("inv:") :].split(">=")[0] for x in conds if x.startswith("inv:")) for c, conds in DOCUMENTED.items()
 }
+
+
+def _holds_all(state: SymState, call: str) -> bool:
+    return all(_holds(state, c) for c in DOCUMENTED[call])
 
 
 class Explorer(Agent):
@@ -148,10 +155,24 @@ class Explorer(Agent):
                 return step
         safe = state.daylight >= DUSK and state.inventory["health"] >= 5 and not self._zombie_near(state)
         if safe:
-            got = self._placement_probe(state)
+            got = self._first_call(state) or self._placement_probe(state)
             if got:
                 return got
         return super().act(state)
+
+    def _first_call(self, state: SymState) -> str | None:
+        """A documented call never seen accepted, made as soon as its documented gate holds here (a sapling in hand
+        facing grass: place it), unless it was refused in the last ``PAUSE`` steps: the chance of a first
+        acceptance is taken when it comes, not when the planner's order reaches the goal."""
+        for call in DOCUMENTED:
+            if self._ever_accepted(call) or self.count.steps - self._blocked_options.get(call, -(10**9)) <= PAUSE:
+                continue
+            if call.startswith("do_"):
+                if state.faced[0] == call[len("do_") :] and _holds_all(state, call):
+                    return "do"
+            elif self._gate_open(state, call):
+                return call
+        return None
 
     def _lava(self, state: SymState) -> str | None:
         """A step of the lava probe: a stone onto lava first (when it holds one, has not seen that placement
