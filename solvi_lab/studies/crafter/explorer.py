@@ -92,6 +92,7 @@ class Explorer(Agent):
         self._probe: tuple[str, str, int] | None = None  # (call, material, step chosen)
         self._tried: dict[tuple[str, str], int] = {}  # (call, material) -> step of its last probe
         self.spent: dict[str, int] = {}  # documented placement -> what its last accepted call spent of its item
+        self.lowest: dict[str, int] = {}  # documented placement -> the lowest stock of that item it was accepted at
         self.want: dict[str, dict[str, int]] = {}  # call -> the stock it asks for next (the amount search)
 
     def learn(self, step: Step) -> None:
@@ -111,6 +112,8 @@ class Explorer(Agent):
             self.want.pop(call, None)
             if call.startswith("place_") and SPENDS.get(call):
                 self.spent[call] = -step.effect.get(SPENDS[call][0], 0)
+                stock = step.before.inventory[SPENDS[call][0]]
+                self.lowest[call] = min(stock, self.lowest.get(call, stock))
         if step.call is not None and step.accepted:
             if step.call.startswith("move_"):
                 self.seen.add((step.call, step.before.neighbours[step.call[len("move_") :]][0]))
@@ -195,8 +198,9 @@ class Explorer(Agent):
 
     def _stock(self) -> dict[str, tuple[str, int]]:
         """Placement call -> (the item it spends, the stock kept before probing): PROBES, and every other documented
-        placement once seen accepted, with one more than it spent then (a furnace, a plant)."""
-        more = {c: (SPENDS[c][0], n + 1) for c, n in self.spent.items()}
+        placement once seen accepted, with one more than it spent then (a furnace, a plant) — or just what it
+        spent while it was accepted only at higher stocks: whether that amount suffices is then still open."""
+        more = {c: (SPENDS[c][0], n + (self.lowest[c] <= n)) for c, n in self.spent.items()}
         return {**PROBES, **more}
 
     def _stand(self, call: str) -> Callable[[tuple[int, int]], bool] | None:
