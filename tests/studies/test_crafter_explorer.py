@@ -251,7 +251,13 @@ def test_amount_search_asks_for_one_more_after_a_refusal_with_the_gate_open() ->
     e.learn(step)
     assert step.accepted and "place_furnace" not in e.want
     spent = e.spent["place_furnace"]
-    assert spent >= 1 and e._stock()["place_furnace"] == ("stone", spent + 1)  # furnace probes keep one more
+    # accepted at 9 stones only: whether what it spent suffices is open, so the next probe keeps just that
+    assert 1 <= spent < 9 and e._stock()["place_furnace"] == ("stone", spent)
+    w.env._player.inventory["stone"] = spent + 1
+    w.env._player.facing = (0, -1)  # grass again (the first furnace stands below)
+    w.state = read_state(w.env)
+    e.learn(w.step("place_furnace"))  # accepted at spent + 1: one more than it spends
+    assert e.lowest["place_furnace"] == spent + 1 and e._stock()["place_furnace"] == ("stone", spent)  # still open
 
 
 def test_a_documented_call_never_accepted_is_made_as_soon_as_its_gate_holds() -> None:
