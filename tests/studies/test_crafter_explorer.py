@@ -82,7 +82,7 @@ def test_explorer_probes_placements_on_materials_it_has_not_seen_accepted() -> N
     w.env._player.inventory["stone"] = 3
     s = w.state = read_state(w.env)
     e = Explorer(budget=100, rng=random.Random(0))
-    assert e.act(s) == "place_stone"
+    assert e._placement_probe(s) == "place_stone"  # (act would drink first: do_water was never accepted)
     e.learn(w.step("place_stone"))
     assert ("place_stone", "water") in e.seen and w.state.faced[0] == "stone"
     e2 = Explorer(budget=100, rng=random.Random(0), seen={("place_stone", "water")})
@@ -270,3 +270,10 @@ def test_a_documented_call_never_accepted_is_made_as_soon_as_its_gate_holds() ->
     step = w.step("place_plant")
     e.learn(step)
     assert step.accepted and e._first_call(w.state) is None  # seen accepted: the planner's order decides again
+
+
+def test_a_documented_source_never_accepted_is_tried_when_faced() -> None:
+    w = _flat()
+    w.env._player.facing = (0, 1)  # facing grass, no sapling yet: the documentation says saplings come from grass
+    w.state = read_state(w.env)
+    assert Explorer(budget=100, rng=random.Random(0))._first_call(w.state) == "do"

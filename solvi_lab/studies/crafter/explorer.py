@@ -21,9 +21,10 @@ worlds of seeds 0–3, see docs/readme/crafter.md):
   documented call refused where its documented gate holds (a placement facing grass, sand or path) is asked for
   again with one more of each of its items, so its first acceptance comes at the lowest stock tried (the furnace
   is placed with exactly its 4 stones when the search starts below 4);
-- **first calls**: a documented call never seen accepted is made as soon as its documented gate holds where the
-  player stands (a sapling in hand facing grass: place it; iron faced with a stone pickaxe: mine it), not only
-  when the planner's order reaches its goal;
+- **first calls**: a documented call (or a documented source of an item: ``do_grass`` for a sapling) never seen
+  accepted is made as soon as its documented gate holds where the player stands (grass faced: try for a sapling; a
+  sapling in hand facing grass: place it; iron faced with a stone pickaxe: mine it), not only when the planner's
+  order reaches its goal;
 - **the lava probe** (training worlds only, ``lava_probe``): in its last ``LAVA_MARGIN`` steps, or as soon as its
   health is at ``CRITICAL`` or below (death is then likely anyway: the first explorer's episodes all ended in
   death long before their last steps, so the end-of-budget probe never ran), it walks to known lava (mining
@@ -45,7 +46,7 @@ import random
 from collections.abc import Callable
 
 from ...actions import ConservativeActionModel
-from .agent import DOCUMENTED, PAUSE, STAND_ON, Agent, _holds
+from .agent import DOCUMENTED, DOCUMENTED_SOURCES, PAUSE, STAND_ON, Agent, _holds
 from .env import ACTIONS, DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES
 
@@ -60,6 +61,8 @@ PROBES = {"place_stone": ("stone", 2), "place_table": ("wood", 4)}
 PROBE_ON = ("water", "lava", "path", "sand", "grass")  # placeable materials the probes seek out
 RETRY = 100  # steps before a refused placement probe on the same material is tried again
 MAKES = {a: a[len("make_") :] for a in ACTIONS if a.startswith("make_")}
+#: the documented calls and the documented sources of items (``do_grass`` gives a sapling): tried as first calls
+FIRST_CALLS = tuple(DOCUMENTED) + tuple(c for c in DOCUMENTED_SOURCES.values() if c not in DOCUMENTED)
 TOP = 9  # the most of an item the explorer asks for when it searches an amount (Crafter's inventory maximum)
 #: the documented calls' items (DOCUMENTED gives which items, never how many): the amounts the explorer searches
 SPENDS = {
@@ -68,7 +71,7 @@ SPENDS = {
 
 
 def _holds_all(state: SymState, call: str) -> bool:
-    return all(_holds(state, c) for c in DOCUMENTED[call])
+    return all(_holds(state, c) for c in DOCUMENTED.get(call, ()))
 
 
 class Explorer(Agent):
@@ -167,11 +170,11 @@ class Explorer(Agent):
         """A documented call never seen accepted, made as soon as its documented gate holds here (a sapling in hand
         facing grass: place it), unless it was refused in the last ``PAUSE`` steps: the chance of a first
         acceptance is taken when it comes, not when the planner's order reaches the goal."""
-        for call in DOCUMENTED:
+        for call in FIRST_CALLS:
             if self._ever_accepted(call) or self.count.steps - self._blocked_options.get(call, -(10**9)) <= PAUSE:
                 continue
             if call.startswith("do_"):
-                if state.faced[0] == call[len("do_") :] and _holds_all(state, call):
+                if state.faced == (call[len("do_") :], NONE) and _holds_all(state, call):
                     return "do"
             elif self._gate_open(state, call):
                 return call
