@@ -117,15 +117,14 @@ class Explorer(Agent):
                 self.spent[call] = -step.effect.get(SPENDS[call][0], 0)
                 stock = step.before.inventory[SPENDS[call][0]]
                 self.lowest[call] = min(stock, self.lowest.get(call, stock))
-        if step.call is not None and step.accepted:
-            if step.call.startswith("move_"):
-                self.seen.add((step.call, step.before.neighbours[step.call[len("move_") :]][0]))
+            if call.startswith("move_"):
+                self.seen.add((call, step.before.neighbours[call[len("move_") :]][0]))
             else:
-                self.seen.add((step.call, step.before.faced[0]))
+                self.seen.add((call, step.before.faced[0]))
 
     @staticmethod
     def _gate_open(state: SymState, call: str) -> bool:
-        if not all(_holds(state, c) for c in DOCUMENTED[call]):
+        if not _holds_all(state, call):
             return False
         return not call.startswith("place_") or (state.faced[0] in STAND_ON and state.faced[1] == NONE)
 
