@@ -6,7 +6,7 @@ import random
 
 from solvi_lab.studies.crafter import learning, protocol
 from solvi_lab.studies.crafter.env import CrafterWorld, read_state
-from solvi_lab.studies.crafter.explorer import Explorer
+from solvi_lab.studies.crafter.explorer import CRITICAL, Explorer
 from solvi_lab.studies.crafter.navigation import Navigator
 
 
@@ -82,7 +82,7 @@ def test_explorer_probes_placements_on_materials_it_has_not_seen_accepted() -> N
     w.env._player.inventory["stone"] = 3
     s = w.state = read_state(w.env)
     e = Explorer(budget=100, rng=random.Random(0))
-    assert e.act(s) == "place_stone"
+    assert e._placement_probe(s) == "place_stone"  # (act would drink first: do_water was never accepted)
     e.learn(w.step("place_stone"))
     assert ("place_stone", "water") in e.seen and w.state.faced[0] == "stone"
     e2 = Explorer(budget=100, rng=random.Random(0), seen={("place_stone", "water")})
@@ -143,10 +143,10 @@ def test_lava_probe_runs_at_critical_health_in_training_worlds_only() -> None:
     w = _flat()
     marker = "probe"  # stands in for the probe's step, so the test sees only whether it ran
     for lava_probe, health, budget, ran in (
-        (True, 2, 1000, True),
-        (True, 3, 1000, False),
-        (False, 2, 1000, False),
-    ):  # 2 = CRITICAL
+        (True, CRITICAL, 1000, True),
+        (True, CRITICAL + 1, 1000, False),
+        (False, CRITICAL, 1000, False),
+    ):
         w.env._player.inventory["health"] = health
         e = Explorer(budget=budget, rng=random.Random(0), lava_probe=lava_probe)
         e._lava = lambda state: marker  # type: ignore[method-assign]
@@ -200,3 +200,80 @@ def test_a_creature_in_the_way_does_not_seal_a_pocket() -> None:
     assert nav.sealed(s)  # two cells, walled: sealed whatever stands in them
     nav.cells[(px + 1, py + 1)] = "grass"
     assert not nav.sealed(s)
+
+
+def test_approach_mines_through_known_stone_and_stands_where_asked() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    for y in range(py - 5, py + 6):  # a stone wall two cells to the left, lava behind it
+        w.env._world[(px - 2, y)] = "stone"
+        w.env._world[(px - 3, y)] = "lava"
+    w.env._player.facing = (0, 1)
+    w.state = read_state(w.env)
+    nav = Navigator()
+    nav.see(w.state)
+    assert nav.approach(w.state, "lava") is None  # no walk reaches it
+    assert nav.approach(w.state, "lava", dig=True) == "move_left"  # towards the wall
+    w.step("move_left")
+    nav.see(w.state)
+    assert w.state.faced[0] == "stone" and nav.approach(w.state, "lava", dig=True) == "do"  # mine it open
+    w.env._world[(px + 2, py)] = "table"
+    w.env._world[(px + 1, py + 2)] = "sand"
+    w.state = read_state(w.env)
+    nav.see(w.state)
+    beside = {(px + 1 + dx, py + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)}  # within 1 of the table
+    for _ in range(20):  # walk until it faces the sand from a cell beside the table
+        step = nav.approach(w.state, "sand", stand=lambda p: p in beside)
+        assert step is not None
+        if step == "":
+            break
+        w.step(step)
+        nav.see(w.state)
+    assert step == "" and w.state.faced[0] == "sand" and w.state.pos in beside
+
+
+def test_amount_search_asks_for_one_more_after_a_refusal_with_the_gate_open() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px + 1, py)] = "table"  # the documented gate of place_furnace: stone and a table nearby
+    w.env._player.facing = (0, 1)
+    w.env._player.inventory["stone"] = 1
+    w.state = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    step = w.step("place_furnace")  # refused: the installed furnace needs more than 1 stone
+    e.learn(step)
+    assert not step.accepted and e.want["place_furnace"] == {"stone": 2}
+    needs, _ = e._needs(w.state, "place_furnace")
+    assert needs is not None and needs[0] == ("inv:stone>=2", {True})  # gathered before trying again
+    w.env._player.inventory["stone"] = 9
+    w.state = read_state(w.env)
+    step = w.step("place_furnace")
+    e.learn(step)
+    assert step.accepted and "place_furnace" not in e.want
+    spent = e.spent["place_furnace"]
+    # accepted at 9 stones only: whether what it spent suffices is open, so the next probe keeps just that
+    assert 1 <= spent < 9 and e._stock()["place_furnace"] == ("stone", spent)
+    w.env._player.inventory["stone"] = spent + 1
+    w.env._player.facing = (0, -1)  # grass again (the first furnace stands below)
+    w.state = read_state(w.env)
+    e.learn(w.step("place_furnace"))  # accepted at spent + 1: one more than it spends
+    assert e.lowest["place_furnace"] == spent + 1 and e._stock()["place_furnace"] == ("stone", spent)  # still open
+
+
+def test_a_documented_call_never_accepted_is_made_as_soon_as_its_gate_holds() -> None:
+    w = _flat()
+    w.env._player.facing = (0, 1)  # facing grass
+    w.env._player.inventory["sapling"] = 1
+    w.state = read_state(w.env)
+    e = Explorer(budget=100, rng=random.Random(0))
+    assert e._first_call(w.state) == "place_plant"  # the documented gate: a sapling (and grass faced)
+    step = w.step("place_plant")
+    e.learn(step)
+    assert step.accepted and e._first_call(w.state) is None  # seen accepted: the planner's order decides again
+
+
+def test_a_documented_source_never_accepted_is_tried_when_faced() -> None:
+    w = _flat()
+    w.env._player.facing = (0, 1)  # facing grass, no sapling yet: the documentation says saplings come from grass
+    w.state = read_state(w.env)
+    assert Explorer(budget=100, rng=random.Random(0))._first_call(w.state) == "do"

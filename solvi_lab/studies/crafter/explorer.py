@@ -1,7 +1,9 @@
 """The explorer: the policy whose calls train the action model (training worlds) and test it (held-out worlds).
 
-It is the carried + agenda planner of :mod:`.agent` (its own model learns as it goes) with four changes, each for
-the data it gives, fixed before the requirements table was looked at:
+It is the carried + agenda planner of :mod:`.agent` (its own model learns as it goes) with six changes, each for
+the data it gives (the first four fixed before the requirements table was looked at; the amount search, the first
+calls, the probes of every documented placement, the lava probe's mining and its health 4 were chosen on training
+worlds of seeds 0–3, see docs/readme/crafter.md):
 
 - **survive longer**: it shelters from dusk (daylight < 0.5, not 0.35), and when no sealed pocket is known it mines
   one into stone with its pickaxe (:meth:`.navigation.Navigator.shelter` with ``dig``); it never sleeps in the open
@@ -11,11 +13,22 @@ the data it gives, fixed before the requirements table was looked at:
 - **cover the rules' edges** (probes): with spare stone (≥ 2) it places stone, and with spare wood (≥ 4) a table,
   on each material it has not yet seen such a placement accepted on (walking to face water, lava, path or sand
   when it knows one; lava is faced by walking towards it, never entered), at most once per material in
-  ``RETRY`` steps; these calls are refused where the rule says so, which is data too, as are the random share's
-  calls whose conditions are missing;
+  ``RETRY`` steps; every other documented placement (a furnace, a plant) is probed the same way once it was
+  seen accepted, keeping one more than that call spent, and standing next to what the documentation says must be
+  nearby (a furnace beside a table); these calls are refused where the rule says so, which is data too, as are
+  the random share's calls whose conditions are missing;
+- **the amount search**: the documentation (:data:`.agent.DOCUMENTED`) names a call's items, never how many; a
+  documented call refused where its documented gate holds (a placement facing grass, sand or path) is asked for
+  again with one more of each of its items, so its first acceptance comes at the lowest stock tried (the furnace
+  is placed with exactly its 4 stones when the search starts below 4);
+- **first calls**: a documented call (or a documented source of an item: ``do_grass`` for a sapling) never seen
+  accepted is made as soon as its documented gate holds where the player stands (grass faced: try for a sapling; a
+  sapling in hand facing grass: place it; iron faced with a stone pickaxe: mine it), not only when the planner's
+  order reaches its goal;
 - **the lava probe** (training worlds only, ``lava_probe``): in its last ``LAVA_MARGIN`` steps, or as soon as its
   health is at ``CRITICAL`` or below (death is then likely anyway: the first explorer's episodes all ended in
-  death long before their last steps, so the end-of-budget probe never ran), it walks to known lava, places a
+  death long before their last steps, so the end-of-budget probe never ran), it walks to known lava (mining
+  through known stone with its pickaxe: lava lies in caves), places a
   stone on it once (when it knows more lava than that cell) and steps onto it with a move whose acceptance onto
   lava it has not seen yet. Crafter accepts the move, and the player dies: the one way to learn that a move onto
   lava is allowed. A training-only probe: held-out worlds never run it.
@@ -30,9 +43,10 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ...actions import ConservativeActionModel
-from .agent import Agent
+from .agent import DOCUMENTED, DOCUMENTED_SOURCES, PAUSE, STAND_ON, Agent, _holds
 from .env import ACTIONS, DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES
 
@@ -40,13 +54,24 @@ __all__ = ["Explorer", "EPSILON", "LAVA_MARGIN", "CRITICAL", "PROBES"]
 
 EPSILON = 0.25  # share of random actions (what makes it call where calls fail)
 LAVA_MARGIN = 40  # the last steps of a training episode, in which it walks into lava once
-CRITICAL = 2  # health at or below which a training explorer, likely to die anyway, runs the lava probe
+CRITICAL = 4  # health at or below which a training explorer, likely to die anyway, runs the lava probe
 DUSK = 0.5  # daylight below which it shelters
 #: place call -> (the item it spends, the spare amount the explorer keeps before probing with it)
 PROBES = {"place_stone": ("stone", 2), "place_table": ("wood", 4)}
 PROBE_ON = ("water", "lava", "path", "sand", "grass")  # placeable materials the probes seek out
 RETRY = 100  # steps before a refused placement probe on the same material is tried again
 MAKES = {a: a[len("make_") :] for a in ACTIONS if a.startswith("make_")}
+#: the documented calls and the documented sources of items (``do_grass`` gives a sapling): tried as first calls
+FIRST_CALLS = tuple(DOCUMENTED) + tuple(c for c in DOCUMENTED_SOURCES.values() if c not in DOCUMENTED)
+TOP = 9  # the most of an item the explorer asks for when it searches an amount (Crafter's inventory maximum)
+#: the documented calls' items (DOCUMENTED gives which items, never how many): the amounts the explorer searches
+SPENDS = {
+    c: tuple(x[len("inv:") :].split(">=")[0] for x in conds if x.startswith("inv:")) for c, conds in DOCUMENTED.items()
+}
+
+
+def _holds_all(state: SymState, call: str) -> bool:
+    return all(_holds(state, c) for c in DOCUMENTED.get(call, ()))
 
 
 class Explorer(Agent):
@@ -69,15 +94,48 @@ class Explorer(Agent):
         self.seen: set[tuple[str, str]] = seen if seen is not None else set()
         self._probe: tuple[str, str, int] | None = None  # (call, material, step chosen)
         self._tried: dict[tuple[str, str], int] = {}  # (call, material) -> step of its last probe
+        self.spent: dict[str, int] = {}  # documented placement -> what its last accepted call spent of its item
+        self.lowest: dict[str, int] = {}  # documented placement -> the lowest stock of that item it was accepted at
+        self.want: dict[str, dict[str, int]] = {}  # call -> the stock it asks for next (the amount search)
 
     def learn(self, step: Step) -> None:
-        """The planner's learning, and which placements and moves it has seen accepted on what."""
+        """The planner's learning, which placements and moves it has seen accepted on what, and the amount search:
+        a documented call refused where its documented gate holds (a placement facing grass, sand or path with no
+        creature) is asked for again with one more of each item it spends (the documentation gives no amounts, so
+        the first acceptance comes at the lowest stock tried: the amount itself)."""
         super().learn(step)
-        if step.call is not None and step.accepted:
-            if step.call.startswith("move_"):
-                self.seen.add((step.call, step.before.neighbours[step.call[len("move_") :]][0]))
+        call = step.call
+        if call in SPENDS and SPENDS[call] and not step.accepted and self._gate_open(step.before, call):
+            ask = {item: step.before.inventory[item] + 1 for item in SPENDS[call]}
+            if max(ask.values()) <= TOP:
+                self.want[call] = ask
             else:
-                self.seen.add((step.call, step.before.faced[0]))
+                self.want.pop(call, None)  # more than the inventory holds: not an amount it can search
+        if call is not None and step.accepted:
+            self.want.pop(call, None)
+            if call.startswith("place_") and SPENDS.get(call):
+                self.spent[call] = -step.effect.get(SPENDS[call][0], 0)
+                stock = step.before.inventory[SPENDS[call][0]]
+                self.lowest[call] = min(stock, self.lowest.get(call, stock))
+            if call.startswith("move_"):
+                self.seen.add((call, step.before.neighbours[call[len("move_") :]][0]))
+            else:
+                self.seen.add((call, step.before.faced[0]))
+
+    @staticmethod
+    def _gate_open(state: SymState, call: str) -> bool:
+        if not _holds_all(state, call):
+            return False
+        return not call.startswith("place_") or (state.faced[0] in STAND_ON and state.faced[1] == NONE)
+
+    def _needs(self, state: SymState, call: str) -> tuple[list[tuple[str, set]] | None, bool]:
+        """The planner's needs, the searched amount first (gathered before walking back to the table)."""
+        needs, s1 = super()._needs(state, call)
+        ask = self.want.get(call)
+        if needs is None or not ask:
+            return needs, s1
+        short = [(f"inv:{item}>={k}", {True}) for item, k in ask.items() if state.inventory[item] < k]
+        return (short + needs if short else needs), s1 and not short
 
     def random_action(self, state: SymState) -> str:
         """A random action, but never ``sleep`` below full energy (out in the open a sleeper takes 7 per zombie hit)
@@ -102,34 +160,67 @@ class Explorer(Agent):
                 return step
         safe = state.daylight >= DUSK and state.inventory["health"] >= 5 and not self._zombie_near(state)
         if safe:
-            got = self._placement_probe(state)
+            got = self._first_call(state) or self._placement_probe(state)
             if got:
                 return got
         return super().act(state)
+
+    def _first_call(self, state: SymState) -> str | None:
+        """A documented call never seen accepted, made as soon as its documented gate holds here (a sapling in hand
+        facing grass: place it), unless it was refused in the last ``PAUSE`` steps: the chance of a first
+        acceptance is taken when it comes, not when the planner's order reaches the goal."""
+        for call in FIRST_CALLS:
+            if self._ever_accepted(call) or self.count.steps - self._blocked_options.get(call, -(10**9)) <= PAUSE:
+                continue
+            if call.startswith("do_"):
+                if state.faced == (call[len("do_") :], NONE) and _holds_all(state, call):
+                    return "do"
+            elif self._gate_open(state, call):
+                return call
+        return None
 
     def _lava(self, state: SymState) -> str | None:
         """A step of the lava probe: a stone onto lava first (when it holds one, has not seen that placement
         accepted on lava, and knows more lava than the cell it fills), then a move onto lava in a direction it has
         not seen accepted (Crafter accepts it; the player dies)."""
         self.nav.see(state)
+        dig = state.inventory["wood_pickaxe"] >= 1  # lava lies in caves: mine through known stone to reach it
         if state.inventory["stone"] >= 1 and ("place_stone", "lava") not in self.seen and self.nav.known("lava") > 1:
-            step = self.nav.approach(state, "lava")
+            step = self.nav.approach(state, "lava", dig=dig)
             if step == "":
                 return "place_stone"
             if step:
                 return step
         dirs = [d for d in DIRECTIONS if (MOVES[d], "lava") not in self.seen] or list(DIRECTIONS)
-        return self.nav.approach(state, "lava", enter=True, dirs=dirs)
+        return self.nav.approach(state, "lava", enter=True, dirs=dirs, dig=dig)
 
     def _zombie_near(self, state: SymState) -> bool:
         px, py = state.pos
         return any(k == "zombie" and abs(p[0] - px) + abs(p[1] - py) <= 3 for p, k in state.creatures.items())
 
+    def _stock(self) -> dict[str, tuple[str, int]]:
+        """Placement call -> (the item it spends, the stock kept before probing): PROBES, and every other documented
+        placement once seen accepted, with one more than it spent then (a furnace, a plant) — or just what it
+        spent while it was accepted only at higher stocks: whether that amount suffices is then still open."""
+        more = {c: (SPENDS[c][0], n + (self.lowest[c] <= n)) for c, n in self.spent.items()}
+        return {**PROBES, **more}
+
+    def _stand(self, call: str) -> Callable[[tuple[int, int]], bool] | None:
+        """Where the player may stand for this placement: within Chebyshev distance 1 of what the documentation
+        says must be nearby (a table for a furnace); anywhere when it names nothing."""
+        near = [c[len("near:") :].split("@")[0] for c in DOCUMENTED[call] if c.startswith("near:")]
+        if not near:
+            return None
+        cells = set(self.nav.cells_of(near))
+        return lambda p: any((p[0] + dx, p[1] + dy) in cells for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
     def _placement_probe(self, state: SymState) -> str | None:
         self.nav.see(state)
         material, creature = state.faced
-        for call, (item, spare) in PROBES.items():
+        for call, (item, spare) in self._stock().items():
             if state.inventory[item] >= spare and creature == NONE and (call, material) not in self.seen:
+                if not all(_holds(state, c) for c in DOCUMENTED[call] if c.startswith("near:")):
+                    continue  # the documentation's nearby tool (a furnace beside a table)
                 if self.count.steps - self._tried.get((call, material), -(10**9)) <= RETRY:
                     continue  # refused there a moment ago: once is the data, a loop is not
                 if material in PROBE_ON or self.rng.random() < 0.1:  # elsewhere (a tree, stone ...) now and then
@@ -141,7 +232,7 @@ class Explorer(Agent):
         if self._probe is None:
             wanted = [
                 (c, m)
-                for c, (item, spare) in PROBES.items()
+                for c, (item, spare) in self._stock().items()
                 if state.inventory[item] >= spare
                 for m in PROBE_ON
                 if (c, m) not in self.seen and self.nav.known(m)
@@ -150,7 +241,7 @@ class Explorer(Agent):
                 return None
             call, m = self.rng.choice(wanted)
             self._probe = (call, m, self.count.steps)
-        step = self.nav.approach(state, self._probe[1])
+        step = self.nav.approach(state, self._probe[1], stand=self._stand(self._probe[0]))
         if not step:
             self._probe = None
             return None

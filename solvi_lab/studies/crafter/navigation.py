@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .env import DIRECTIONS, SymState
 
@@ -188,34 +188,57 @@ class Navigator:
         step = self.face(state, stones) if stones else None
         return "do" if step == "" else step
 
-    def approach(self, state: SymState, material: str, enter: bool = False, dirs: Iterable[str] = DIRECTIONS):
+    def approach(
+        self,
+        state: SymState,
+        material: str,
+        enter: bool = False,
+        dirs: Iterable[str] = DIRECTIONS,
+        dig: bool = False,
+        stand: Callable[[tuple[int, int]], bool] | None = None,
+    ):
         """A step towards facing a cell of ``material`` having walked towards it (how a walkable or lava cell is
         faced: a move onto it would enter it), or with ``enter`` towards stepping onto it with one of the moves
-        ``dirs``. "" when facing one (``enter``: never), None when none is reachable over known walkable cells."""
+        ``dirs``. "" when facing one (``enter``: never), None when none is reachable over known walkable cells.
+        ``dig`` (a pickaxe in hand): known stone cells count as a way too, mined ("do") when the path reaches one.
+        ``stand``: where the player may stand when it faces the cell (beside a table, say); anywhere when None."""
         dirs = [d for d in DIRECTIONS if d in set(dirs)]
 
         def hit(p: tuple[int, int], d: str) -> bool:
             return self.cells.get((p[0] + DIRECTIONS[d][0], p[1] + DIRECTIONS[d][1])) == material
 
+        def ok(p: tuple[int, int]) -> bool:
+            return stand is None or stand(p)
+
+        def way(p: tuple[int, int]) -> bool:
+            return self._free(p) or (dig and self.cells.get(p) == "stone" and p not in self.creatures)
+
         here = state.pos
         facing = next((d for d, v in DIRECTIONS.items() if v == state.facing), None)
-        if not enter and facing in dirs and hit(here, facing):
+        if not enter and facing in dirs and hit(here, facing) and ok(here):
             return ""
         if enter and any(hit(here, d) for d in dirs):
             return MOVES[next(d for d in dirs if hit(here, d))]
-        first: dict[tuple[int, int], str] = {}
+        first: dict[tuple[int, int], str] = {}  # cell -> the first direction of the path to it
         queue = deque([here])
         while queue and len(first) < 4000:
             p = queue.popleft()
             for d, (dx, dy) in DIRECTIONS.items():
                 nxt = (p[0] + dx, p[1] + dy)
-                if nxt in first or nxt == here or not self._free(nxt):
+                if nxt in first or nxt == here or not way(nxt):
                     continue
-                first[nxt] = first.get(p, MOVES[d])
-                if (hit(nxt, d) and d in dirs) if not enter else any(hit(nxt, e) for e in dirs):
-                    return first[nxt]
+                first[nxt] = first.get(p, d)
+                if (hit(nxt, d) and d in dirs and ok(nxt)) if not enter else any(hit(nxt, e) for e in dirs):
+                    return self._first_step(state, first[nxt])
                 queue.append(nxt)
         return None
+
+    def _first_step(self, state: SymState, d: str) -> str:
+        """The move in direction d, or "do" when that cell is a stone the player faces (mined to open the way)."""
+        ahead = (state.pos[0] + DIRECTIONS[d][0], state.pos[1] + DIRECTIONS[d][1])
+        if self.cells.get(ahead) == "stone" and state.facing == DIRECTIONS[d]:
+            return "do"
+        return MOVES[d]
 
     def refuge(self, state: SymState, limit: int = 600) -> str | None:
         """A move towards the nearest known walkable cell with at most one walkable neighbour (a dead end, where
