@@ -29,6 +29,7 @@ KERNEL_NAME = "solvi-lab"
 DISPLAY_NAME = "solvi_lab"
 INSTALL_COMMAND = "python -m solvi_lab.kernel install"
 _TCP_WARNING = "Kernel is running over TCP without encryption"
+_SHUTDOWN_INTERRUPT = "KeyboardInterrupt caught in kernel"
 
 
 def kernel_spec(python: str | None = None) -> dict[str, Any]:
@@ -92,6 +93,21 @@ class _LoopbackTcpWarning(logging.Filter):
         return not _is_loopback(getattr(self.app, "ip", ""))
 
 
+class _ShutdownInterrupt(logging.Filter):
+    """Drops ipykernel's "KeyboardInterrupt caught in kernel" error line.
+
+    Why: jupyter_client interrupts every kernel before it asks it to shut down (KernelManager.shutdown_kernel); when
+    that SIGINT lands while the kernel is handling a message, ipykernel catches it, logs this line at ERROR level and
+    goes on. Papermill shuts a kernel down after every notebook, so `solvi-lab reproduce` printed the line at
+    random (seen once in a 9-notebook run) after notebooks that had all finished. A real interrupt is reported by
+    the caller: the notebook cell's error, or `solvi-lab`'s own "interrupted; partial notebooks are in the results
+    folder".
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(_SHUTDOWN_INTERRUPT)
+
+
 def _is_loopback(ip: str) -> bool:
     """Whether a kernel's listening address is this machine only.
 
@@ -138,6 +154,7 @@ def _start_kernel(argv: list[str]) -> None:
 
     app = IPKernelApp.instance()
     app.log.addFilter(_LoopbackTcpWarning(app))
+    app.log.addFilter(_ShutdownInterrupt())
     app.initialize(argv)
     app.start()
 

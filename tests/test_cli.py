@@ -127,6 +127,22 @@ def test_the_loopback_tcp_warning_is_dropped_only_on_loopback() -> None:
     assert f.filter(rec("Kernel is running over TCP without encryption. All communication ...")) is True
 
 
+def test_the_interrupt_before_a_kernel_shutdown_is_not_printed() -> None:
+    """jupyter_client interrupts a kernel before shutting it down; ipykernel's line about it is dropped (both of its
+    spellings), every other error line is kept."""
+    import logging
+
+    from solvi_lab.kernel import _ShutdownInterrupt
+
+    def rec(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("IPKernelApp", logging.ERROR, "x", 1, msg, None, None)
+
+    f = _ShutdownInterrupt()
+    assert f.filter(rec("KeyboardInterrupt caught in kernel.")) is False
+    assert f.filter(rec("KeyboardInterrupt caught in kernel")) is False
+    assert f.filter(rec("Exception in message handler:")) is True
+
+
 def test_missing_notebook_and_missing_data_are_skips_not_failures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
