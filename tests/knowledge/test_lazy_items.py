@@ -229,3 +229,18 @@ def test_a_snapshot_written_from_a_lazy_store_opens_to_the_same_fold(journal):
         assert again.opened_from_snapshot and built_ids(again) == live_ids(again)
         assert observed(again) == reference(path)
         again.close(snapshot=False)
+
+
+def test_a_read_only_open_uses_the_snapshot_and_builds_only_what_it_reads(tmp_path):
+    path = tmp_path / "ks.jsonl"
+    ids = build(path, "hot-keys")
+    snapshot(path)
+    want = reference(path)
+    ks = KnowledgeStore.open(path, journal_options={"mode": "r"})
+    try:
+        assert ks.opened_from_snapshot and built_ids(ks) == live_ids(ks) and len(live_ids(ks)) < len(ids)
+        x = next(i for i in ids if i not in live_ids(ks))
+        assert ks.item(x) == want["items"][x] and ks.fingerprint() == want["fingerprint"]
+        assert observed(ks) == want
+    finally:
+        ks.close()
