@@ -277,3 +277,16 @@ def test_a_documented_source_never_accepted_is_tried_when_faced() -> None:
     w.env._player.facing = (0, 1)  # facing grass, no sapling yet: the documentation says saplings come from grass
     w.state = read_state(w.env)
     assert Explorer(budget=100, rng=random.Random(0))._first_call(w.state) == "do"
+
+
+def test_the_amount_search_goes_on_in_the_next_world() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._world[(px + 1, py)] = "table"
+    w.env._player.facing = (0, 1)
+    w.env._player.inventory["stone"] = 2
+    w.state = read_state(w.env)
+    want: dict[str, dict[str, int]] = {}
+    Explorer(budget=100, rng=random.Random(0), want=want).learn(w.step("place_furnace"))  # refused with 2 stones
+    later = Explorer(budget=100, rng=random.Random(1), want=want)  # the next world's explorer, a fresh start
+    assert later.want["place_furnace"] == {"stone": 3}  # asks for 3, not again for what the last world refused

@@ -20,7 +20,8 @@ worlds of seeds 0–3, see docs/readme/crafter.md):
 - **the amount search**: the documentation (:data:`.agent.DOCUMENTED`) names a call's items, never how many; a
   documented call refused where its documented gate holds (a placement facing grass, sand or path) is asked for
   again with one more of each of its items, so its first acceptance comes at the lowest stock tried (the furnace
-  is placed with exactly its 4 stones when the search starts below 4);
+  is placed with exactly its 4 stones when the search starts below 4); the search is carried into the next world
+  (``want``), so a death does not restart it;
 - **first calls**: a documented call (or a documented source of an item: ``do_grass`` for a sapling) never seen
   accepted is made as soon as its documented gate holds where the player stands (grass faced: try for a sapling; a
   sapling in hand facing grass: place it; iron faced with a stone pickaxe: mine it), not only when the planner's
@@ -76,7 +77,8 @@ def _holds_all(state: SymState, call: str) -> bool:
 
 class Explorer(Agent):
     """The explorer (see the module docstring). ``budget``: its step limit in this world; ``seen``: shared across
-    worlds, the (call, faced material) pairs and lava moves it has seen accepted."""
+    worlds, the (call, faced material) pairs and lava moves it has seen accepted; ``want``: shared across worlds too,
+    the amount search's next stock per call."""
 
     def __init__(
         self,
@@ -87,6 +89,7 @@ class Explorer(Agent):
         rng: random.Random | None = None,
         sources: dict[str, set[str]] | None = None,
         seen: set[tuple[str, str]] | None = None,
+        want: dict[str, dict[str, int]] | None = None,
     ) -> None:
         super().__init__(model=model, agenda=True, rng=rng, epsilon=EPSILON, sources=sources)
         self.night, self.dig = DUSK, True
@@ -96,7 +99,9 @@ class Explorer(Agent):
         self._tried: dict[tuple[str, str], int] = {}  # (call, material) -> step of its last probe
         self.spent: dict[str, int] = {}  # documented placement -> what its last accepted call spent of its item
         self.lowest: dict[str, int] = {}  # documented placement -> the lowest stock of that item it was accepted at
-        self.want: dict[str, dict[str, int]] = {}  # call -> the stock it asks for next (the amount search)
+        # call -> the stock it asks for next (the amount search); carried across worlds like ``seen``, so a search
+        # cut short by a death goes on from where it stopped instead of from scratch
+        self.want: dict[str, dict[str, int]] = want if want is not None else {}
 
     def learn(self, step: Step) -> None:
         """The planner's learning, which placements and moves it has seen accepted on what, and the amount search:

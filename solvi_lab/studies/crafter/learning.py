@@ -59,6 +59,7 @@ def record(
     model = ConservativeActionModel(vocabulary(), journal=False)
     sources: dict[str, set[str]] = {}
     seen: set[tuple[str, str]] = set()
+    want: dict[str, dict[str, int]] = {}
     out: list[dict[str, Any]] = []
     for s in seeds:
         w = worlds[s].copy() if worlds and s in worlds else CrafterWorld(s, length=steps)
@@ -69,6 +70,7 @@ def record(
             rng=random.Random(f"{seed}-{s}-explore"),
             sources=sources,
             seen=seen,
+            want=want,
         )
         n = 0
         while not w.done and n < steps:
