@@ -50,6 +50,7 @@ from ...actions import ConservativeActionModel
 from .agent import DOCUMENTED, DOCUMENTED_SOURCES, PAUSE, STAND_ON, Agent, _holds
 from .env import ACTIONS, DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES
+from .vocabulary import ITEMS
 
 __all__ = ["Explorer", "EPSILON", "LAVA_MARGIN", "CRITICAL", "PROBES"]
 
@@ -64,7 +65,6 @@ RETRY = 100  # steps before a refused placement probe on the same material is tr
 MAKES = {a: a[len("make_") :] for a in ACTIONS if a.startswith("make_")}
 #: the documented calls and the documented sources of items (``do_grass`` gives a sapling): tried as first calls
 FIRST_CALLS = tuple(DOCUMENTED) + tuple(c for c in DOCUMENTED_SOURCES.values() if c not in DOCUMENTED)
-TOP = 9  # the most of an item the explorer asks for when it searches an amount (Crafter's inventory maximum)
 #: the documented calls' items (DOCUMENTED gives which items, never how many): the amounts the explorer searches
 SPENDS = {
     c: tuple(x[len("inv:") :].split(">=")[0] for x in conds if x.startswith("inv:")) for c, conds in DOCUMENTED.items()
@@ -112,7 +112,7 @@ class Explorer(Agent):
         call = step.call
         if call in SPENDS and SPENDS[call] and not step.accepted and self._gate_open(step.before, call):
             ask = {item: step.before.inventory[item] + 1 for item in SPENDS[call]}
-            if max(ask.values()) <= TOP:
+            if all(k <= ITEMS[item] for item, k in ask.items()):  # the maxima of the installed data.yaml
                 self.want[call] = ask
             else:
                 self.want.pop(call, None)  # more than the inventory holds: not an amount it can search
