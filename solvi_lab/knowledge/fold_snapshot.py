@@ -427,7 +427,7 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int) -> None
     """Put a snapshot into an empty store (the inverse of `_lines`): everything but the items, which stay rows of
     `data` in a LazyItems table and are built when first read. Rows are parsed only once their digest is the one
     the journal recorded (`_parsed_lines`), so a row's shape is this module's own."""
-    from .items import Item
+    from .items import Item, item_id
     from .keys import _Key
     from .lazy_items import LazyItems, RowSource
     from .staleness import Flag
@@ -489,14 +489,14 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int) -> None
     if st._indexed:
         dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
         for r, derived in xcols["derived_from"]:
-            iid = f"k{positions[r]}"
+            iid = item_id(positions[r])
             for pid in derived:
                 dependents.setdefault(pid, []).append(iid)
         for r, sup in xcols["supersedes"]:
-            successors.setdefault(sup, []).append(f"k{positions[r]}")
+            successors.setdefault(sup, []).append(item_id(positions[r]))
         for pos, subject in zip(positions, subjects):
             if subject is not None:
-                by_subject.setdefault(subject, []).append(f"k{pos}")
+                by_subject.setdefault(subject, []).append(item_id(pos))
     # Keys. Each key's live items are built now (its competition holds them). When they are most of the items (a
     # store of few contradictions: 93% at 10^6 on the default profile), one pass over every row in row order is
     # cheaper than finding each live item's row by its id (a third less at 10^6).

@@ -31,6 +31,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .items import item_id
+
 _MISSING = object()
 
 
@@ -67,7 +69,7 @@ class RowSource:
         if iid[:1] != "k" or not iid[1:].isdigit():
             return None
         pos = int(iid[1:])
-        if f"k{pos}" != iid:  # "k007" is not "k7"
+        if item_id(pos) != iid:  # "k007" is not "k7"
             return None
         r = bisect_left(self.positions, pos)
         return r if r < len(self.positions) and self.positions[r] == pos else None

@@ -244,3 +244,22 @@ def test_a_read_only_open_uses_the_snapshot_and_builds_only_what_it_reads(tmp_pa
         assert observed(ks) == want
     finally:
         ks.close()
+
+
+def test_items_built_after_the_snapshot_file_is_replaced_are_still_the_journals(tmp_path):
+    """The rows are the bytes read at open (not a map of the file): a snapshot file deleted, cut or rewritten by
+    another process afterwards changes nothing this store builds."""
+    from solvi_lab.knowledge.fold_snapshot import snapshot_path
+
+    path = tmp_path / "ks.jsonl"
+    ids = build(path, "hot-keys")
+    snapshot(path)
+    want = reference(path)
+    with KnowledgeStore.open(path) as ks:
+        assert ks.opened_from_snapshot and built_ids(ks) == live_ids(ks)
+        snapshot_path(path).write_bytes(b"cut")
+        x = next(i for i in ids if i not in live_ids(ks))
+        assert ks.item(x) == want["items"][x]
+        snapshot_path(path).unlink()
+        assert observed(ks) == want
+        ks.close(snapshot=False)
