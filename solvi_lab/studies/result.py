@@ -23,6 +23,10 @@ class Comparison:
         specification, with its threshold) or "finding" (our own empirical finding).
     key: a short stable identifier of the row (``"protect_far_fewer_deaths"``); sweeps and pass rates use it.
     threshold: for a claim or finding, the test it must pass, in words ("Protect's targeted deaths < 1/2 of none's").
+    sentence: for a claim of the specification, the specification's own sentence it tests, quoted (a row of our own
+        — Crafter, airline, blind probes — is a "finding", never a "claim", and has no sentence).
+    caveats: what a reader must know about this row's number, one sentence each; they travel with the row wherever
+        it is rendered (study page, README, REPORT, report.html).
     """
 
     measure: str
@@ -33,6 +37,8 @@ class Comparison:
     kind: str = "figure"
     key: str = ""
     threshold: str = ""
+    sentence: str = ""
+    caveats: tuple[str, ...] = ()
 
 
 PARTS = ("figure", "claim", "finding", "mechanism")  # the order the table shows them in
