@@ -11,7 +11,7 @@ record to the fold, answer reads. It holds no rule of the specification: the rul
 whose fields are the whole fold state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path
 knowledge/admission.py, the record-building reads knowledge/reads.py, from-scratch folds and verify
 knowledge/from_scratch.py (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
-nor import explore/ (ks.frame()/diff()/graph() are aliases in solvi_lab/compat.py).
+nor import explore/ (the explore functions take the store: solvi_lab.explore.store_frame(ks) and the rest).
 
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
@@ -670,8 +670,6 @@ class KnowledgeStore(Fold, JournalOwner):
     _lean_fold = classmethod(from_scratch.lean_fold)
 
     # ------------------------------------------------------------------------------------------ re-deciding
-    # (ks.frame(), ks.diff(), ks.graph() are deprecated aliases of the explore functions, defined in
-    # solvi_lab/compat.py: the knowledge package imports nothing of explore/.)
     def redecide(
         self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
