@@ -220,7 +220,7 @@ def need_hashable(what: str, value: Any) -> Any:
     """`value` if it can be a dict key or set member (an id, a name)."""
     try:
         hash(value)
-    except TypeError:
+    except Exception:  # unhashable, or a __hash__ that raises: described by its type (safe_repr), never bare
         raise BadInput(f"{what} must be hashable (a string, number or tuple), got {_short(value)}.") from None
     return value
 
