@@ -13,9 +13,11 @@ Arms (each plays one episode in every protocol world, in the same order; a world
   action makes in its situation: the call and the faced cell; moves, the navigator's turns, are not checked). It
   plays with the proposer's random stream, so the two arms differ only by the check (a paired comparison).
 
-The **Crafter score** is the paper's: the success rate s_i (in percent) of each of the 22 achievements over the
-episodes, then S = exp(mean_i ln(1 + s_i)) − 1 (:func:`crafter_score`). Our episodes end at death or after
-``steps`` steps (the paper's are up to 10,000 steps; our agents die long before that, see ``length_cap_hits``).
+The **Crafter score** is the paper's (:mod:`.scoring`): the success rate s_i (in percent) of each of the 22
+achievements pooled over all the arm's episodes, then S = exp(mean_i ln(1 + s_i)) − 1, with a 95% bootstrap interval
+over worlds. The mean of scores over groups of 8 episodes (the study's figure until 2026-12-04) is kept as
+``score_chunked8``, a labelled second figure. Episodes end at death or after ``steps`` steps (Crafter's own length is
+10,000: ``benchmarks/crafter_score.py`` plays that; the notebook's episodes are shorter, see ``length_cap_hits``).
 
 >>> crafter_score([{a: 0 for a in ACHIEVEMENTS}])
 0.0
@@ -25,20 +27,28 @@ episodes, then S = exp(mean_i ln(1 + s_i)) − 1 (:func:`crafter_score`). Our ep
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from ...actions import ConservativeActionModel
 from ...failures import FailureMemory
 from .agent import ACHIEVEMENTS, Agent
 from .env import ACTIONS, CrafterWorld
+from .scoring import chunked_score, crafter_score, success_rates, world_interval
 from .vocabulary import vocabulary
 
-__all__ = ["ARMS", "ARM_LABELS", "PUBLISHED_SCORES", "crafter_score", "score_interval", "play_arms"]
+__all__ = [
+    "ARMS",
+    "ARM_LABELS",
+    "PUBLISHED_SCORES",
+    "crafter_score",
+    "score_interval",
+    "play_arms",
+    "rates_by_arm",
+    "summarise",
+]
 
 ARMS = ("random", "planner", "carried", "agenda", "carried_agenda", "proposer", "failure_memory")
 ARM_LABELS = {
@@ -61,24 +71,19 @@ PUBLISHED_SCORES = {
 }
 
 
-def crafter_score(episodes: list[dict[str, int]]) -> float:
-    """The Crafter score of episodes given as their achievement counters (see the module docstring)."""
-    if not episodes:
-        return 0.0
-    rates = [100.0 * sum(1 for e in episodes if e.get(a, 0) > 0) / len(episodes) for a in ACHIEVEMENTS]
-    return math.exp(sum(math.log(1.0 + s) for s in rates) / len(rates)) - 1.0
-
-
 def score_interval(episodes: list[dict[str, int]], seed: int, n: int = 1000) -> tuple[float, float]:
-    """A 95% bootstrap interval of the Crafter score over episodes (resampled with replacement)."""
-    if len(episodes) < 2:
-        s = crafter_score(episodes)
-        return s, s
-    rng = np.random.default_rng(seed)
-    scores = sorted(
-        crafter_score([episodes[i] for i in rng.integers(0, len(episodes), len(episodes))]) for _ in range(n)
-    )
-    return scores[int(0.025 * n)], scores[int(0.975 * n) - 1]
+    """A 95% bootstrap interval of the pooled score when every episode is its own world
+    (:func:`.scoring.world_interval` with one world per episode)."""
+    return world_interval(episodes, list(range(len(episodes))), seed, n)
+
+
+def rates_by_arm(episodes: pl.DataFrame) -> dict[str, dict[str, float]]:
+    """Arm → each achievement's success rate (percent, pooled over the arm's episodes), from :func:`play_arms` rows."""
+    out = {}
+    for arm in episodes["arm"].unique(maintain_order=True).to_list():
+        e = episodes.filter(pl.col("arm") == arm)
+        out[arm] = success_rates([{a: r[f"a:{a}"] for a in ACHIEVEMENTS} for r in e.iter_rows(named=True)])
+    return out
 
 
 def _agent(arm: str, rng: random.Random, carried: dict[str, Any]) -> Agent | None:
@@ -154,12 +159,13 @@ def play_arms(worlds: list[CrafterWorld], steps: int, seed: int, arms: tuple[str
 def summarise(episodes: pl.DataFrame, seed: int) -> pl.DataFrame:
     """Per arm: episodes, mean achievements, steps survived, steps to the first wood and stone pickaxe (mean over
     episodes that made one, and how many did), failed calls and repeated failures per 100 steps, System 1 share of
-    calls, the Crafter score with its 95% bootstrap interval."""
+    calls, the Crafter score (pooled) with its 95% bootstrap interval over worlds, and the mean of 8-episode scores
+    (``score_chunked8``, the old figure; None below 8 episodes)."""
     out = []
     for arm in episodes["arm"].unique(maintain_order=True).to_list():
         e = episodes.filter(pl.col("arm") == arm)
         eps = [{a: r[f"a:{a}"] for a in ACHIEVEMENTS} for r in e.iter_rows(named=True)]
-        lo, hi = score_interval(eps, seed)
+        lo, hi = world_interval(eps, e["seed"].to_list(), seed)
         steps = int(e["steps"].sum())
         wp, sp = e["to_wood_pickaxe"].drop_nulls(), e["to_stone_pickaxe"].drop_nulls()
         out.append(
@@ -182,6 +188,7 @@ def summarise(episodes: pl.DataFrame, seed: int) -> pl.DataFrame:
                 "score": crafter_score(eps),
                 "score_lo": lo,
                 "score_hi": hi,
+                "score_chunked8": chunked_score(eps, 8) if len(eps) >= 8 else None,
             }
         )
     return pl.DataFrame(out)
