@@ -566,6 +566,11 @@ def write_snapshot(st: Any) -> Path:
 
 
 def _write_snapshot(st: Any, j: Any) -> Path:
+    if st._diverged:
+        raise BadInput(
+            f"this store {st._diverged}; a fold snapshot is written only from a state never seen to differ. "
+            "Open the journal again (it is folded from scratch) and write the snapshot from that store."
+        )
     st._catch_up()
     st._flush_digests()
     n = j.position
