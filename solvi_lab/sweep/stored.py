@@ -356,8 +356,11 @@ def blocks(text: str, *, where: str) -> list[Block]:
 
 
 def regenerated(page: Path, docs: Path) -> str:
-    """The page's text with every generated block rebuilt from `docs/sweeps/` (the text itself if it has none)."""
-    text = page.read_text(encoding="utf-8")
+    """The page's text with every generated block (pass rates, the studies table of `headlines`) rebuilt from
+    `docs/sweeps/` (the text itself if it has none)."""
+    from .headlines import regenerated as with_studies_table
+
+    text = with_studies_table(page.read_text(encoding="utf-8"), docs, page)
     found = blocks(text, where=str(page))
     if not found:
         return text
