@@ -60,7 +60,7 @@ from typing import Any, NamedTuple
 from . import journal_head
 from .errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalLocked, JournalWriteFailed, SolviLabError
 from .jsontext import bytes_decoder, decoder, dumps_canonical
-from .validation import safe_repr
+from .validation import _compact, safe_repr
 
 _UNSET: Any = object()  # marks an argument not given
 
@@ -169,8 +169,8 @@ class Head(NamedTuple):
         ):
             return cls(value[0], value[1])
         raise BadInput(
-            f"{value!r} is not a journal head; pass the text journal.head() printed ('journal:<count>:<64 hex>') "
-            "or a (count, hash) pair."
+            f"{safe_repr(value)} is not a journal head; pass the text journal.head() printed "
+            "('journal:<count>:<64 hex>') or a (count, hash) pair."
         )
 
 
@@ -517,7 +517,7 @@ class _JsonlBackend:
     def load(self, visit: Callable[[Record], None] | None, skip: Prefix | None = None) -> tuple[int, str]:
         if self.lock:
             self.lock.acquire()
-        elif not self.path.is_file():
+        elif not _is_file(self.path):
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         # The checkpoints first: a writer writes records before their checkpoint, so read in this order a reader
         # beside a running writer never sees a checkpoint newer than the records it read.
@@ -853,7 +853,7 @@ class _SqliteBackend:
         if self.lock:
             self.lock.acquire()
             fresh = self.lock.created
-        elif not self.path.is_file():
+        elif not _is_file(self.path):
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         else:
             fresh = False
@@ -1041,6 +1041,70 @@ def _backend_name(path: Any, backend: str | None) -> str:
     return backend
 
 
+def _file_path(path: Any, call: str) -> Path:
+    """`path` as a Path when it names a file path (a str or os.PathLike giving a non-empty str without NUL);
+    BadInput naming `call` otherwise. Checked before anything is opened, so a bad path is one clear line."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise BadInput(
+            f"{call}: a journal path is a str or os.PathLike (pathlib.Path), got {_kind(path)}; pass the file's "
+            "path, e.g. 'run.jsonl' or 'run.sqlite'."
+        )
+    try:
+        text = os.fspath(path)
+    except Exception:  # noqa: BLE001 - a hostile __fspath__: described by its type
+        raise BadInput(f"{call}: the path's __fspath__ failed ({_kind(path)}); pass a str or pathlib.Path.") from None
+    if not isinstance(text, str):
+        raise BadInput(f"{call}: a journal path must give a str, got {_kind(text)}; decode it with os.fsdecode.")
+    if not text or "\x00" in text:
+        raise BadInput(
+            f"{call}: a journal path must be non-empty and hold no NUL character, got {safe_repr(text)}."
+        )
+    return Path(text)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; BadInput (not a bare OSError) when the system refuses the name itself (too long)."""
+    try:
+        return path.is_file()
+    except OSError as e:
+        raise BadInput(
+            f"{safe_repr(str(path))} is not a usable journal path ({e.strerror or type(e).__name__}); pass a "
+            "shorter path."
+        ) from None
+
+
+def _kind(value: Any) -> str:
+    """A value named by its type only (for arguments whose repr, __eq__ or __hash__ may raise)."""
+    try:
+        return type(value).__name__
+    except Exception:  # pragma: no cover
+        return "a value"
+
+
+def _check_name(what: str, value: Any, allowed: tuple[str, ...], none: bool = False) -> None:
+    """BadInput unless `value` is one of the strings `allowed` (or None when `none`): checked by type first, so a
+    value whose __eq__ raises is refused by its type, never compared."""
+    if (value is None and none) or (isinstance(value, str) and value in allowed):
+        return
+    raise BadInput(f"{what}={safe_repr(value)}: choose one of {', '.join(repr(a) for a in allowed)}.")
+
+
+def _short_messages(method: Callable) -> Callable:
+    """A Journal entry point whose refusals quote at most an 80-character prefix of a long argument (a 5,000-
+    character path, say) and stay under ~1,000 characters (validation._compact)."""
+    import functools
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except SolviLabError as e:
+            _compact(e, args[1:] if args and isinstance(args[0], Journal) else args, kwargs)
+            raise
+
+    return call
+
+
 def _backend_for(path: str | os.PathLike | None, backend: str | None, durability: str, writable: bool):
     backend = _backend_name(path, backend)
     if backend == "memory":
@@ -1081,6 +1145,7 @@ class Journal:
     2
     """
 
+    @_short_messages
     def __init__(
         self,
         path: str | os.PathLike | None = None,
@@ -1099,28 +1164,43 @@ class Journal:
         load_checks: bool = True,
         skip_prefix: Prefix | None = None,
     ):
-        if mode not in ("a", "r"):
+        if not isinstance(mode, str) or mode not in ("a", "r"):
             raise BadInput(
-                f"mode={mode!r}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
+                f"mode={safe_repr(mode)}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
             )
+        if path is not None:
+            path = _file_path(path, "Journal()")
+        _check_name("backend", backend, ("memory", "jsonl", "sqlite"), none=True)
+        if on_load is not None and not callable(on_load):
+            raise BadInput(f"on_load must be a callable taking each Record, or None; got {_kind(on_load)}.")
+        if skip_prefix is not None:
+            try:
+                skip_prefix = Prefix(*skip_prefix)
+            except Exception:  # noqa: BLE001 - a bare TypeError from a value that is not a Prefix
+                raise BadInput(f"skip_prefix must be a journal.Prefix or None, got {_kind(skip_prefix)}.") from None
         if clock is not _UNSET:  # the older name of `timestamps`
             warnings.warn("Journal(clock=...) is now Journal(timestamps=...)", DeprecationWarning, stacklevel=2)
             timestamps = clock
         if timestamps is not None and not callable(timestamps):
             raise BadInput(
-                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got {timestamps!r}."
+                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got "
+                f"{safe_repr(timestamps)}."
             )
         if durable is not None:  # the older spelling
             durability = "fsync" if durable else "flush"
-        if durability not in DURABILITY:
-            raise BadInput(f"durability={durability!r}: choose 'flush' (default) or 'fsync'.")
+        if not isinstance(durability, str) or durability not in DURABILITY:
+            raise BadInput(f"durability={safe_repr(durability)}: choose 'flush' (default) or 'fsync'.")
         if not isinstance(checkpoint_every, int) or isinstance(checkpoint_every, bool) or checkpoint_every < 1:
-            raise BadInput(f"checkpoint_every must be a positive int (appends), got {checkpoint_every!r}.")
-        if not isinstance(checkpoint_seconds, (int, float)) or not 0 <= checkpoint_seconds < float("inf"):
-            raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {checkpoint_seconds!r}.")
+            raise BadInput(f"checkpoint_every must be a positive int (appends), got {safe_repr(checkpoint_every)}.")
+        if (
+            not isinstance(checkpoint_seconds, (int, float))
+            or isinstance(checkpoint_seconds, bool)
+            or not 0 <= checkpoint_seconds < float("inf")
+        ):
+            raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {safe_repr(checkpoint_seconds)}.")
         if lock is not True:
             raise BadInput(
-                f"Journal(lock={lock!r}): a writer always takes the writer lock (two unlocked writers would "
+                f"Journal(lock={safe_repr(lock)}): a writer always takes the writer lock (two unlocked writers would "
                 "interleave and fork the chain); to read beside a writer without the lock, open it read-only with "
                 "Journal(path, mode='r')."
             )
@@ -1372,9 +1452,17 @@ class Journal:
         return self._backend.iter(0, self._n)
 
     def records(self, start: int = 0, stop: int | None = None, kind: str | None = None) -> Iterator[Record]:
-        """Records from position `start` up to (not including) `stop`, optionally of one kind only."""
-        if not isinstance(start, int) or start < 0:
-            raise BadInput(f"start must be a non-negative position, got {start!r}.")
+        """Records from position `start` up to (not including) `stop`, optionally of one kind only. The arguments
+        are checked when it is called (not at the first record)."""
+        if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+            raise BadInput(f"start must be a non-negative position, got {safe_repr(start)}.")
+        if stop is not None and (not isinstance(stop, int) or isinstance(stop, bool)):
+            raise BadInput(f"stop must be a position (an int) or None, got {safe_repr(stop)}.")
+        if kind is not None and not isinstance(kind, str):
+            raise BadInput(f"kind must be a record kind (a string) or None, got {safe_repr(kind)}.")
+        return self._records(start, stop, kind)
+
+    def _records(self, start: int, stop: int | None, kind: str | None) -> Iterator[Record]:
         for r in self._backend.iter(start, self._n if stop is None else min(stop, self._n)):
             if kind is None or r.kind == kind:
                 yield r
@@ -1505,11 +1593,13 @@ class Journal:
             pass
 
     @staticmethod
+    @_short_messages
     def read(path: str | os.PathLike, backend: str | None = None) -> Journal:
         """Open a journal read-only: no writer lock, no write (for analysis beside a running writer)."""
-        return Journal(path, backend=backend, mode="r")
+        return Journal(_file_path(path, "Journal.read()"), backend=backend, mode="r")
 
     @staticmethod
+    @_short_messages
     def repair(path: str | os.PathLike, keep: int | None = None, backend: str | None = None) -> int:
         """Keep the whole, valid records of a journal and move the rest aside; return the number kept.
 
@@ -1519,9 +1609,10 @@ class Journal:
         a new head checkpoint for what it kept.
         """
         if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 0):
-            raise BadInput(f"keep must be a record count ≥ 0 or None, got {keep!r}.")
-        path = Path(path)
-        if not path.is_file():
+            raise BadInput(f"keep must be a record count ≥ 0 or None, got {safe_repr(keep)}.")
+        path = _file_path(path, "Journal.repair()")
+        _check_name("backend", backend, ("jsonl", "sqlite", "memory"), none=True)
+        if not _is_file(path):
             raise BadInput(f"no journal at {path}; Journal.repair needs an existing journal file.")
         name = _backend_name(path, backend)
         if name not in ("jsonl", "sqlite"):

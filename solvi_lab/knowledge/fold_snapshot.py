@@ -48,7 +48,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterator
 from operator import attrgetter
@@ -56,10 +55,11 @@ from pathlib import Path
 from typing import Any
 
 from ..codehash import code_fingerprint
-from ..errors import BadInput
+from ..errors import BadInput, SolviLabError
 from ..journal import Prefix, register_kind
 from ..jsontext import bytes_decoder
 from ..validation import shape, write_lock
+from .snapshot_files import make_temp, write_failed
 
 __all__ = [
     "close_store",
@@ -583,7 +583,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     stamp = rules_stamp()
     path = snapshot_path(j.path)
     counts = {"items": len(st._items), "keys": len(st._keys), "flags": len(st._flags.flags)}
-    nbytes, prefix_sha = _journal_bytes(j)
+    try:
+        nbytes, prefix_sha = _journal_bytes(j)
+    except OSError as e:
+        raise write_failed(path, e) from e
     header = {
         "position": n,
         "last_hash": last,
@@ -594,7 +597,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
         "journal_sha256": prefix_sha,
     }
     h = hashlib.sha256()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        fd, tmp = make_temp(path)
+    except OSError as e:  # a read-only directory, no inode left
+        raise write_failed(path, e) from e
     try:
         meta: list[int] = []
         with os.fdopen(fd, "wb") as f:
@@ -617,8 +623,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as e:
+        Path(tmp).unlink(missing_ok=True)  # nothing of a failed snapshot is left (a kill leaves it: next open)
+        if isinstance(e, OSError) and not isinstance(e, SolviLabError):  # a full disk, the file size limit, EIO
+            raise write_failed(path, e) from e
         raise
     j.append(MARKER_KIND, {"position": n, "last_hash": last, "digest": digest, "rules": stamp})
     st._catch_up()  # the record only moves the store's position

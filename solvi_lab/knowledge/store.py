@@ -47,6 +47,7 @@ from .items import LIVE, Item, item_id, value_key
 from .records import RECORD_KIND
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
+from .snapshot_files import clean_on_open
 from .staleness import validate_flag_target
 from .view import StoreView, item_status
 
@@ -112,6 +113,7 @@ class KnowledgeStore(Fold, JournalOwner):
                 skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
             )
             loader.finish(journal)
+            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             if path is not None:
                 self._snapshot_on_close = True
         else:
@@ -578,6 +580,7 @@ class KnowledgeStore(Fold, JournalOwner):
         journal = Journal(path, **jo)
         try:
             loader.finish(journal)
+            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             st._attach(journal)
             st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
             st.decisions = DecisionLog(journal)
@@ -607,8 +610,10 @@ class KnowledgeStore(Fold, JournalOwner):
         """Close the journal (writing its head checkpoint) and release the file. `snapshot`: True writes a fold
         snapshot first, False never, None (the default) when the journal is long and its snapshot missing or far
         behind (knowledge/fold_snapshot.py, close_store)."""
-        close_store(self, snapshot)
-        super().close()
+        try:
+            close_store(self, snapshot)
+        finally:  # a snapshot that could not be written (a full disk) still closes the journal and its lock
+            super().close()
 
     @property
     def read_only(self) -> bool:
