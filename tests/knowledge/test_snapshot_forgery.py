@@ -7,71 +7,17 @@ verify() says the store differs from the replay. An honest snapshot stays used a
 
 from __future__ import annotations
 
-import sqlite3
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from test_fold_snapshot import build, reference, snapshot
 
-from solvi_lab import journal_head
 from solvi_lab.journal import Journal
+from solvi_lab.journal_faults.forged_snapshots import ForgeryRow, append_unchecked, forge, trial
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge import fold_snapshot as fs
 from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored
-
-
-def _heads(path: Path) -> object:
-    """What the journal's head checkpoints hold now (JSONL: attribute and .head file; SQLite: the head rows)."""
-    if path.suffix == ".sqlite":
-        with sqlite3.connect(path) as db:
-            return db.execute("SELECT id, count, hash FROM head ORDER BY id").fetchall()
-    return journal_head.read_checkpoints(path)
-
-
-def _restore_heads(path: Path, saved: object) -> None:
-    """Put the head checkpoints back as they were: the forger appended without this library's writer."""
-    if path.suffix == ".sqlite":
-        db = sqlite3.connect(path)
-        with db:
-            db.execute("DELETE FROM head")
-            db.executemany("INSERT INTO head VALUES (?, ?, ?)", saved)
-        db.close()
-        return
-    journal_head.remove_checkpoints(path)
-    for where, text in saved:
-        if where == journal_head.XATTR:
-            import os
-
-            os.setxattr(path, journal_head.XATTR, text.encode())
-        else:
-            Path(where).write_text(text)
-
-
-def forge(path: Path, change: Callable[[KnowledgeStore], str], *, recompute: bool, keep_heads: bool = True) -> str:
-    """Write a forged .fold of the journal's replay with `change` applied (it returns the item it changed), and
-    append one fold-snapshot record naming it. `recompute`: the changed item's digest and the snapshot's sums are
-    recomputed (every kept digest agrees with the forged rows). `keep_heads`: the head checkpoints are left as they
-    were before the append (a forger writing to the file alone); False: the library's writer wrote them (a forger
-    who rewrites the checkpoint too)."""
-    saved = _heads(path)
-    with KnowledgeStore.open(path, snapshot=False) as ks:
-        ks.fingerprint()
-        iid = change(ks)
-        it = ks._items[iid]
-        if recompute:
-            ks._touch(it)
-        fp = ks.fingerprint()  # what the forger names: its rows' fingerprint as the kept sums give it
-        _, marker = fs._write_file(ks, ks.journal, fp)
-        ks.close(snapshot=False)
-    with Journal(path) as j:
-        rec = j.append(fs.MARKER_KIND, marker)
-        if not keep_heads:
-            j.vouch(rec.position)
-    if keep_heads:
-        _restore_heads(path, saved)
-    return iid
 
 
 def _letter(ks: KnowledgeStore) -> str:
@@ -93,17 +39,6 @@ def _opened(path: Path) -> tuple[KnowledgeStore, list[str]]:
         warnings.simplefilter("always")
         ks = KnowledgeStore.open(path)
     return ks, [str(x.message) for x in w if issubclass(x.category, FoldSnapshotIgnored)]
-
-
-def _after_checkpoint(path: Path) -> None:
-    """Records written after the journal's last head checkpoint (a writer killed before its close): a few adds
-    appended, the checkpoints put back as they were."""
-    saved = _heads(path)
-    with KnowledgeStore.open(path, snapshot=False) as ks:
-        for i in range(4):
-            ks.add("fact", {"s": f"late{i}", "r": "tier", "o": f"late{i}"}, source="person")
-        ks.close(snapshot=False)
-    _restore_heads(path, saved)
 
 
 def _late_letter(ks: KnowledgeStore) -> str:
@@ -132,7 +67,7 @@ def test_an_appended_forged_snapshot_is_refused_at_open(tmp_path: Path, variant:
     build(path, n=120)
     snapshot(path)  # an honest snapshot first: the forger replaces it
     if late:
-        _after_checkpoint(path)
+        append_unchecked(path)
     iid = forge(path, change, recompute=recompute)
     want = reference(path)
     ks, warned = _opened(path)
@@ -219,3 +154,15 @@ def test_vouch_refuses_a_position_outside_the_journal(tmp_path: Path) -> None:
         assert r.vouched == 0
         with pytest.raises(BadInput, match="open for appending"):
             r.vouch(None)
+
+
+def test_the_trial_counts_each_outcome(tmp_path: Path) -> None:
+    """The trials behind docs/readme/journal.md's forged-snapshot table, one per kind of forger."""
+    plain = ForgeryRow("a letter, before the head checkpoint", "jsonl", "appends", True)
+    trial(tmp_path, plain, seed=3)
+    assert (plain.tried, plain.refused_at_open, plain.served_replay, plain.verify_false) == (1, 1, 1, 0)
+    assert (plain.served_forged_verify_true, plain.next_open_refused, plain.other) == (0, 1, {})
+    bold = ForgeryRow("a status", "sqlite", "appends and rewrites the checkpoint", False)
+    trial(tmp_path, bold, seed=4)
+    assert (bold.tried, bold.refused_at_open, bold.served_replay, bold.verify_false) == (1, 0, 0, 1)
+    assert (bold.served_forged_verify_true, bold.next_open_refused, bold.other) == (0, 1, {})
