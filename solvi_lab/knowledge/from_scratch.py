@@ -169,7 +169,6 @@ def verify(store: KnowledgeStore, head: Any, lean: Callable[..., KnowledgeStore]
     if canonical(store._decision_info) != canonical(replay._decision_info):
         differs.append("its decisions")
     if differs:
-        store._diverged = "verify() found it differs from the replay of its journal"
         problem = (
             f"the live store differs from the replay of its journal ({'; '.join(differs)}); the live store is "
             "unchanged, and no fold snapshot is written from it"

@@ -674,7 +674,15 @@ class KnowledgeStore(Fold, JournalOwner):
         the same fold, except that it lets go of each item and key once no later record reads it (their digests
         are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
-        return from_scratch.verify(self, head, KnowledgeStore._lean_store)
+        v = from_scratch.verify(self, head, KnowledgeStore._lean_store)
+        if v.chain_ok and not v.replay_matches:
+            # Seen to diverge: no snapshot is written from this state, and the one it may have been opened from is
+            # no longer vouched for by the journal's head checkpoint (the next open folds from scratch).
+            self._diverged = "was found by verify() to differ from the replay of its journal"
+            j = self.journal
+            if j.path is not None and not j.closed and j.mode == "a":
+                j.vouch(None)
+        return v
 
     _lean_fold = classmethod(from_scratch.lean_fold)
     _lean_store = classmethod(from_scratch.lean_store)
