@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import pickle
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from typing import Any
 
 from ....errors import BadInput
 from .crm import AGENT_FUNCTIONS, AGENT_TOOLS, AGENT_WRITING_TOOLS, TelecomTools
-from .model import LineStatus, PaymentRequest, Record, TelecomDB, TelecomUserDB, dump, to_json_str
+from .model import LineStatus, PaymentRequest, Record, TelecomDB, TelecomUserDB, clone, dump, to_json_str
 from .phone import USER_FUNCTIONS, USER_TOOLS, USER_WRITING_TOOLS, TelecomUserTools
 
 __all__ = ["SIDES", "TelecomEnv", "TelecomStep", "flatten", "replay_task", "task_reward"]
@@ -102,8 +101,8 @@ class TelecomEnv:
                 "TelecomEnv needs a TelecomDB and a TelecomUserDB (from load_telecom(): data.crm, data.phone), "
                 f"got {type(crm).__name__} and {type(phone).__name__}."
             )
-        self.crm: TelecomDB = pickle.loads(pickle.dumps(crm))
-        self.phone: TelecomUserDB = pickle.loads(pickle.dumps(phone))
+        self.crm: TelecomDB = clone(crm)
+        self.phone: TelecomUserDB = clone(phone)
         self._rng = random.Random(seed) if seed is not None else None
         self._bind()
         self.sync()  # upstream's Environment.__init__ syncs once
@@ -119,9 +118,13 @@ class TelecomEnv:
         self.user_tools = TelecomUserTools(self.phone)
 
     def copy(self) -> TelecomEnv:
-        """An independent environment with the current state (both databases copied; ~0.2 ms)."""
+        """An independent environment with the current state (both databases copied)."""
         new = type(self).__new__(type(self))
-        new.crm, new.phone, new._rng = pickle.loads(pickle.dumps((self.crm, self.phone, self._rng), protocol=5))
+        new.crm, new.phone = clone(self.crm), clone(self.phone)
+        new._rng = None
+        if self._rng is not None:
+            new._rng = random.Random()
+            new._rng.setstate(self._rng.getstate())
         new._bind()
         return new
 
@@ -187,7 +190,7 @@ class TelecomEnv:
         for key in arguments:
             if type(key) is not str:
                 raise BadInput(f"step({name!r}): argument names must be strings, got {key!r}.")
-        before = self._frozen() if changes else b""
+        before = (clone(self.crm), clone(self.phone)) if changes else None
         try:
             observation = to_json_str(self._invoke(requestor, name, dict(arguments)))
             refused = False
@@ -205,15 +208,10 @@ class TelecomEnv:
         """Both databases as flat ``{path: value}`` maps (``{"crm": ..., "phone": ...}``)."""
         return {"crm": flatten(dump(self.crm)), "phone": flatten(dump(self.phone))}
 
-    def _frozen(self) -> bytes:
-        return pickle.dumps((self.crm, self.phone), protocol=pickle.HIGHEST_PROTOCOL)
-
-    def _diff(self, before: bytes) -> dict[str, dict[str, Any]]:
-        # Byte-equal pickles mean nothing changed (the common case); otherwise walk old and new side by side.
+    def _diff(self, before: Any) -> dict[str, dict[str, Any]]:
+        # Walk old and new side by side; equal subtrees (most of them) are skipped at C speed.
         changed: dict[str, dict[str, Any]] = {"crm": {}, "phone": {}}
-        if self._frozen() == before:
-            return changed
-        crm, phone = pickle.loads(before)
+        crm, phone = before
         _walk(crm, self.crm, "", changed["crm"])
         _walk(phone, self.phone, "", changed["phone"])
         return changed
