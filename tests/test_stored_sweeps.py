@@ -269,7 +269,12 @@ SWEEPS = DOCS / "sweeps"
 # Stored sweeps whose checked rows are not the study's current ones, until the sweep is run again and stored
 # (`solvi-lab sweep ...`, then `solvi-lab store-sweeps`). Must be exactly the set that fails below: storing a fresh
 # sweep makes the test fail until its entry is removed here.
-STALE: set[str] = set()
+STALE: set[str] = {
+    # held_out_no_false_accept folded into refusal_recall (issue 44); the full size is also marked stale in its file
+    # (abstention_rare and the two ablation false-refusal rows have the specification's thresholds since)
+    "taubench_action_model:full",
+    "taubench_action_model:quick",
+}
 QUICK_RUN = ("example", "explore")  # no claim record, and a quick seed-0 run takes well under a second
 
 
@@ -313,7 +318,7 @@ def _current_keys(study: str) -> set[str] | None:
     (a study with neither, e.g. crafter: only "every row shown is a key of its code" is checked)."""
     record = registry.REPO_ROOT / "data" / "expected" / "claims" / f"{study}.json"
     module = importlib.import_module(registry.STUDIES[study].module)
-    if record.exists():
+    if record.exists() and "0" in json.loads(record.read_text()):  # crafter's record holds its rows' declarations only
         return set(json.loads(record.read_text())["0"]) | set(getattr(module, "TIMING_KEYS", ()))
     if study in QUICK_RUN:
         return set(module.run(**{**module.QUICK_PARAMS, "seed": 0}).claims())
