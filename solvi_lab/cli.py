@@ -329,6 +329,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         f"{info.name}: {outcome.total} points ({outcome.ran} run now, {outcome.skipped} done before), "
         f"{outcome.raised} raised → {outcome.out / 'SUMMARY.md'}"
     )
+    # one line per distinct error, naming the study and the seeds (the full rows are in SUMMARY.md / sweep.parquet)
+    for error, seeds in sweeps.distinct_errors(outcome.frame):
+        which = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
+        print(f"error: {info.name}: {len(seeds)} of {outcome.total} points raised {error} ({which})", file=sys.stderr)
     return EXIT_FAILED if outcome.raised else EXIT_OK
 
 
