@@ -21,7 +21,10 @@ from ...errors import BadInput
 from .protocol import ARM_LABELS
 from .scoring import ACHIEVEMENTS, achievement_chart, chunked_score, crafter_score, success_rates, world_interval
 
-__all__ = ["PUBLISHED", "INPUT_OURS", "load", "table", "chart", "published_table"]
+__all__ = ["PUBLISHED", "INPUT_OURS", "STORED", "stored", "load", "table", "rates", "chart", "published_table"]
+
+#: Where ``benchmarks/crafter_score.py`` stores its runs (in the repository, committed with their commit ids).
+STORED = Path(__file__).resolve().parents[3] / "results" / "benchmarks" / "crafter_score"
 
 #: What our agents read (stated in the table itself).
 INPUT_OURS = "symbolic local view (9×7 materials and creatures, inventory) + what it remembers; no pixels"
@@ -38,12 +41,23 @@ PUBLISHED: tuple[tuple[str, float, str, str], ...] = (
 )
 
 
+def stored(folder: str | Path | None = None) -> Path | None:
+    """The folder of stored runs (``STORED`` unless given), or None when it holds none (the benchmark was not run
+    in this checkout)."""
+    path = Path(folder) if folder is not None else STORED
+    return path if path.is_dir() and any(path.glob("*.jsonl")) else None
+
+
 def load(folder: str | Path) -> pl.DataFrame:
     """Every stored episode of every arm in the folder (one row each; ``a:<achievement>`` columns 0/1)."""
     folder = Path(folder)
     files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     if not files:
         raise BadInput(f"no stored score runs in {folder}; run `python benchmarks/crafter_score.py --out {folder}`.")
+    order = ["random", *[a for a in ARM_LABELS if a != "random"]]  # random, the study's arms, survivor, ablations
+    files.sort(
+        key=lambda f: (order.index(f.stem.split("@")[0]) if f.stem.split("@")[0] in order else len(order), f.stem)
+    )
     rows: list[dict[str, Any]] = []
     for f in files:
         rows += [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
