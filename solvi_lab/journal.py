@@ -381,7 +381,7 @@ class _MemoryBackend:
     def read_checkpoint(self) -> Head | None:
         return None
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
         pass
 
     def close(self) -> None:
@@ -464,10 +464,18 @@ def _whole_lines(f: Any, size: int) -> Iterator[bytes]:
             return
 
 
-def _write_checkpoint(path: Path, head: Head, fd: int | None = None) -> None:
+def _write_checkpoint(path: Path, head: Head, fd: int | None = None, vouch: tuple[int, str] | None = None) -> None:
     """Write the head checkpoint of the JSONL journal at `path` (every place it is kept: solvi_lab.journal_head).
     The one writer of a JSONL checkpoint — appends, close() and Journal.repair all come here."""
-    journal_head.write_checkpoint(path, journal_head.checkpoint_text(head.count, head.hash), fd)
+    journal_head.write_checkpoint(path, journal_head.checkpoint_text(head.count, head.hash, vouch), fd)
+
+
+def _vouch_of(d: Any) -> tuple[int, str] | None:
+    """The (position, hash) a checkpoint vouches for (Journal.vouch), None when it names none or not in that shape."""
+    v = d.get("vouch") if type(d) is dict else None
+    if type(v) is list and len(v) == 2 and type(v[0]) is int and v[0] >= 0 and type(v[1]) is str:
+        return v[0], v[1]
+    return None
 
 
 def _parse_checkpoint(path: Path, where: str, text: str) -> Head:
@@ -778,18 +786,20 @@ class _JsonlBackend:
                 f"{self.path}: the journal's head checkpoint cannot be read ({e}); if the journal itself is "
                 f"trusted, Journal.repair('{self.path}') writes a new one."
             ) from None
-        return [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
+        heads = [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
+        self.vouches_seen = [_vouch_of(_loads(text)) for _, text in found]  # parsed above: each is JSON
+        return heads
 
     def read_checkpoint(self) -> Head | None:
         """The checkpoint that counts the most records (None when there is none)."""
         found = self.read_checkpoints()
         return max((h for _, h in found), key=lambda h: h.count, default=None)
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
         # The records the checkpoint counts must be on disk before the checkpoint is.
         try:
             os.fsync(self.fd)
-            _write_checkpoint(self.path, head, self.fd)
+            _write_checkpoint(self.path, head, self.fd, vouch)
         except OSError as e:
             raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
@@ -1008,6 +1018,12 @@ class _SqliteBackend:
         if row is None:
             raise CorruptJournal(f"{self.path}: the head checkpoint row is gone; {fix}")
         try:
+            # Row 1, when present, is the record the writer vouches for (Journal.vouch): (position, hash).
+            v = self.db.execute("SELECT count, hash FROM head WHERE id = 1").fetchone()
+        except sqlite3.Error as e:
+            raise self._damaged(e) from None
+        self.vouches_seen = [_vouch_of({"vouch": list(v)}) if v is not None else None]
+        try:
             return [("head table", Head.parse(tuple(row)))]
         except BadInput:
             raise CorruptJournal(
@@ -1018,10 +1034,14 @@ class _SqliteBackend:
     def read_checkpoint(self) -> Head | None:
         return self.read_checkpoints()[0][1]
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
         try:
             with self.db:
                 self.db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (head.count, head.hash))
+                if vouch is None:
+                    self.db.execute("DELETE FROM head WHERE id = 1")
+                else:
+                    self.db.execute("INSERT OR REPLACE INTO head VALUES (1, ?, ?)", vouch)
         except sqlite3.Error as e:
             raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
@@ -1145,6 +1165,8 @@ class Journal:
     2
     """
 
+    _vouch: tuple[int, str] | None = None  # the record the head checkpoint vouches for (vouch())
+
     @_short_messages
     def __init__(
         self,
@@ -1236,6 +1258,7 @@ class Journal:
             # Release what the open took (lock, file handle, SQLite connection): the repaired file reopens.
             self._backend.close()
             raise
+        self._vouch = self._vouch_read()
         self._closed = False
         self._cp_count = self._n
         self._cp_failed_at = -1  # the count at which a checkpoint last failed (tried again checkpoint_every later)
@@ -1267,6 +1290,39 @@ class Journal:
         return cls(path, mode=mode, **kw)
 
     # -- the head ----------------------------------------------------------------------------------------
+    def _vouch_read(self) -> tuple[int, str] | None:
+        """The record the head checkpoints vouch for as this journal holds it: every place that holds a checkpoint
+        names the same (position, hash), and this journal's record at that position has that hash; else None."""
+        seen = getattr(self._backend, "vouches_seen", None)
+        if not seen or any(v != seen[0] for v in seen) or seen[0] is None:
+            return None
+        pos, h = seen[0]
+        if pos >= self._n or self._backend.get(pos).hash != h:
+            return None
+        return pos, h
+
+    @property
+    def vouched(self) -> int | None:
+        """The position of the record this journal's writer vouches for (`vouch`), as its head checkpoint names
+        it; None when none does. What a vouch means is the owner's (the knowledge store vouches for the fold
+        snapshot record it wrote itself: knowledge/fold_snapshot.py)."""
+        return None if self._vouch is None else self._vouch[0]
+
+    def vouch(self, position: int | None) -> None:
+        """Name the record at `position` in the head checkpoint from now on (None: name none): a record this
+        writer appended or checked itself. A record someone appended to the file without this library's writer
+        (after the last checkpoint) is never vouched for by the checkpoints, so an owner can tell the two apart.
+        Written with the next checkpoint (and at close)."""
+        if self._closed or not self._writable:
+            raise BadInput("vouch() needs a journal open for appending.")
+        if position is not None and (type(position) is not int or not 0 <= position < self._n):
+            raise BadInput(f"vouch(position={position!r}): name a record of this journal (0 ≤ position < {self._n}).")
+        with self.lock:
+            new = None if position is None else (position, self._backend.get(position).hash)
+            if new != self._vouch:
+                self._vouch = new
+                self._cp_count = -1  # the checkpoint on disk no longer says this: written at the next one, or close
+
     def head(self) -> Head:
         """(count, last_hash): how many records the journal holds and the hash of the last one. Print it, keep
         it, and check the journal against it later with verify(head=...) or open(..., expect_head=...)."""
@@ -1344,7 +1400,7 @@ class Journal:
             raise BadInput("checkpoint() needs a journal open for appending.")
         with self.lock:
             h = self.head()
-            self._backend.write_checkpoint(h)
+            self._backend.write_checkpoint(h, self._vouch)
             self._cp_count, self._cp_time = self._n, time.monotonic()
             self.checkpoint_failure = ""
             return h
@@ -1700,6 +1756,7 @@ def _repair_sqlite(path: Path, keep: int | None) -> int:
                 db.execute("DELETE FROM records WHERE position >= ? OR position < 0", (n,))
                 db.execute("CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)")
                 db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (n, prev))
+                db.execute("DELETE FROM head WHERE id = 1")  # a repair vouches for no record (Journal.vouch)
             return n
         except sqlite3.Error as e:
             if _sqlite_environment(e):

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from solvi_lab.actions import ConservativeActionModel, Vocabulary
-from solvi_lab.journal import Journal
 from solvi_lab.explore import store_frame
+from solvi_lab.journal import Journal
 from solvi_lab.knowledge.store import KnowledgeStore
 
 

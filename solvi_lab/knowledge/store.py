@@ -79,6 +79,7 @@ class KnowledgeStore(Fold, JournalOwner):
     opened_from_snapshot = False  # True when open() loaded a fold snapshot and folded only the records after it
     _snapshot_at: int | None = None  # position of the snapshot this store loaded or wrote (None: none usable)
     _snapshot_on_close = False  # set by open(): close() writes a snapshot (see SNAPSHOT_MIN_RECORDS)
+    _diverged = ""  # why this store's state was seen to differ from its journal's replay ('' never): no snapshot then
 
     @_gc_paused
     def __init__(
@@ -665,14 +666,26 @@ class KnowledgeStore(Fold, JournalOwner):
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
         The chain is checked first (streaming), then the journal is folded a second time beside the live store —
-        every retracted item treated as never written, the definition retraction must meet — and the two
-        fingerprints are compared. verify() only reports: the live store is never replaced. The second fold is
+        every retracted item treated as never written, the definition retraction must meet — and compared with what
+        the live store serves: its fingerprint recomputed from its items, questions and flags as they are now (never
+        from the digests it keeps, which a fold snapshot carries over), its kept fingerprint, item count, position,
+        retractions and decisions. verify() only reports: the live store is never replaced, but a store found to
+        differ writes no fold snapshot from then on. The second fold is
         the same fold, except that it lets go of each item and key once no later record reads it (their digests
         are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
-        return from_scratch.verify(self, head, KnowledgeStore._lean_fold)
+        v = from_scratch.verify(self, head, KnowledgeStore._lean_store)
+        if v.chain_ok and not v.replay_matches:
+            # Seen to diverge: no snapshot is written from this state, and the one it may have been opened from is
+            # no longer vouched for by the journal's head checkpoint (the next open folds from scratch).
+            self._diverged = "was found by verify() to differ from the replay of its journal"
+            j = self.journal
+            if j.path is not None and not j.closed and j.mode == "a":
+                j.vouch(None)
+        return v
 
     _lean_fold = classmethod(from_scratch.lean_fold)
+    _lean_store = classmethod(from_scratch.lean_store)
 
     # ------------------------------------------------------------------------------------------ re-deciding
     def redecide(
