@@ -40,7 +40,7 @@ from ..scoring import score
 from .crm import AGENT_TOOLS
 from .data import find_telecom_dir, load_telecom
 from .env import TelecomEnv, replay_task, task_reward
-from .phone import USER_TOOLS
+from .phone import USER_TOOLS, reset_shared_vpn_default
 from .probes import SideEnv, TelecomTransition, blind_task, side_of, tasks_probes
 from .vocabulary import SCOPES, build_vocabulary, declaration_lines
 
@@ -187,6 +187,7 @@ def run(
         seed=seed,
     )
     timings: dict[str, float] = {}
+    reset_shared_vpn_default()  # as in a fresh process (upstream's VPN default is process-wide)
     data = load_telecom(data_dir)
     base = TelecomEnv.from_data(data, seed=seed)
 
