@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import polars as pl
 import pytest
 
 from solvi_lab.errors import BadInput, DataMissing
@@ -50,6 +51,18 @@ def test_quick_run_both_sides_sound_everywhere(result: Any) -> None:
         "telecom_agent_held_out_sound": True,
         "telecom_user_held_out_sound": True,
     }
+
+
+@needs_data
+def test_beside_retail_and_airline_reads_their_pins(result: Any) -> None:
+    table = result.tables["beside_retail_airline"]
+    assert table["domain"].to_list()[:4] == ["telecom (τ²-bench), agent"] * 2 + ["telecom (τ²-bench), user"] * 2
+    assert set(table["domain"]) >= {"retail (τ-bench)", "airline (τ-bench)"}
+    telecom = table.filter(pl.col("run") == "this run")
+    assert telecom["false_accepts"].to_list() == [0, 0, 0, 0]
+    assert telecom["probes"].to_list() == [
+        result.metrics[f"{s}_{k}_probes"] for s in ("agent", "user") for k in ("held_out", "blind")
+    ]
 
 
 @needs_data

@@ -23,10 +23,12 @@ True
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -71,7 +73,7 @@ PARAMS = ParamSpec(
     Param(
         "outside_tasks",
         int,
-        full=60,
+        full=40,
         quick=10,
         meaning="tasks of the full set outside train and test probed (a seeded sample)",
         low=0,
@@ -259,9 +261,11 @@ def run(
     scope_rows: list[dict[str, Any]] = []
     predicted_by: dict[str, list[bool]] = {}
     for scope_name, scope in SCOPES.items():
-        v = build_vocabulary(data.tools["assistant"], state0, scope=scope, other_tools=USER_TOOLS)
-        model = _train(by_side["assistant"], v)
-        vs = _verdicts(model, held_agent)
+        if scope_name == "both":  # the main agent model reads both databases: reuse it and its verdicts
+            v, vs = vocab["assistant"], verdict_cache[("held-out test", "assistant")]
+        else:
+            v = build_vocabulary(data.tools["assistant"], state0, scope=scope, other_tools=USER_TOOLS)
+            vs = _verdicts(_train(by_side["assistant"], v), held_agent)
         predicted_by[scope_name] = [verdict == "refuse" and not t.accepted for t, verdict in zip(held_agent, vs)]
         scope_rows.append(
             {"probe set": "held-out test", "side": "agent", "scope": scope_name, "conditions": len(v.names),
@@ -376,6 +380,7 @@ def run(
             "dual_control_scopes": scopes,
             "dual_control_attribution": attribution_table,
             "effects": effects,
+            "beside_retail_airline": beside_other_domains(metrics),
         },
         comparison=comparison,
         figures={"scopes": _figure(scopes)},
@@ -390,6 +395,50 @@ def run(
             "connects a poor VPN in every later environment of the process.",
         ],
     )
+
+
+_EXPECTED = Path(__file__).resolve().parents[4] / "data" / "expected"
+# The same measures in the other two domains' pinned quick runs (data/expected/*.json): metric names per probe set.
+_OTHER_DOMAINS = {
+    "retail (τ-bench)": ("taubench_action_model", {
+        "held-out": ("test_transitions", "test_refused", "false_accepts", None, "abstentions"),
+        "blind": ("blind_probes", "blind_refused", "blind_false_accepts", "blind_false_refusals", "blind_abstentions"),
+    }),
+    "airline (τ-bench)": ("taubench_airline", {
+        "held-out": (("even_test_transitions", "odd_test_transitions"), ("even_test_refused", "odd_test_refused"),
+                     ("even_false_accepts", "odd_false_accepts"), ("even_false_refusals", "odd_false_refusals"),
+                     ("even_abstentions", "odd_abstentions")),
+        "blind": ("blind_set_probes", "blind_set_refused", "blind_set_false_accepts", "blind_set_false_refusals",
+                  "blind_set_abstentions"),
+    }),
+}  # fmt: skip
+
+
+def beside_other_domains(metrics: dict[str, Any], expected_dir: Path = _EXPECTED) -> pl.DataFrame:
+    """Telecom's held-out and blind rows (this run) beside retail's and airline's (their pinned quick runs)."""
+    columns = ("probes", "refused", "false_accepts", "false_refusals", "abstentions")
+    rows: list[dict[str, Any]] = []
+    for side in ("agent", "user"):
+        for label, key in (("held-out", "held_out"), ("blind", "blind")):
+            rows.append({"domain": f"telecom (τ²-bench), {side}", "run": "this run", "probe set": label,
+                         **{c: metrics.get(f"{side}_{key}_{c}") for c in columns}})  # fmt: skip
+    for domain, (study, sets) in _OTHER_DOMAINS.items():
+        path = expected_dir / f"{study}.json"
+        if not path.is_file():
+            continue
+        pins = json.loads(path.read_text(encoding="utf-8"))["metrics"]
+
+        def value(names: Any, pins: dict[str, Any] = pins) -> Any:
+            if names is None:
+                return None
+            names = (names,) if isinstance(names, str) else names
+            found = [pins[n].get("exact", pins[n].get("approx")) for n in names if n in pins]
+            return sum(found) if len(found) == len(names) else None
+
+        for label, names in sets.items():
+            rows.append({"domain": domain, "run": "pinned quick run", "probe set": label,
+                         **{c: value(n) for c, n in zip(columns, names)}})  # fmt: skip
+    return pl.DataFrame(rows, schema_overrides={c: pl.Int64 for c in columns})
 
 
 def _fmt(v: Any) -> str:
@@ -429,7 +478,9 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             f"{m.get('attribution_needs_the_users_side', 0)} of {m['agent_refusals_held_out']}",
             None,
             f"own side (CRM) explains {m.get('attribution_own_side', 0)}, call shape alone "
-            f"{m.get('attribution_call_shape_unknown_name', 0)}; refusals whose cause only the user can clear "
+            f"{m.get('attribution_call_shape__unknown_name', 0)}; reading only the phone: "
+            f"{m.get('scope_phone_false_accepts')} false accepts, {m.get('scope_phone_abstention_pct')}% abstentions "
+            f"(the CRM: {m.get('scope_crm_false_accepts')}, {m.get('scope_crm_abstention_pct')}%); refusals whose cause only the user can clear "
             f"(a bill awaiting payment): {m['agent_refusals_user_only_state_all']} of {m['agent_refused_probes_all']} "
             "agent refusals in all probe sets",
             holds=None,
