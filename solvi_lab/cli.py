@@ -216,6 +216,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import json
 
     from . import machine, reproduce
+    from . import progress as live
     from .notebook import atomic_write_text
     from .studies import registry
 
@@ -230,8 +231,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     reproduce.check_kernel()
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.out / "machine.json", json.dumps(machine.describe(), indent=2) + "\n")
+    # a bar per cell on a terminal only: in a log or a file its redraws would be hundreds of lines
+    shown = not args.no_progress and live.is_terminal(sys.stderr)
     result = reproduce.run_notebook(
-        notebook, args.out, study=study, quick=args.quick, overrides=overrides, progress=not args.no_progress
+        notebook, args.out, study=study, quick=args.quick, overrides=overrides, progress=shown
     )
     print(reproduce.describe_run(result), file=sys.stdout if result.status == "ok" else sys.stderr)
     # `run` names one notebook: if it did not run (failed, no data, not written), the caller should know.
@@ -326,6 +329,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         f"{info.name}: {outcome.total} points ({outcome.ran} run now, {outcome.skipped} done before), "
         f"{outcome.raised} raised → {outcome.out / 'SUMMARY.md'}"
     )
+    # one line per distinct error, naming the study and the seeds (the full rows are in SUMMARY.md / sweep.parquet)
+    for error, seeds in sweeps.distinct_errors(outcome.frame):
+        which = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
+        print(f"error: {info.name}: {len(seeds)} of {outcome.total} points raised {error} ({which})", file=sys.stderr)
     return EXIT_FAILED if outcome.raised else EXIT_OK
 
 

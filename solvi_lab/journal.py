@@ -60,7 +60,7 @@ from typing import Any, NamedTuple
 from . import journal_head
 from .errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalLocked, JournalWriteFailed, SolviLabError
 from .jsontext import bytes_decoder, decoder, dumps_canonical
-from .validation import safe_repr
+from .validation import _compact, safe_repr
 
 _UNSET: Any = object()  # marks an argument not given
 
@@ -169,8 +169,8 @@ class Head(NamedTuple):
         ):
             return cls(value[0], value[1])
         raise BadInput(
-            f"{value!r} is not a journal head; pass the text journal.head() printed ('journal:<count>:<64 hex>') "
-            "or a (count, hash) pair."
+            f"{safe_repr(value)} is not a journal head; pass the text journal.head() printed "
+            "('journal:<count>:<64 hex>') or a (count, hash) pair."
         )
 
 
@@ -381,7 +381,7 @@ class _MemoryBackend:
     def read_checkpoint(self) -> Head | None:
         return None
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
         pass
 
     def close(self) -> None:
@@ -464,10 +464,18 @@ def _whole_lines(f: Any, size: int) -> Iterator[bytes]:
             return
 
 
-def _write_checkpoint(path: Path, head: Head, fd: int | None = None) -> None:
+def _write_checkpoint(path: Path, head: Head, fd: int | None = None, vouch: tuple[int, str] | None = None) -> None:
     """Write the head checkpoint of the JSONL journal at `path` (every place it is kept: solvi_lab.journal_head).
     The one writer of a JSONL checkpoint — appends, close() and Journal.repair all come here."""
-    journal_head.write_checkpoint(path, journal_head.checkpoint_text(head.count, head.hash), fd)
+    journal_head.write_checkpoint(path, journal_head.checkpoint_text(head.count, head.hash, vouch), fd)
+
+
+def _vouch_of(d: Any) -> tuple[int, str] | None:
+    """The (position, hash) a checkpoint vouches for (Journal.vouch), None when it names none or not in that shape."""
+    v = d.get("vouch") if type(d) is dict else None
+    if type(v) is list and len(v) == 2 and type(v[0]) is int and v[0] >= 0 and type(v[1]) is str:
+        return v[0], v[1]
+    return None
 
 
 def _parse_checkpoint(path: Path, where: str, text: str) -> Head:
@@ -517,7 +525,7 @@ class _JsonlBackend:
     def load(self, visit: Callable[[Record], None] | None, skip: Prefix | None = None) -> tuple[int, str]:
         if self.lock:
             self.lock.acquire()
-        elif not self.path.is_file():
+        elif not _is_file(self.path):
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         # The checkpoints first: a writer writes records before their checkpoint, so read in this order a reader
         # beside a running writer never sees a checkpoint newer than the records it read.
@@ -778,18 +786,20 @@ class _JsonlBackend:
                 f"{self.path}: the journal's head checkpoint cannot be read ({e}); if the journal itself is "
                 f"trusted, Journal.repair('{self.path}') writes a new one."
             ) from None
-        return [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
+        heads = [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
+        self.vouches_seen = [_vouch_of(_loads(text)) for _, text in found]  # parsed above: each is JSON
+        return heads
 
     def read_checkpoint(self) -> Head | None:
         """The checkpoint that counts the most records (None when there is none)."""
         found = self.read_checkpoints()
         return max((h for _, h in found), key=lambda h: h.count, default=None)
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
         # The records the checkpoint counts must be on disk before the checkpoint is.
         try:
             os.fsync(self.fd)
-            _write_checkpoint(self.path, head, self.fd)
+            _write_checkpoint(self.path, head, self.fd, vouch)
         except OSError as e:
             raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
@@ -853,7 +863,7 @@ class _SqliteBackend:
         if self.lock:
             self.lock.acquire()
             fresh = self.lock.created
-        elif not self.path.is_file():
+        elif not _is_file(self.path):
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         else:
             fresh = False
@@ -1008,6 +1018,12 @@ class _SqliteBackend:
         if row is None:
             raise CorruptJournal(f"{self.path}: the head checkpoint row is gone; {fix}")
         try:
+            # Row 1, when present, is the record the writer vouches for (Journal.vouch): (position, hash).
+            v = self.db.execute("SELECT count, hash FROM head WHERE id = 1").fetchone()
+        except sqlite3.Error as e:
+            raise self._damaged(e) from None
+        self.vouches_seen = [_vouch_of({"vouch": list(v)}) if v is not None else None]
+        try:
             return [("head table", Head.parse(tuple(row)))]
         except BadInput:
             raise CorruptJournal(
@@ -1018,10 +1034,14 @@ class _SqliteBackend:
     def read_checkpoint(self) -> Head | None:
         return self.read_checkpoints()[0][1]
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
         try:
             with self.db:
                 self.db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (head.count, head.hash))
+                if vouch is None:
+                    self.db.execute("DELETE FROM head WHERE id = 1")
+                else:
+                    self.db.execute("INSERT OR REPLACE INTO head VALUES (1, ?, ?)", vouch)
         except sqlite3.Error as e:
             raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
@@ -1039,6 +1059,70 @@ def _backend_name(path: Any, backend: str | None) -> str:
             "memory" if path is None else ("sqlite" if str(path).endswith((".sqlite", ".sqlite3", ".db")) else "jsonl")
         )
     return backend
+
+
+def _file_path(path: Any, call: str) -> Path:
+    """`path` as a Path when it names a file path (a str or os.PathLike giving a non-empty str without NUL);
+    BadInput naming `call` otherwise. Checked before anything is opened, so a bad path is one clear line."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise BadInput(
+            f"{call}: a journal path is a str or os.PathLike (pathlib.Path), got {_kind(path)}; pass the file's "
+            "path, e.g. 'run.jsonl' or 'run.sqlite'."
+        )
+    try:
+        text = os.fspath(path)
+    except Exception:  # noqa: BLE001 - a hostile __fspath__: described by its type
+        raise BadInput(f"{call}: the path's __fspath__ failed ({_kind(path)}); pass a str or pathlib.Path.") from None
+    if not isinstance(text, str):
+        raise BadInput(f"{call}: a journal path must give a str, got {_kind(text)}; decode it with os.fsdecode.")
+    if not text or "\x00" in text:
+        raise BadInput(
+            f"{call}: a journal path must be non-empty and hold no NUL character, got {safe_repr(text)}."
+        )
+    return Path(text)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; BadInput (not a bare OSError) when the system refuses the name itself (too long)."""
+    try:
+        return path.is_file()
+    except OSError as e:
+        raise BadInput(
+            f"{safe_repr(str(path))} is not a usable journal path ({e.strerror or type(e).__name__}); pass a "
+            "shorter path."
+        ) from None
+
+
+def _kind(value: Any) -> str:
+    """A value named by its type only (for arguments whose repr, __eq__ or __hash__ may raise)."""
+    try:
+        return type(value).__name__
+    except Exception:  # pragma: no cover
+        return "a value"
+
+
+def _check_name(what: str, value: Any, allowed: tuple[str, ...], none: bool = False) -> None:
+    """BadInput unless `value` is one of the strings `allowed` (or None when `none`): checked by type first, so a
+    value whose __eq__ raises is refused by its type, never compared."""
+    if (value is None and none) or (isinstance(value, str) and value in allowed):
+        return
+    raise BadInput(f"{what}={safe_repr(value)}: choose one of {', '.join(repr(a) for a in allowed)}.")
+
+
+def _short_messages(method: Callable) -> Callable:
+    """A Journal entry point whose refusals quote at most an 80-character prefix of a long argument (a 5,000-
+    character path, say) and stay under ~1,000 characters (validation._compact)."""
+    import functools
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except SolviLabError as e:
+            _compact(e, args[1:] if args and isinstance(args[0], Journal) else args, kwargs)
+            raise
+
+    return call
 
 
 def _backend_for(path: str | os.PathLike | None, backend: str | None, durability: str, writable: bool):
@@ -1081,6 +1165,9 @@ class Journal:
     2
     """
 
+    _vouch: tuple[int, str] | None = None  # the record the head checkpoint vouches for (vouch())
+
+    @_short_messages
     def __init__(
         self,
         path: str | os.PathLike | None = None,
@@ -1099,28 +1186,43 @@ class Journal:
         load_checks: bool = True,
         skip_prefix: Prefix | None = None,
     ):
-        if mode not in ("a", "r"):
+        if not isinstance(mode, str) or mode not in ("a", "r"):
             raise BadInput(
-                f"mode={mode!r}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
+                f"mode={safe_repr(mode)}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
             )
+        if path is not None:
+            path = _file_path(path, "Journal()")
+        _check_name("backend", backend, ("memory", "jsonl", "sqlite"), none=True)
+        if on_load is not None and not callable(on_load):
+            raise BadInput(f"on_load must be a callable taking each Record, or None; got {_kind(on_load)}.")
+        if skip_prefix is not None:
+            try:
+                skip_prefix = Prefix(*skip_prefix)
+            except Exception:  # noqa: BLE001 - a bare TypeError from a value that is not a Prefix
+                raise BadInput(f"skip_prefix must be a journal.Prefix or None, got {_kind(skip_prefix)}.") from None
         if clock is not _UNSET:  # the older name of `timestamps`
             warnings.warn("Journal(clock=...) is now Journal(timestamps=...)", DeprecationWarning, stacklevel=2)
             timestamps = clock
         if timestamps is not None and not callable(timestamps):
             raise BadInput(
-                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got {timestamps!r}."
+                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got "
+                f"{safe_repr(timestamps)}."
             )
         if durable is not None:  # the older spelling
             durability = "fsync" if durable else "flush"
-        if durability not in DURABILITY:
-            raise BadInput(f"durability={durability!r}: choose 'flush' (default) or 'fsync'.")
+        if not isinstance(durability, str) or durability not in DURABILITY:
+            raise BadInput(f"durability={safe_repr(durability)}: choose 'flush' (default) or 'fsync'.")
         if not isinstance(checkpoint_every, int) or isinstance(checkpoint_every, bool) or checkpoint_every < 1:
-            raise BadInput(f"checkpoint_every must be a positive int (appends), got {checkpoint_every!r}.")
-        if not isinstance(checkpoint_seconds, (int, float)) or not 0 <= checkpoint_seconds < float("inf"):
-            raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {checkpoint_seconds!r}.")
+            raise BadInput(f"checkpoint_every must be a positive int (appends), got {safe_repr(checkpoint_every)}.")
+        if (
+            not isinstance(checkpoint_seconds, (int, float))
+            or isinstance(checkpoint_seconds, bool)
+            or not 0 <= checkpoint_seconds < float("inf")
+        ):
+            raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {safe_repr(checkpoint_seconds)}.")
         if lock is not True:
             raise BadInput(
-                f"Journal(lock={lock!r}): a writer always takes the writer lock (two unlocked writers would "
+                f"Journal(lock={safe_repr(lock)}): a writer always takes the writer lock (two unlocked writers would "
                 "interleave and fork the chain); to read beside a writer without the lock, open it read-only with "
                 "Journal(path, mode='r')."
             )
@@ -1156,6 +1258,7 @@ class Journal:
             # Release what the open took (lock, file handle, SQLite connection): the repaired file reopens.
             self._backend.close()
             raise
+        self._vouch = self._vouch_read()
         self._closed = False
         self._cp_count = self._n
         self._cp_failed_at = -1  # the count at which a checkpoint last failed (tried again checkpoint_every later)
@@ -1187,6 +1290,39 @@ class Journal:
         return cls(path, mode=mode, **kw)
 
     # -- the head ----------------------------------------------------------------------------------------
+    def _vouch_read(self) -> tuple[int, str] | None:
+        """The record the head checkpoints vouch for as this journal holds it: every place that holds a checkpoint
+        names the same (position, hash), and this journal's record at that position has that hash; else None."""
+        seen = getattr(self._backend, "vouches_seen", None)
+        if not seen or any(v != seen[0] for v in seen) or seen[0] is None:
+            return None
+        pos, h = seen[0]
+        if pos >= self._n or self._backend.get(pos).hash != h:
+            return None
+        return pos, h
+
+    @property
+    def vouched(self) -> int | None:
+        """The position of the record this journal's writer vouches for (`vouch`), as its head checkpoint names
+        it; None when none does. What a vouch means is the owner's (the knowledge store vouches for the fold
+        snapshot record it wrote itself: knowledge/fold_snapshot.py)."""
+        return None if self._vouch is None else self._vouch[0]
+
+    def vouch(self, position: int | None) -> None:
+        """Name the record at `position` in the head checkpoint from now on (None: name none): a record this
+        writer appended or checked itself. A record someone appended to the file without this library's writer
+        (after the last checkpoint) is never vouched for by the checkpoints, so an owner can tell the two apart.
+        Written with the next checkpoint (and at close)."""
+        if self._closed or not self._writable:
+            raise BadInput("vouch() needs a journal open for appending.")
+        if position is not None and (type(position) is not int or not 0 <= position < self._n):
+            raise BadInput(f"vouch(position={position!r}): name a record of this journal (0 ≤ position < {self._n}).")
+        with self.lock:
+            new = None if position is None else (position, self._backend.get(position).hash)
+            if new != self._vouch:
+                self._vouch = new
+                self._cp_count = -1  # the checkpoint on disk no longer says this: written at the next one, or close
+
     def head(self) -> Head:
         """(count, last_hash): how many records the journal holds and the hash of the last one. Print it, keep
         it, and check the journal against it later with verify(head=...) or open(..., expect_head=...)."""
@@ -1264,7 +1400,7 @@ class Journal:
             raise BadInput("checkpoint() needs a journal open for appending.")
         with self.lock:
             h = self.head()
-            self._backend.write_checkpoint(h)
+            self._backend.write_checkpoint(h, self._vouch)
             self._cp_count, self._cp_time = self._n, time.monotonic()
             self.checkpoint_failure = ""
             return h
@@ -1372,9 +1508,17 @@ class Journal:
         return self._backend.iter(0, self._n)
 
     def records(self, start: int = 0, stop: int | None = None, kind: str | None = None) -> Iterator[Record]:
-        """Records from position `start` up to (not including) `stop`, optionally of one kind only."""
-        if not isinstance(start, int) or start < 0:
-            raise BadInput(f"start must be a non-negative position, got {start!r}.")
+        """Records from position `start` up to (not including) `stop`, optionally of one kind only. The arguments
+        are checked when it is called (not at the first record)."""
+        if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+            raise BadInput(f"start must be a non-negative position, got {safe_repr(start)}.")
+        if stop is not None and (not isinstance(stop, int) or isinstance(stop, bool)):
+            raise BadInput(f"stop must be a position (an int) or None, got {safe_repr(stop)}.")
+        if kind is not None and not isinstance(kind, str):
+            raise BadInput(f"kind must be a record kind (a string) or None, got {safe_repr(kind)}.")
+        return self._records(start, stop, kind)
+
+    def _records(self, start: int, stop: int | None, kind: str | None) -> Iterator[Record]:
         for r in self._backend.iter(start, self._n if stop is None else min(stop, self._n)):
             if kind is None or r.kind == kind:
                 yield r
@@ -1505,11 +1649,13 @@ class Journal:
             pass
 
     @staticmethod
+    @_short_messages
     def read(path: str | os.PathLike, backend: str | None = None) -> Journal:
         """Open a journal read-only: no writer lock, no write (for analysis beside a running writer)."""
-        return Journal(path, backend=backend, mode="r")
+        return Journal(_file_path(path, "Journal.read()"), backend=backend, mode="r")
 
     @staticmethod
+    @_short_messages
     def repair(path: str | os.PathLike, keep: int | None = None, backend: str | None = None) -> int:
         """Keep the whole, valid records of a journal and move the rest aside; return the number kept.
 
@@ -1519,9 +1665,10 @@ class Journal:
         a new head checkpoint for what it kept.
         """
         if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 0):
-            raise BadInput(f"keep must be a record count ≥ 0 or None, got {keep!r}.")
-        path = Path(path)
-        if not path.is_file():
+            raise BadInput(f"keep must be a record count ≥ 0 or None, got {safe_repr(keep)}.")
+        path = _file_path(path, "Journal.repair()")
+        _check_name("backend", backend, ("jsonl", "sqlite", "memory"), none=True)
+        if not _is_file(path):
             raise BadInput(f"no journal at {path}; Journal.repair needs an existing journal file.")
         name = _backend_name(path, backend)
         if name not in ("jsonl", "sqlite"):
@@ -1609,6 +1756,7 @@ def _repair_sqlite(path: Path, keep: int | None) -> int:
                 db.execute("DELETE FROM records WHERE position >= ? OR position < 0", (n,))
                 db.execute("CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)")
                 db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (n, prev))
+                db.execute("DELETE FROM head WHERE id = 1")  # a repair vouches for no record (Journal.vouch)
             return n
         except sqlite3.Error as e:
             if _sqlite_environment(e):

@@ -38,9 +38,13 @@ def head_file(path: str | os.PathLike) -> Path:
     return Path(os.path.realpath(path) + ".head")
 
 
-def checkpoint_text(count: int, last_hash: str) -> str:
-    """The checkpoint's content: what every place holds (one function, so a new field goes in once)."""
-    return dumps_canonical({"count": count, "hash": last_hash}) + "\n"
+def checkpoint_text(count: int, last_hash: str, vouch: tuple[int, str] | None = None) -> str:
+    """The checkpoint's content: what every place holds (one function, so a new field goes in once). `vouch`: the
+    (position, hash) of a record the writer vouches for (`Journal.vouch`), left out when there is none."""
+    d: dict = {"count": count, "hash": last_hash}
+    if vouch is not None:
+        d["vouch"] = [vouch[0], vouch[1]]
+    return dumps_canonical(d) + "\n"
 
 
 def write_checkpoint(path: str | os.PathLike, text: str, fd: int | None = None) -> None:

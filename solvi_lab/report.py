@@ -140,8 +140,15 @@ def metric_text(name: str, value: Any) -> str:
 
 
 def _executed_link(section: Section, out: Path) -> str | None:
+    """The executed notebook, relative to the results folder: found beside run.json first (run.json records an
+    absolute path, which a moved or copied results folder no longer has), else where run.json says."""
     executed = section.run.get("executed")
-    if executed and Path(executed).exists():
+    if not executed:
+        return None
+    beside = out / section.name / Path(executed).name
+    if beside.is_file():
+        return beside.relative_to(out).as_posix()
+    if Path(executed).exists():
         try:
             return Path(executed).resolve().relative_to(out.resolve()).as_posix()
         except ValueError:

@@ -224,3 +224,15 @@ def test_a_rerun_clears_the_earlier_caveats(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("kept")
     clear_stale(tmp_path)
     assert not (tmp_path / "caveats.json").exists() and (tmp_path / "notes.txt").exists()
+
+
+def test_a_moved_results_folder_still_links_its_executed_notebooks(results: Path, tmp_path_factory) -> None:
+    import shutil
+
+    moved = tmp_path_factory.mktemp("elsewhere") / "results"
+    shutil.copytree(results, moved)
+    shutil.rmtree(results)  # run.json's absolute "executed" now points at nothing
+    _, html_path = report.build_report(moved)
+    html = html_path.read_text(encoding="utf-8")
+    assert '<a href="risk_dungeon/risk_dungeon.ipynb">executed notebook</a>' in html
+    assert str(results) not in html
