@@ -50,6 +50,7 @@ def test_quick_run_both_sides_sound_everywhere(result: Any) -> None:
         "telecom_gold_replay": True,
         "telecom_agent_held_out_sound": True,
         "telecom_user_held_out_sound": True,
+        "telecom_blind_no_false_accept": True,
     }
 
 

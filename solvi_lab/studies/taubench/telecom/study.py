@@ -62,7 +62,7 @@ PARAMS = ParamSpec(
     Param(
         "budget",
         int,
-        full=80,
+        full=60,
         quick=40,
         meaning="probe transitions per task, about (gold calls kept)",
         low=2,
@@ -82,7 +82,7 @@ PARAMS = ParamSpec(
     Param(
         "blind_budget",
         int,
-        full=40,
+        full=30,
         quick=20,
         meaning="blind probe transitions per test task, about",
         low=1,
@@ -472,6 +472,20 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
                 threshold="0 false accepts and precision 1.000 on held-out probes",
             )
         )
+    blind_fa = [m.get(f"{side}_blind_false_accepts") for side in ("agent", "user")]
+    rows.append(
+        Comparison(
+            "blind probes (frozen generator, test tasks): false accepts, agent and user",
+            f"{blind_fa[0]}, {blind_fa[1]}",
+            None,
+            f"precision {_fmt(m.get('agent_blind_precision'))} and {_fmt(m.get('user_blind_precision'))}; "
+            f"abstentions {m.get('agent_blind_abstention_pct')}% and {m.get('user_blind_abstention_pct')}%",
+            holds=blind_fa == [0, 0],
+            kind="finding",
+            key="telecom_blind_no_false_accept",
+            threshold="0 false accepts on the blind probes, both sides",
+        )
+    )
     rows.append(
         Comparison(
             "agent refusals needing the user's side (held-out test)",
