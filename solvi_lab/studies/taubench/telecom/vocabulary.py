@@ -66,7 +66,7 @@ def declaration_lines() -> int:
 
     source = inspect.getsource(__import__(__name__, fromlist=["x"]))
     start = source.index("DATA_MODEL: dict")
-    return source[start : source.index("\n}\n", start) + 2].count("\n")
+    return source[start : source.index("\n}\n", start) + 3].count("\n")  # from "DATA_MODEL" to the closing brace
 
 
 def entity_of_arg(name: str) -> str | None:
