@@ -298,10 +298,13 @@ def block_rows(
         threshold = _md_cell(declared.get(r["name"], {}).get("threshold", "")) or "—"
         lines.append(f"| {r['shown']} | `{r['name']}` | {r['passes']} | {_interval(r['interval'])} | {threshold} |")
     names = [r["name"] for r in rows]
-    sentences = [(n, declared[n]["sentence"]) for n in names if declared.get(n, {}).get("sentence")]
-    if sentences:
-        lines += ["", "The specification's sentence each claim tests:", ""]
-        lines += [f"- `{n}`: “{_md_cell(t)}”" for n, t in sentences]
+    by_sentence: dict[str, list[str]] = {}  # one sentence, the rows that test it (in the table's order)
+    for n in names:
+        if declared.get(n, {}).get("sentence"):
+            by_sentence.setdefault(declared[n]["sentence"], []).append(n)
+    if by_sentence:
+        lines += ["", "The specification's sentences these rows test:", ""]
+        lines += [f"- {', '.join(f'`{n}`' for n in ns)}: “{_md_cell(t)}”" for t, ns in by_sentence.items()]
     caveats = [(n, c) for n in names for c in declared.get(n, {}).get("caveats", [])]
     if caveats:
         lines += ["", "Caveats of these rows:", ""]
