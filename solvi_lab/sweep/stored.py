@@ -305,10 +305,13 @@ def block_rows(
     if by_sentence:
         lines += ["", "The specification's sentences these rows test:", ""]
         lines += [f"- {', '.join(f'`{n}`' for n in ns)}: “{_md_cell(t)}”" for t, ns in by_sentence.items()]
-    caveats = [(n, c) for n in names for c in declared.get(n, {}).get("caveats", [])]
-    if caveats:
+    by_caveat: dict[str, list[str]] = {}  # one caveat, the rows it is attached to
+    for n in names:
+        for c in declared.get(n, {}).get("caveats", []):
+            by_caveat.setdefault(c, []).append(n)
+    if by_caveat:
         lines += ["", "Caveats of these rows:", ""]
-        lines += [f"- `{n}`: {_md_cell(c)}" for n, c in caveats]
+        lines += [f"- {', '.join(f'`{n}`' for n in ns)}: {_md_cell(c)}" for c, ns in by_caveat.items()]
     return "\n".join(lines) + "\n"
 
 
