@@ -353,12 +353,19 @@ def render_block(docs: Path, study: str, size: str, page: Path) -> str:
         f"last point finished {e['date']}. Every metric and figure: [{e['file']}]({link}). Generated from that file "
         "by `solvi-lab store-sweeps`; do not edit by hand."
     )
+    declared = declared_rows(docs.parent, study)
+    table = block_rows(text, where=str(stored), declared=declared)
     if text.lstrip().startswith("**Stale.**"):  # a stored file marked by hand as older than the study's rows
+        # said above the table too: its pass rates were counted at the thresholds of the commit the sweep ran on
+        warning = (
+            f"**Stale**: these pass rates are not the study's current rows or thresholds (the first line of "
+            f"{e['file']} says why); they were counted at the commit named below.\n\n"
+        )
         provenance = (
             f"**Stale**: these are not the study's current rows (the first line of {e['file']} says why). " + provenance
         )
-    declared = declared_rows(docs.parent, study)
-    return block_rows(text, where=str(stored), declared=declared) + "\n" + provenance + "\n"
+        table = warning + table
+    return table + "\n" + provenance + "\n"
 
 
 @dataclass(frozen=True)
