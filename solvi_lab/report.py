@@ -56,6 +56,7 @@ class Section:
     figures: list[str] = field(default_factory=list)  # paths relative to the results folder
     tables: list[str] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # results files that could not be read (corrupt), with the fix
 
     @property
     def status(self) -> str:
@@ -75,6 +76,37 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
+
+
+def read_object(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A JSON object file: (the object, None), or (None, what is wrong: "missing", "unreadable (…)", "corrupt (…)").
+
+    >>> import tempfile, pathlib
+    >>> bad = pathlib.Path(tempfile.mkdtemp()) / "run.json"
+    >>> _ = bad.write_text('{"status": "ok"')
+    >>> read_object(bad)
+    (None, "corrupt (not JSON: expecting ',' delimiter at line 1, column 16)")
+    >>> read_object(bad.with_name("none.json"))
+    (None, 'missing')
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, "missing"
+    except (OSError, UnicodeDecodeError) as e:
+        return None, f"unreadable ({getattr(e, 'strerror', None) or type(e).__name__})"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        return None, f"corrupt (not JSON: {e.msg[0].lower() + e.msg[1:]} at line {e.lineno}, column {e.colno})"
+    if not isinstance(value, dict):
+        return None, f"corrupt (a JSON {type(value).__name__} where an object is expected)"
+    return value, None
+
+
+def problems(sections: list[Section]) -> list[str]:
+    """One line per results file the report could not read (a corrupt run.json or metrics.json), with the fix."""
+    return [p for s in sections for p in s.problems]
 
 
 def effective_parameters(run: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +130,18 @@ def collect(out: Path, studies: list[str] | None = None) -> list[Section]:
     sections = []
     for name in names:
         folder = out / name
-        run = _read_json(folder / "run.json") or {"status": "unknown", "message": f"{folder}/run.json is missing"}
+        run, wrong = read_object(folder / "run.json")
+        again = f"run the study again: solvi-lab run {name} --out {out}"
+        found_problems = []
+        if run is None:
+            message = f"{folder / 'run.json'} is {wrong}; {again}"
+            run = {"status": "unknown", "message": message}
+            if wrong != "missing":  # a study named but never run is not a damaged file
+                found_problems.append(message)
+        metrics, wrong = read_object(folder / "metrics.json")
+        if wrong is not None and wrong != "missing":
+            found_problems.append(f"{folder / 'metrics.json'} is {wrong}; {again}")
+            run = {**run, "message": "\n".join(filter(None, [str(run.get("message") or ""), found_problems[-1]]))}
         info = registry.STUDIES.get(name)
         comparison: list[dict[str, str]] = []
         if (folder / "comparison.csv").exists():
@@ -114,7 +157,8 @@ def collect(out: Path, studies: list[str] | None = None) -> list[Section]:
                 comparison=comparison,
                 figures=[f"{name}/{p.name}" for p in sorted(folder.glob("*.png"))],
                 tables=[f"{name}/{p.name}" for p in sorted(folder.glob("*.csv")) if p.name != "comparison.csv"],
-                metrics=_read_json(folder / "metrics.json") or {},
+                metrics=metrics or {},
+                problems=found_problems,
             )
         )
     return sections
