@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 import re
 import struct
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from urllib.parse import quote
 
 from .notebook import atomic_write_text
 from .studies import registry
-from .studies.result import part_summary, shown
+from .studies.result import is_time, part_summary, shown
 from .sweep.summary import sweep_summary
 
 STATUS_TEXT = {
@@ -253,11 +252,20 @@ def seeds_note(section: Section, out: Path) -> tuple[str, str | None, dict[str, 
     if stored is None:
         return text, None, None
     path = registry.REPO_ROOT / "docs" / "sweeps" / stored["file"]
+    # A copy inside the results folder, linked relatively: the link survives moving or copying results/ (a link
+    # to ../docs/sweeps/ broke as soon as the folder moved). Rewritten on every build, so it is never stale.
+    copy = Path(out) / STORED_SWEEPS / stored["file"]
     try:
-        rel = Path(os.path.relpath(path, Path(out).resolve())).as_posix()
-    except ValueError:  # another drive (Windows)
-        rel = path.as_posix()
-    return text, rel, stored
+        text_of = path.read_text(encoding="utf-8")
+    except OSError:
+        return text, None, stored
+    if not copy.is_file() or copy.read_text(encoding="utf-8") != text_of:
+        atomic_write_text(copy, text_of)
+    return text, f"{STORED_SWEEPS}/{stored['file']}", stored
+
+
+#: Where the report keeps its copies of the stored sweeps it links (`docs/sweeps/<file>`), inside the results folder.
+STORED_SWEEPS = "stored-sweeps"
 
 
 def section_caveats(section: Section) -> list[str]:
@@ -347,7 +355,7 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             summary = part_summary(s.comparison)  # claims, findings and mechanism checks counted apart
             lines += [f"**{summary}**", ""] if summary else []
             lines += [caveats_block(out, s.name)] if caveats_block(out, s.name) else []
-            header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
+            header, rows = drop_empty_columns(list(s.comparison[0]), comparison_rows(s.comparison))
             lines += _md_table(header, rows)
         elif s.status == "ok":
             lines += ['_The notebook saved no comparison table (`rec.save_table("comparison", ...)`)._', ""]
@@ -477,6 +485,24 @@ def _html_table(header: list[str], rows: list[list[Any]], css: str = "") -> str:
     return f"<table{cls_attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def measure_label(measure: str) -> str:
+    """A row's label as shown: a time row loses its "(s)", since its values carry their own unit (µs, ms, s, min) —
+    a label saying seconds beside "179 µs" misleads.
+
+    >>> measure_label("median retraction (s)"), measure_label("rebuild (s, incl. fingerprint)"), measure_label("depth")
+    ('median retraction', 'rebuild (incl. fingerprint)', 'depth')
+    """
+    if not is_time(measure):
+        return measure
+    label = re.sub(r"\s*\((?:s|seconds)\)", "", measure)
+    return re.sub(r"\((?:s|seconds), ", "(", label).strip()
+
+
+def comparison_rows(comparison: list[dict[str, str]]) -> list[list[Any]]:
+    """The comparison table's rows as shown: the measure column by `measure_label`."""
+    return [[measure_label(v) if k == "measure" else v for k, v in r.items()] for r in comparison]
+
+
 def drop_empty_columns(header: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
     """Leave out the columns no row fills (empty or "—"): they only take width.
 
@@ -591,7 +617,7 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
                 f'<pre class="message {html.escape(s.status)}">{html.escape(str(s.run["message"]).strip())}</pre>'
             )
         if s.comparison:
-            header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
+            header, rows = drop_empty_columns(list(s.comparison[0]), comparison_rows(s.comparison))
             parts.append("<h3>Ours beside the published figures</h3>")
             if part_summary(s.comparison):
                 parts.append(f'<p class="meta"><b>{html.escape(part_summary(s.comparison))}</b></p>')
