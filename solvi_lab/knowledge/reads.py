@@ -109,7 +109,7 @@ def item_record(store: KnowledgeStore, iid: str) -> dict[str, Any]:
             "wrong_uses": it.wrong_uses if it.present else 0,
             "guarantee": it.guarantee,
         },
-        "status": store.status(iid),
+        "status": item_status(it, store.ticks),
         "why": it.why,
         "refuted_by": it.refuted_by,
         "version": it.version,
@@ -185,7 +185,7 @@ def query(
         # item_status, not store.status: a loop over the store pays no public call (net, lock) per item
         if statuses is not None and item_status(it, store.ticks) not in statuses:
             continue
-        out.append(store.item(it.id))
+        out.append(item_record(store, it.id))
     return out
 
 
