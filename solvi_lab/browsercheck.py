@@ -182,9 +182,7 @@ def check_page(page: Path | str, *, width: int = 1400, height: int = 1000, budge
     text = page.read_text(encoding="utf-8")
     script = _SCRIPT
     if width < MIN_WINDOW:  # chromium's window is never narrower: lay the page out in a column that wide
-        script = (
-            f"<style>html {{ width: {width}px; }}</style><script>window.__solviWidth = {width};</script>" + _SCRIPT
-        )
+        script = f"<style>html {{ width: {width}px; }}</style><script>window.__solviWidth = {width};</script>" + _SCRIPT
     probe.write_text(text.replace("</body>", script + "</body>") if "</body>" in text else text + script)
     try:
         with tempfile.TemporaryDirectory(prefix="solvi-chromium-") as profile:
