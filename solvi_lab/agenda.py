@@ -128,13 +128,15 @@ class _ClassOrInstance:
     """A method that is one function on the class and another on an instance (see Agenda.open)."""
 
     def __init__(self, on_class: Any, on_instance: Callable[..., Any]):
-        self.on_class, self.on_instance = on_class, on_instance
+        # Held by name and looked up on the class at each access: public_calls wraps the class's methods after
+        # this is made (the net and the journal lock), and `open` must reach the wrapped ones.
+        self.on_class, self.on_instance = on_class.__func__.__name__, on_instance.__name__
         self.__doc__ = on_instance.__doc__
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
-            return self.on_class.__get__(None, owner)
-        return self.on_instance.__get__(obj, owner)
+            return getattr(owner, self.on_class)
+        return getattr(obj, self.on_instance)
 
 
 @public_calls

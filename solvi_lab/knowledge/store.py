@@ -11,7 +11,7 @@ record to the fold, answer reads. It holds no rule of the specification: the rul
 whose fields are the whole fold state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path
 knowledge/admission.py, the record-building reads knowledge/reads.py, from-scratch folds and verify
 knowledge/from_scratch.py (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
-nor import explore/ (ks.frame()/diff()/graph() are aliases in solvi_lab/compat.py).
+nor import explore/ (the explore functions take the store: solvi_lab.explore.store_frame(ks) and the rest).
 
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
@@ -51,6 +51,7 @@ from .items import LIVE, Item, item_id, value_key
 from .records import RECORD_KIND
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
+from .snapshot_files import clean_on_open
 from .staleness import validate_flag_target
 from .view import StoreView, item_status
 
@@ -94,6 +95,7 @@ class KnowledgeStore(Fold, JournalOwner):
     opened_from_snapshot = False  # True when open() loaded a fold snapshot and folded only the records after it
     _snapshot_at: int | None = None  # position of the snapshot this store loaded or wrote (None: none usable)
     _snapshot_on_close = False  # set by open(): close() writes a snapshot (see SNAPSHOT_MIN_RECORDS)
+    _diverged = ""  # why this store's state was seen to differ from its journal's replay ('' never): no snapshot then
 
     @_gc_paused
     def __init__(
@@ -127,6 +129,7 @@ class KnowledgeStore(Fold, JournalOwner):
                 skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
             )
             loader.finish(journal)
+            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             if path is not None:
                 self._snapshot_on_close = True
         else:
@@ -625,6 +628,7 @@ class KnowledgeStore(Fold, JournalOwner):
         journal = Journal(path, **jo)
         try:
             loader.finish(journal)
+            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             st._attach(journal)
             st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
             st.decisions = DecisionLog(journal)
@@ -654,8 +658,10 @@ class KnowledgeStore(Fold, JournalOwner):
         """Close the journal (writing its head checkpoint) and release the file. `snapshot`: True writes a fold
         snapshot first, False never, None (the default) when the journal is long and its snapshot missing or far
         behind (knowledge/fold_snapshot.py, close_store)."""
-        close_store(self, snapshot)
-        super().close()
+        try:
+            close_store(self, snapshot)
+        finally:  # a snapshot that could not be written (a full disk) still closes the journal and its lock
+            super().close()
 
     @property
     def read_only(self) -> bool:
@@ -708,20 +714,29 @@ class KnowledgeStore(Fold, JournalOwner):
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
         The chain is checked first (streaming), then the journal is folded a second time beside the live store —
-        every retracted item treated as never written, the definition retraction must meet — and the two
-        fingerprints are compared. verify() only reports: the live store is never replaced. The second fold is
+        every retracted item treated as never written, the definition retraction must meet — and compared with what
+        the live store serves: its fingerprint recomputed from its items, questions and flags as they are now (never
+        from the digests it keeps, which a fold snapshot carries over), its kept fingerprint, item count, position,
+        retractions and decisions. verify() only reports: the live store is never replaced, but a store found to
+        differ writes no fold snapshot from then on. The second fold is
         the same fold, except that it lets go of each item and key once no later record reads it (their digests
         are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
-        result = from_scratch.verify(self, head, KnowledgeStore._lean_fold)
-        self.last_verification = (result, self.position)  # what the store's card shows as its last verify
-        return result
+        v = from_scratch.verify(self, head, KnowledgeStore._lean_store)
+        if v.chain_ok and not v.replay_matches:
+            # Seen to diverge: no snapshot is written from this state, and the one it may have been opened from is
+            # no longer vouched for by the journal's head checkpoint (the next open folds from scratch).
+            self._diverged = "was found by verify() to differ from the replay of its journal"
+            j = self.journal
+            if j.path is not None and not j.closed and j.mode == "a":
+                j.vouch(None)
+        self.last_verification = (v, self.position)  # what the store's card shows as its last verify
+        return v
 
     _lean_fold = classmethod(from_scratch.lean_fold)
+    _lean_store = classmethod(from_scratch.lean_store)
 
     # ------------------------------------------------------------------------------------------ re-deciding
-    # (ks.frame(), ks.diff(), ks.graph() are deprecated aliases of the explore functions, defined in
-    # solvi_lab/compat.py: the knowledge package imports nothing of explore/.)
     def redecide(
         self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
