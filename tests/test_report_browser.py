@@ -1,5 +1,8 @@
 """report.html of a quick run, in a real headless browser (Debian's chromium): it fits a 1,400-px window, every
-image loads, every link resolves. The checker itself is first shown to catch each of those faults."""
+image loads, every link resolves. The checker itself is first shown to catch each of those faults.
+
+Without chromium these tests are skipped with one line saying how to get it, so README's test command passes on a
+machine without a browser; with `CI` set (`.ci/run` exports `CI=1` and installs chromium) a missing browser fails."""
 
 from __future__ import annotations
 
@@ -12,12 +15,60 @@ from solvi_lab import browsercheck, report, reproduce
 from solvi_lab.errors import SolviLabError
 
 
+def chromium_or_skip() -> str:
+    """The chromium binary; without one, a skip that says how to get it — or, in CI (`CI` set), a failure."""
+    found = browsercheck.find_chromium()
+    if found is not None:
+        return found
+    why = f"no chromium on PATH for the browser check of report.html; install it: `{browsercheck.INSTALL}`"
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        pytest.fail(f"{why} (CI is set: .ci/run installs it, so a missing browser is a failure there)")
+    pytest.skip(why)
+
+
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    found = browsercheck.find_chromium()
-    if found is None:  # CI installs it (.ci/run); a missing browser is a failure with the fix, never a skip
-        pytest.fail(f"no chromium on PATH; install it: `{browsercheck.INSTALL}`")
-    return found
+    return chromium_or_skip()
+
+
+def _no_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SOLVI_LAB_CHROMIUM", raising=False)
+    monkeypatch.setattr(browsercheck.shutil, "which", lambda name: None)
+
+
+def test_without_chromium_the_browser_tests_are_skipped_with_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_browser(monkeypatch)
+    for unset in (None, "", "0", "false"):
+        if unset is None:
+            monkeypatch.delenv("CI", raising=False)
+        else:
+            monkeypatch.setenv("CI", unset)
+        with pytest.raises(pytest.skip.Exception) as skipped:
+            chromium_or_skip()
+        assert str(skipped.value) == (
+            "no chromium on PATH for the browser check of report.html; "
+            "install it: `apt-get update && apt-get install -y chromium`"
+        )
+        assert "\n" not in str(skipped.value)
+
+
+def test_without_chromium_in_ci_the_browser_tests_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_browser(monkeypatch)
+    for ci in ("1", "true"):
+        monkeypatch.setenv("CI", ci)
+        with pytest.raises(pytest.fail.Exception, match=r"install it: `apt-get update && apt-get install -y chromium`"):
+            chromium_or_skip()
+
+
+def test_with_chromium_on_path_it_is_used_whatever_ci_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SOLVI_LAB_CHROMIUM", raising=False)
+    monkeypatch.setattr(browsercheck.shutil, "which", lambda name: "/opt/x/chromium" if name == "chromium" else None)
+    for ci in ("1", None):
+        if ci is None:
+            monkeypatch.delenv("CI", raising=False)
+        else:
+            monkeypatch.setenv("CI", ci)
+        assert chromium_or_skip() == "/opt/x/chromium"
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +140,11 @@ def _png(width: int, height: int) -> bytes:
     raw = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def test_ci_run_exports_ci_before_readmes_test_command() -> None:
+    """.ci/run sets CI as its own line before the test command (which stays README's, word for word)."""
+    lines = [ln.strip() for ln in (Path(__file__).parents[1] / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    test_line = next(i for i, ln in enumerate(lines) if ln.startswith("MPLBACKEND") and "pytest" in ln)
+    assert "export CI=1" in lines[:test_line]
+    assert "CI=" not in lines[test_line].replace("SOLVI_LAB_QUICK=1", "")

@@ -269,7 +269,12 @@ SWEEPS = DOCS / "sweeps"
 # Stored sweeps whose checked rows are not the study's current ones, until the sweep is run again and stored
 # (`solvi-lab sweep ...`, then `solvi-lab store-sweeps`). Must be exactly the set that fails below: storing a fresh
 # sweep makes the test fail until its entry is removed here.
-STALE: set[str] = set()
+STALE: set[str] = {
+    # held_out_no_false_accept folded into refusal_recall (issue 44); the full size is also marked stale in its file
+    # (abstention_rare and the two ablation false-refusal rows have the specification's thresholds since)
+    "taubench_action_model:full",
+    "taubench_action_model:quick",
+}
 QUICK_RUN = ("example", "explore")  # no claim record, and a quick seed-0 run takes well under a second
 
 
@@ -313,7 +318,7 @@ def _current_keys(study: str) -> set[str] | None:
     (a study with neither, e.g. crafter: only "every row shown is a key of its code" is checked)."""
     record = registry.REPO_ROOT / "data" / "expected" / "claims" / f"{study}.json"
     module = importlib.import_module(registry.STUDIES[study].module)
-    if record.exists():
+    if record.exists() and "0" in json.loads(record.read_text()):  # crafter's record holds its rows' declarations only
         return set(json.loads(record.read_text())["0"]) | set(getattr(module, "TIMING_KEYS", ()))
     if study in QUICK_RUN:
         return set(module.run(**{**module.QUICK_PARAMS, "seed": 0}).claims())
@@ -387,3 +392,42 @@ def test_a_stored_file_marked_stale_by_hand_says_so_in_its_blocks(tree: tuple[Pa
         "\n\n**Stale**: these are not the study's current rows (the first line of toy_full.md says why). Seeds 0-2"
         in block
     )
+
+
+# --- the studies table (solvi_lab/sweep/headlines.py) -----------------------------------------------------------
+
+
+def test_the_readme_holds_the_studies_table_generated_from_the_stored_sweeps() -> None:
+    from solvi_lab.sweep import headlines
+
+    readme = registry.REPO_ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    assert text.count(headlines.BEGIN) == 1 and text.count(headlines.END) == 1
+    assert headlines.regenerated(text, DOCS, readme) == text
+    table = [ln for ln in text.splitlines() if ln.startswith("| ") and "](docs/sweeps/" in ln]
+    assert len(table) == len(headlines.ROWS)
+    # a value typed over by hand is what the check catches
+    edited = text.replace("| risk dungeon (our toy) | mean deepest level: none / Protect / RiskBudget | ", "| x | y | 9 / ")
+    assert edited != text and headlines.regenerated(edited, DOCS, readme) != edited
+
+
+def test_the_studies_table_reads_each_value_by_name_with_its_published_figure_and_caveats(tmp_path: Path) -> None:
+    from solvi_lab.sweep import headlines
+
+    e = stored.read_index(DOCS)["risk_dungeon:full"]
+    text = (SWEEPS / e["file"]).read_text(encoding="utf-8")
+    assert headlines.stored_value(text, "mean deepest level, Protect") == ("4.789", "5.67")  # figure: mean, published
+    assert headlines.stored_value(text, "games_per_arm") == ("600", None)  # a metric has no published figure
+    with pytest.raises(BadInput, match=r"has no figure or metric named 'nope'; fix the row"):
+        headlines.stored_value(text, "nope", where="x.md")
+    table = headlines.render_table(DOCS, registry.REPO_ROOT / "README.md")
+    line = next(ln for ln in table.splitlines() if ln.startswith("| risk dungeon"))
+    assert "| 4.789 / " not in line and "| 1.792 / 4.789 / 5.923 | 3.47 / 5.67 / 6.65 |" in line
+    assert f"[full, seeds 0-19, `{e['commit'][:7]}`](docs/sweeps/risk_dungeon_full.md)" in line
+    for row in headlines.ROWS:  # every row's caveats are under the table, beside its name
+        for c in row.caveats:
+            assert c in table
+    page = tmp_path / "p.md"
+    page.write_text(f"{headlines.BEGIN}\n{headlines.BEGIN}\n{headlines.END}\n")
+    with pytest.raises(BadInput, match="the studies-table markers must come in pairs"):
+        headlines.regenerated(page.read_text(), DOCS, page)

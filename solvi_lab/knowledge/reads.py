@@ -193,18 +193,22 @@ def report(store: KnowledgeStore) -> dict[str, Any]:
     by_status: dict[str, int] = {}
     by_kind: dict[str, int] = {}
     by_source: dict[str, int] = {}
-    refused = 0
+    refused = present = 0
+    # one set of items for every count: each item written and admitted, retracted ones included (by_status says
+    # how many are retracted; `present` how many are not); refused writes are counted apart
     for it in store._items.values():
         if it.state == "refused":
             refused += 1
             continue
         st = store.status(it.id)
         by_status[st] = by_status.get(st, 0) + 1
-        if it.present:
-            by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
-            by_source[it.source] = by_source.get(it.source, 0) + 1
+        by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
+        by_source[it.source] = by_source.get(it.source, 0) + 1
+        present += bool(it.present)
     return {
         "items": len(store._items) - refused,
+        "counted": "every item written and admitted, retracted ones included; refused writes apart",
+        "present": present,
         "refused_writes": refused,
         "by_status": by_status,
         "by_kind": by_kind,

@@ -376,10 +376,15 @@ def run(
     # Each claim of the specification once. "none" dies in (nearly) every game — with no knowledge every prediction
     # is "unknown", System 2's explorer always descends, and a blind explorer meets a pit with probability 1/3 per
     # level — so the "… < none" / "none < …" halves of the published orderings are forced: shown, not counted.
+    # The Protect < RiskBudget halves are near-forced too (RiskBudget is Protect plus the refused descents it takes:
+    # deeper, and more of the targeted deaths): mechanism checks, not counted as claims.
+    near_forced = {
+        "mechanism_depth_risk_budget_above_protect": mean("protect") < mean("risk_budget"),
+        "mechanism_deaths_risk_budget_above_protect": dead("protect") < dead("risk_budget"),
+    }
+    metrics.update({k: bool(v) for k, v in near_forced.items()})
     claims = {
-        "claim_depth_risk_budget_above_protect": mean("protect") < mean("risk_budget"),
         "claim_protect_far_fewer_deaths": ratio <= FAR_FEWER_MAX_RATIO,
-        "claim_deaths_risk_budget_above_protect": dead("protect") < dead("risk_budget"),
         "claim_protect_declines": decline("protect") > 0,
         # It must actually decline (first third above the last) and by more than Protect: two rising arms don't count.
         "claim_no_expiry_gate_declines_more": 0 < decline("gate_no_expiry")
@@ -470,10 +475,16 @@ def run(
             f"{mean('protect'):.2f} < {mean('risk_budget'):.2f}",
             "5.67 < 6.65",
             "RiskBudget takes the refused descents its gain justifies",
-            holds=claims["claim_depth_risk_budget_above_protect"],
-            kind="claim",
+            holds=near_forced["mechanism_depth_risk_budget_above_protect"],
+            kind="mechanism",
             key="depth_risk_budget_above_protect",
             threshold="mean deepest level: Protect < RiskBudget (strictly)",
+            sentence="the mean deepest level was 3.47 without knowledge (482 deaths from the hazards the knowledge targets), 5.67 with "
+            "Protect (40 such deaths) and 6.65 with RiskBudget (196 such deaths; 5.8 risky actions taken per game)",
+            caveats=(
+                "near-forced, so a mechanism check: RiskBudget is Protect plus the refused descents its gain "
+                "justifies, and a descent taken goes deeper",
+            ),
         ),
         Comparison(
             "Protect: far fewer targeted deaths than none",
@@ -485,6 +496,12 @@ def run(
             kind="claim",
             key="protect_far_fewer_deaths",
             threshold=f"Protect's targeted deaths ≤ {FAR_FEWER_MAX_RATIO:.3f} × none's (twice the published 40/482)",
+            sentence="3.47 without knowledge (482 deaths from the hazards the knowledge targets), 5.67 with Protect (40 "
+            "such deaths)",
+            caveats=(
+                "a tolerance of twice the published ratio: the published counts are of one run of their dungeon, and "
+                "ours is a toy after its description, so only the order of magnitude of the ratio can transfer",
+            ),
         ),
         Comparison(
             "targeted deaths: the '< none' half of Protect < RiskBudget < none",
@@ -497,10 +514,16 @@ def run(
             f"{dead('protect')} < {dead('risk_budget')}",
             "40 < 196",
             "the risk RiskBudget takes costs deaths",
-            holds=claims["claim_deaths_risk_budget_above_protect"],
-            kind="claim",
+            holds=near_forced["mechanism_deaths_risk_budget_above_protect"],
+            kind="mechanism",
             key="deaths_risk_budget_above_protect",
             threshold="targeted deaths: Protect < RiskBudget (strictly)",
+            sentence="the mean deepest level was 3.47 without knowledge (482 deaths from the hazards the knowledge targets), 5.67 with "
+            "Protect (40 such deaths) and 6.65 with RiskBudget (196 such deaths; 5.8 risky actions taken per game)",
+            caveats=(
+                "near-forced, so a mechanism check: Protect never takes a refused descent (a mechanism row) and "
+                "RiskBudget takes some, each a chance of the targeted death",
+            ),
         ),
         Comparison(
             "Protect declines from first to last third",
@@ -512,6 +535,8 @@ def run(
             kind="claim",
             key="protect_declines",
             threshold="Protect's mean deepest level, first third − last third of the streams > 0 (warm-up included)",
+            sentence="From the first to the last third of the streams Protect fell from 6.74 to 5.02 as learned "
+            "refusals accumulated",
         ),
         Comparison(
             "never-expiring gate declines, and more than Protect (first − last third)",
@@ -522,6 +547,8 @@ def run(
             kind="claim",
             key="no_expiry_gate_declines_more",
             threshold="gate without expiry or floor: first − last third > 0 and > Protect's (warm-up included)",
+            sentence="and with a gate that never expires and has no floor from 6.70 to 2.99 — the gate tightening "
+            "itself",
         ),
         Comparison(
             "RiskBudget does not decline",
@@ -532,6 +559,7 @@ def run(
             kind="claim",
             key="risk_budget_no_decline",
             threshold="RiskBudget's last third ≥ its first third (warm-up included)",
+            sentence="while RiskBudget went from 6.29 to 6.94",
         ),
         Comparison(
             "Protect declines without the warm-up games (middle → last third)",

@@ -217,7 +217,10 @@ class StudyResult:
         compares against something else, e.g. "naive reference").
     caveats: what a reader must know beside the tallies, one sentence each (seen vs unseen inputs, forced rows, a
         tuned baseline, what CI does not check). The notebook saves them (`Recorder.save_caveats`) and the report
-        prints them beside the study's table.
+        prints them beside the study's table. Every comparison row's own caveats are added, named by the row's key:
+
+    >>> StudyResult("x", {}, {}, comparison=[Comparison("a", 1, 2, key="a", caveats=("seed-free",))]).caveats
+    ['a: seed-free']
     """
 
     name: str
@@ -229,6 +232,15 @@ class StudyResult:
     reference: str = "published"
     caveats: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # A row's caveats travel with it: they join the study's caveats (named by the row's key), which the notebook
+        # saves and the report prints in both formats, so no rendering of the study can show the row without them.
+        for c in self.comparison:
+            for text in c.caveats:
+                line = f"{c.key or c.measure}: {text}"
+                if line not in self.caveats:
+                    self.caveats.append(line)
+
     def comparison_frame(self) -> pl.DataFrame:
         """The comparison table, its reference column named after `reference`.
 
@@ -237,6 +249,25 @@ class StudyResult:
         """
         frame = comparison_table(self.comparison)
         return frame if self.reference == "published" else frame.rename({"published": self.reference})
+
+    def declarations(self, skip: tuple[str, ...] | set[str] = ()) -> dict[str, dict[str, Any]]:
+        """What each checked row declares, by key: its part ("kind"), threshold, the specification's sentence and its
+        caveats — the record (`data/expected/claims/<study>.json`, "rows") the docs' pass-rate blocks render.
+
+        >>> StudyResult("x", {}, {}, comparison=[Comparison("a", 1, 2, holds=True, kind="claim", key="a",
+        ...     threshold="t", sentence="s")]).declarations()
+        {'a': {'kind': 'claim', 'threshold': 't', 'sentence': 's', 'caveats': []}}
+        """
+        return {
+            (c.key or c.measure): {
+                "kind": c.kind,
+                "threshold": c.threshold,
+                "sentence": c.sentence,
+                "caveats": list(c.caveats),
+            }
+            for c in self.comparison
+            if c.holds is not None and (c.key or c.measure) not in skip
+        }
 
     def claims(self) -> dict[str, bool]:
         """Every checked row (``holds`` not None) by its key (its measure when it has no key): what sweeps count.

@@ -340,6 +340,7 @@ def run(
         "median_component_share": med_comp / present_before,
         "max_component": largest,
         "median_component_before_all": statistics.median(comps_before),
+        "median_component_share_before_all": statistics.median(comps_before) / present_before,
         "distinct_component_sizes": len(set(comps)),
         "distinct_component_sizes_before_all": len(set(comps_before)),
         "retractions_in_largest_component": sum(c == largest for c in comps),
@@ -379,7 +380,16 @@ def run(
             "median component share of the store",
             round(metrics["median_component_share"], 4),
             PUBLISHED["median_component_share"],
-            "component at the time / items present before the retractions",
+            "at the time of each retraction (earlier retractions removed) / items present before the retractions: "
+            "what a retraction in this sequence actually touches",
+        ),
+        Comparison(
+            "median component share of the store, static (computed once, before all retractions)",
+            round(metrics["median_component_share_before_all"], 4),
+            PUBLISHED["median_component_share"],
+            "the definition that matches the published figure: the specification's 6,057 of 10,000 names no time, "
+            "and only a component measured on the whole store, before any retraction, can be that large a share; "
+            "the row above is the other definition, shown so neither is chosen silently",
         ),
         Comparison(
             "distinct component sizes among the retractions (ties)",
@@ -422,6 +432,7 @@ def run(
             kind="claim",
             key="exact_retractions",
             threshold="every retraction's fingerprint == that of rebuild(skip={x}) computed before it",
+            sentence="1,000 of 1,000 random retractions exact",
         ),
         Comparison(
             "verify() at the end",
@@ -432,6 +443,7 @@ def run(
             kind="claim",
             key="verify_at_end",
             threshold="verify() true and the full rebuild's fingerprint == the live one",
+            sentence="and verify() true at the end",
         ),
         Comparison(
             "a retraction's cost grows with its component: Spearman ρ, component at the time vs time",
@@ -443,6 +455,8 @@ def run(
             kind="claim",
             key="cost_grows_with_component",
             threshold=f"ρ ≥ {COST_FOLLOWS_MIN_RHO} (the published figure the claim is stated with)",
+            sentence="A retraction's cost grows with the connected component it touches (premise edges and shared "
+            "keys) … (Spearman ρ between component size and time 0.88)",
         ),
         Comparison(
             "time follows what was re-folded more than the component: Spearman ρ, items re-folded vs time",

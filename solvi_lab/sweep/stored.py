@@ -265,14 +265,58 @@ def _interval(text: str) -> str:
     return f"[{float(m.group(1)):.2f}, {float(m.group(2)):.2f}]"
 
 
-def block_rows(text: str, *, where: str = "the stored sweep") -> str:
-    """The pass-rate table of a block: part, checked row, passes, 95% interval; claims, findings, mechanisms."""
+def declared_rows(root: Path, study: str) -> dict[str, dict[str, Any]]:
+    """What the study's code declares for each checked row now (part, threshold, the specification's sentence,
+    caveats): the "rows" of `data/expected/claims/<study>.json`, which `tests/studies/test_claims.py` keeps equal to
+    the code. Empty for a study without a record (its blocks show the stored parts only)."""
+    path = Path(root) / "data" / "expected" / "claims" / f"{study}.json"
+    if not path.exists():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8")).get("rows", {})
+
+
+def block_rows(
+    text: str, *, where: str = "the stored sweep", declared: dict[str, dict[str, Any]] | None = None
+) -> str:
+    """The pass-rate table of a block: part, checked row, passes, 95% interval, threshold; claims, findings,
+    mechanisms. With `declared` (see `declared_rows`) each row's part and threshold are the code's, a part that
+    differs from the swept one says so, and the specification's sentences and the rows' caveats follow the table."""
+    declared = declared or {}
     rows = checked_rows(text, where=where)
+    for r in rows:
+        now = declared.get(r["name"], {}).get("kind")
+        r["shown"] = r["part"] if now is None or now == r["part"] else f"{now} (swept as {r['part']})"
+        r["rank"] = now or r["part"]
     rank = {p: i for i, p in enumerate(PART_ORDER)}
-    rows = sorted(rows, key=lambda r: rank.get(r["part"], len(PART_ORDER)))  # stable: the study's order within
-    lines = ["| part | checked row | passes | 95% interval |", "|---|---|---:|---|"]
-    lines += [f"| {r['part']} | `{r['name']}` | {r['passes']} | {_interval(r['interval'])} |" for r in rows]
+    rows = sorted(rows, key=lambda r: rank.get(r["rank"], len(PART_ORDER)))  # stable: the study's order within
+    if not declared:
+        lines = ["| part | checked row | passes | 95% interval |", "|---|---|---:|---|"]
+        lines += [f"| {r['shown']} | `{r['name']}` | {r['passes']} | {_interval(r['interval'])} |" for r in rows]
+        return "\n".join(lines) + "\n"
+    lines = ["| part | checked row | passes | 95% interval | threshold |", "|---|---|---:|---|---|"]
+    for r in rows:
+        threshold = _md_cell(declared.get(r["name"], {}).get("threshold", "")) or "—"
+        lines.append(f"| {r['shown']} | `{r['name']}` | {r['passes']} | {_interval(r['interval'])} | {threshold} |")
+    names = [r["name"] for r in rows]
+    by_sentence: dict[str, list[str]] = {}  # one sentence, the rows that test it (in the table's order)
+    for n in names:
+        if declared.get(n, {}).get("sentence"):
+            by_sentence.setdefault(declared[n]["sentence"], []).append(n)
+    if by_sentence:
+        lines += ["", "The specification's sentences these rows test:", ""]
+        lines += [f"- {', '.join(f'`{n}`' for n in ns)}: “{_md_cell(t)}”" for t, ns in by_sentence.items()]
+    by_caveat: dict[str, list[str]] = {}  # one caveat, the rows it is attached to
+    for n in names:
+        for c in declared.get(n, {}).get("caveats", []):
+            by_caveat.setdefault(c, []).append(n)
+    if by_caveat:
+        lines += ["", "Caveats of these rows:", ""]
+        lines += [f"- {', '.join(f'`{n}`' for n in ns)}: {_md_cell(c)}" for c, ns in by_caveat.items()]
     return "\n".join(lines) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _header(text: str) -> str:
@@ -309,11 +353,19 @@ def render_block(docs: Path, study: str, size: str, page: Path) -> str:
         f"last point finished {e['date']}. Every metric and figure: [{e['file']}]({link}). Generated from that file "
         "by `solvi-lab store-sweeps`; do not edit by hand."
     )
+    declared = declared_rows(docs.parent, study)
+    table = block_rows(text, where=str(stored), declared=declared)
     if text.lstrip().startswith("**Stale.**"):  # a stored file marked by hand as older than the study's rows
+        # said above the table too: its pass rates were counted at the thresholds of the commit the sweep ran on
+        warning = (
+            f"**Stale**: these pass rates are not the study's current rows or thresholds (the first line of "
+            f"{e['file']} says why); they were counted at the commit named below.\n\n"
+        )
         provenance = (
             f"**Stale**: these are not the study's current rows (the first line of {e['file']} says why). " + provenance
         )
-    return block_rows(text, where=str(stored)) + "\n" + provenance + "\n"
+        table = warning + table
+    return table + "\n" + provenance + "\n"
 
 
 @dataclass(frozen=True)
@@ -356,8 +408,11 @@ def blocks(text: str, *, where: str) -> list[Block]:
 
 
 def regenerated(page: Path, docs: Path) -> str:
-    """The page's text with every generated block rebuilt from `docs/sweeps/` (the text itself if it has none)."""
-    text = page.read_text(encoding="utf-8")
+    """The page's text with every generated block (pass rates, the studies table of `headlines`) rebuilt from
+    `docs/sweeps/` (the text itself if it has none)."""
+    from .headlines import regenerated as with_studies_table
+
+    text = with_studies_table(page.read_text(encoding="utf-8"), docs, page)
     found = blocks(text, where=str(page))
     if not found:
         return text

@@ -7,7 +7,9 @@ is reported, never dropped — so the test fails only on a *change*:
 - a row that held and no longer does: "claim stopped holding: <key> (<threshold>)";
 - a row that failed and now holds, or a key that appeared or vanished: the record must be updated, said so;
 - at seed 0, when every row is as recorded but a pinned number of `data/expected/<study>.json` moved: "changed pin"
-  (every claim still holds: a change of numbers, not of findings).
+  (every claim still holds: a change of numbers, not of findings);
+- at seed 0, each row's declaration (part, threshold, the specification's sentence, caveats) against the record's
+  "rows", which the docs' pass-rate blocks render (`solvi_lab/sweep/stored.py`).
 
 Rows whose verdict rests on timings (a study's TIMING_KEYS) are never compared: a loaded machine moves them.
 Regenerate the records with `python tests/studies/test_claims.py` after a change made on purpose.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,7 @@ STUDIES = (
     "learner_evidence",
     "taubench_action_model",
     "taubench_airline",
+    "tau2_telecom",
 )
 CLAIMS_DIR = registry.REPO_ROOT / "data" / "expected" / "claims"
 
@@ -51,6 +55,12 @@ def _run(study: str, seed: int):
 def _checked(module: Any, result: Any) -> dict[str, bool]:
     timing = set(getattr(module, "TIMING_KEYS", ()))
     return {k: v for k, v in result.claims().items() if k not in timing}
+
+
+def _rows(module: Any, result: Any) -> dict[str, dict[str, Any]]:
+    """What each checked row declares (its part, threshold, the specification's sentence, its caveats), by key: the
+    record the docs' pass-rate blocks render beside the stored pass rates, so the labels cannot drift from the code."""
+    return result.declarations()  # timing rows included: a declaration does not move with the machine's load
 
 
 def _metric_problems(expected: dict[str, Any], metrics: dict[str, Any]) -> list[str]:
@@ -97,6 +107,11 @@ def test_claims_as_recorded(study: str, seed: int) -> None:
         f"gone {sorted(set(recorded) - set(now))}; update data/expected/claims/{study}.json"
     )
     if seed == 0:
+        rows = json.loads(path.read_text(encoding="utf-8")).get("rows")
+        assert rows == _rows(module, result), (
+            f"{study}: a checked row's part, threshold, sentence or caveats changed; update "
+            f"data/expected/claims/{study}.json (python {Path(__file__).name})"
+        )
         info = registry.STUDIES[study]
         expected = json.loads(info.expected_path.read_text(encoding="utf-8"))["metrics"]
         moved = _metric_problems(expected, result.metrics)
@@ -118,9 +133,48 @@ def _write_records() -> None:
                 print(f"{study}: skipped ({e})")
                 break
             out[str(seed)] = _checked(module, result)
+            if seed == 0:
+                out["rows"] = _rows(module, result)
         if out:
             (CLAIMS_DIR / f"{study}.json").write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-            print(f"{study}: recorded", {s: sum(v.values()) for s, v in out.items()})
+            print(f"{study}: recorded", {s: sum(v.values()) for s, v in out.items() if s != "rows"})
+
+
+SPEC = Path(os.environ.get("SOLVI_LAB_SPEC", registry.REPO_ROOT.parent / "shared" / "seeds" / "solvi-knowledge.txt"))
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_every_claim_of_the_specification_quotes_its_sentence(study: str) -> None:
+    """A row is tallied as the specification's only with the specification's sentence it tests, quoted (fragments
+    joined by " … "); rows of our own are findings. Checked word for word against the specification's text when it
+    is at $SOLVI_LAB_SPEC (else ../shared/seeds/solvi-knowledge.txt beside the checkout)."""
+    rows = json.loads((CLAIMS_DIR / f"{study}.json").read_text(encoding="utf-8"))["rows"]
+    claims = {k: r for k, r in rows.items() if r["kind"] == "claim"}
+    assert all(r["sentence"] for r in claims.values()), [k for k, r in claims.items() if not r["sentence"]]
+    assert all(r["threshold"] for r in rows.values())
+    if SPEC.is_file():
+        spec = _normal(SPEC.read_text(encoding="utf-8"))
+        missing = [
+            (k, frag)
+            for k, r in rows.items()
+            if r["sentence"]
+            for frag in r["sentence"].split(" … ")
+            if _normal(frag) not in spec
+        ]
+        assert missing == [], f"{study}: sentences not in the specification: {missing}"
+
+
+def test_rows_of_our_own_are_never_claims() -> None:
+    """Crafter, the airline and the learner-evidence study test targets of our own: none of their rows is a claim."""
+    for study in ("taubench_airline", "learner_evidence"):
+        rows = json.loads((CLAIMS_DIR / f"{study}.json").read_text(encoding="utf-8"))["rows"]
+        assert [k for k, r in rows.items() if r["kind"] == "claim"] == [], study
+    crafter = (registry.REPO_ROOT / "solvi_lab" / "studies" / "crafter" / "study.py").read_text(encoding="utf-8")
+    assert 'kind="claim"' not in crafter
 
 
 if __name__ == "__main__":

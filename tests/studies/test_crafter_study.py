@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -15,6 +16,7 @@ from solvi_lab.studies.crafter.env import CrafterWorld, read_state
 from solvi_lab.studies.crafter.navigation import Navigator
 from solvi_lab.studies.crafter.study import PARAMS, code_lines, navigation_lines, run
 from solvi_lab.studies.crafter.vocabulary import ABLATIONS, ITEMS, MATERIALS, predicates, vocabulary
+from solvi_lab.studies.registry import REPO_ROOT
 
 
 def test_vocabulary_templates_cover_every_item_and_material() -> None:
@@ -156,3 +158,23 @@ def test_tiny_study_runs_and_its_tables_agree_with_its_metrics() -> None:
     assert m["explorer_lava_entries"] == 0  # measured: no move onto lava in these 80 steps
     assert {"explorer_mean_steps", "explorer_deaths", "failure_memory_checked_out", "proposer_score"} <= set(m)
     assert m["planner_checked_out"] == m["proposer_checked_out"] == 0
+    # the rows' declarations the docs' blocks render (data/expected/claims/crafter.json, "rows") are the code's; every
+    # row is our own (a finding or a mechanism): the specification states no Crafter figure
+    record = REPO_ROOT / "data" / "expected" / "claims" / "crafter.json"
+    assert json.loads(record.read_text(encoding="utf-8")) == {"rows": r.declarations()}, (
+        "update data/expected/claims/crafter.json: python tests/studies/test_crafter_study.py"
+    )
+    assert {d["kind"] for d in r.declarations().values()} <= {"finding", "mechanism"}
+
+
+def _write_record() -> None:
+    """Record the rows' declarations of the tiny run above (after a change of a row's part, threshold or caveats)."""
+    r = run(
+        train_worlds=1, test_worlds=1, explore_steps=80, protocol_worlds=2, protocol_steps=50, seed=0, progress=False
+    )
+    path = REPO_ROOT / "data" / "expected" / "claims" / "crafter.json"
+    path.write_text(json.dumps({"rows": r.declarations()}, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    _write_record()

@@ -15,15 +15,20 @@ from solvi_lab.studies.registry import REPO_ROOT
 # Each claim of the specification once — the orderings without their forced "none" halves — then our findings (the
 # trends without the warm-up games) and the mechanism checks.
 CLAIMS = (
-    "depth_risk_budget_above_protect",
     "protect_far_fewer_deaths",
-    "deaths_risk_budget_above_protect",
     "protect_declines",
     "no_expiry_gate_declines_more",
     "risk_budget_no_decline",
 )
 FINDINGS = ("protect_declines_after_warmup", "risk_budget_no_decline_after_warmup")
-MECHANISMS = ("protect_takes_no_refused_action", "risk_budget_never_takes_hard", "gate_replay_matches_live")
+# The Protect < RiskBudget halves are near-forced (RiskBudget is Protect plus the refused descents it takes).
+MECHANISMS = (
+    "depth_risk_budget_above_protect",
+    "deaths_risk_budget_above_protect",
+    "protect_takes_no_refused_action",
+    "risk_budget_never_takes_hard",
+    "gate_replay_matches_live",
+)
 
 
 @pytest.fixture(scope="module")

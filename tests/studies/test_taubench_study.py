@@ -62,8 +62,13 @@ def test_probes_cover_refusals_and_acceptances_and_record_effects(data, base):
 def test_vocabulary_is_generic_over_the_schema(data, base):
     v = build_vocabulary(data.tools, base.state)
     tool_names = [t["function"]["name"] for t in data.tools]
+    # the schema family's two per-tool conditions are named by their tool (a vocabulary holds one predicate per
+    # name; the template is the same for every tool): the only names a tool appears in, and only its own
+    per_tool = {f"{t}:{k}" for t in tool_names for k in ("undeclared_args", "missing_args")}
     for name in v.names:
-        assert not any(t in name for t in tool_names), f"a condition names a tool: {name}"
+        assert name in per_tool or not any(t in name for t in tool_names), f"a condition names a tool: {name}"
+    for t in tool_names:
+        assert {c for c in v.conditions(t) if c in per_tool} == {f"{t}:undeclared_args", f"{t}:missing_args"}
     # every condition of a tool is built from that tool's arguments only
     for t in data.tools:
         fn = t["function"]
@@ -153,12 +158,20 @@ def test_held_out_slices_separate_what_training_already_showed(data):
     keys = {c.key: c.kind for c in r.comparison if c.holds is not None}
     published_claims = ("refusal_precision", "refusal_recall", "abstention_rare", "no_pairs_precision")
     published_claims += ("no_money_false_refusal", "neither_false_refusal", "ablation_abstention_order")
-    published_claims += ("held_out_no_false_accept",)  # issue 33: a refused call is never predicted 'accept'
     assert keys == {
         **dict.fromkeys(published_claims, "claim"),
         "training_replayed": "mechanism",
         "blind_no_false_accept": "finding",
     }
+    # the held-out set's false accepts are refusal_recall's quantity on the same set: shown, counted once (issue 44)
+    row = next(c for c in r.comparison if c.key == "held_out_no_false_accept")
+    assert row.kind == "figure" and row.holds is None and not row.threshold
+    assert "counted once, by refusal_recall" in next(c.note for c in r.comparison if c.key == "held_out_scores")
+    # every claim of the specification carries the sentence it tests, with the published figure in it
+    claims = [c for c in r.comparison if c.kind == "claim"]
+    assert all(c.sentence for c in claims)
+    assert "abstains on 30 (0.26%)" in next(c.sentence for c in claims if c.key == "abstention_rare")
+    assert study.ABSTENTION_MAX_PCT == 0.364  # 42.83 of 11,763: the published count's exact 95% upper end
     # the slices are rows of the claims' table, not claims of their own; the caveats say what was seen
     assert not {"novel_vector_exact", "user_disjoint_exact", "ablations_abstain_more"} & set(keys)
     assert any("dev split" in c for c in r.caveats) and any("seen" in c for c in r.caveats)

@@ -355,35 +355,43 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "requirements missed (a false accept possible)",
             m["requirements_missed"],
-            0,
+            None,
             "every conditional rule of data.yaml and the code's move/sleep/place rules",
             holds=m["requirements_missed"] == 0,
-            kind="claim",
+            kind="finding",
             key="requirements_none_missed",
-            threshold="0 missed",
+            threshold="0 missed (our own target: the specification states no Crafter figure)",
         ),
         Comparison(
             "requirements recovered exactly (of the rules with data)",
             m["requirements_exact_share"],
-            0.9,
+            None,
             f"{m['requirements_exact']} exact, {m['requirements_over_conservative']} over-conservative, "
             f"{m['requirements_no_data']} without data; of all graded rows {m['requirements_exact_share_all']:.1%} "
             "exact",
             holds=m["requirements_exact_share"] >= 0.9,
-            kind="claim",
+            kind="finding",
             key="requirements_90_exact",
-            threshold="≥ 90% exact",
+            threshold="≥ 90% exact (our own target: the specification states no Crafter figure)",
+            caveats=(
+                "the training budget (training worlds) was chosen as the smallest at which this target holds, on "
+                "training worlds of four of the reported seeds: not fixed before looking",
+            ),
         ),
         Comparison(
             "false accepts on held-out worlds",
             m["heldout_false_accepts"],
-            0,
+            None,
             f"abstentions {m['heldout_abstained']} ({m['heldout_abstention_share']:.1%} of calls); refusal precision "
             f"{m['heldout_precision']:.3f}, recall {m['heldout_recall']:.3f}",
             holds=m["heldout_false_accepts"] == 0,
-            kind="claim",
+            kind="finding",
             key="heldout_no_false_accepts",
-            threshold="0 false accepts",
+            threshold="0 false accepts (our own target)",
+            caveats=(
+                "symbolic state, not pixels: the model reads Crafter's own state, so its numbers sit beside pixel-based "
+                "results only as a different task",
+            ),
         ),
         Comparison(
             "transfer: false accepts on another policy's calls in held-out worlds (the wanderer)",
@@ -415,9 +423,9 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             None,
             f"tech tree reached: {m['tree_reached']} of {m['tree_size']} (deepest {m['tree_deepest']})",
             holds=m["explorer_stone_pickaxe_worlds"] > 0,
-            kind="claim",
+            kind="finding",
             key="explorer_reaches_stone_pickaxe",
-            threshold="≥ 1 training world",
+            threshold="≥ 1 training world (our own target)",
         ),
         Comparison(
             "planner scores above random",

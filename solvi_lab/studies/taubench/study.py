@@ -14,6 +14,7 @@ touched order's new status) and abstentions by tool.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from typing import Any
@@ -39,9 +40,9 @@ __all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "PUBLISHED", "evaluate"]
 #: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
 TITLE = "τ-bench retail: the conservative action model (no LLM)"
 DESCRIPTION = (
-    "Probes around the gold steps of 400 training tasks train the model; the 115 test tasks are held out: "
-    "refusal precision and recall, abstentions, replay, three vocabulary ablations, effects. Needs the "
-    "τ-bench retail data."
+    "Probes around the gold steps of the training tasks train the model; held-out tasks evaluate it (the test "
+    "split at the full size, the dev split at the quick size; the run's parameters give the counts): refusal "
+    "precision and recall, abstentions, replay, three vocabulary ablations, effects. Needs the τ-bench retail data."
 )
 NEEDS_DATA = True  # located by the sibling module `data` (find_data_dir), which says how to get it
 
@@ -89,7 +90,8 @@ PARAMS = ParamSpec(
         bool,
         full=True,
         quick=True,
-        meaning="also train the vocabulary plus the schema family (schema_templates.py) and score it on every probe set",
+        meaning="the schema family (schema_templates.py) in the main vocabulary; its ablation (the other way) is also "
+        "trained and scored on every probe set",
     ),
     Param(
         "unseen",
@@ -159,7 +161,47 @@ SLICE_METRICS = {
 # "Nothing was tuned" is not true of everything: some templates and probe families were designed after reading the
 # abstentions on the first 20 *test* tasks (docs/readme/actions.md). From now on development reads the dev split
 # (held_out_split="dev"); the test tasks 20–114 were never read, and the table reports them apart.
-ABSTENTION_MAX_PCT = 0.5  # about twice the published 0.26%: the claim "abstains rarely" as we check it
+
+
+def poisson_upper(k: int, confidence: float = 0.95) -> float:
+    """The upper end of the exact (Garwood) two-sided interval of a Poisson mean, `k` events observed.
+
+    >>> round(poisson_upper(30), 2), round(poisson_upper(0), 3)
+    (42.83, 3.689)
+    """
+    tail = (1 - confidence) / 2
+
+    def cdf(lam: float) -> float:  # P(X <= k) for X ~ Poisson(lam); exp(-lam) stays representable for any k here
+        term = math.exp(-lam)
+        total = term
+        for i in range(1, k + 1):
+            term *= lam / i
+            total += term
+        return total
+
+    lo, hi = float(k), float(k) + 10 * (k + 1) ** 0.5 + 10
+    for _ in range(200):  # bisection: cdf falls as lam grows
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) > tail else (lo, mid)
+    return (lo + hi) / 2
+
+
+# "the model abstains on 30 (0.26%)": the published rate is itself a count of 30 in 11,763 transitions, so the claim is
+# checked at the published figure with the count's own sampling error and no more: our rate must not exceed the upper
+# end of the published count's exact 95% Poisson interval (42.8 of 11,763: 0.364%). A rate above it is one the
+# published run would show less than 2.5% of the time; anything below it the published figure cannot tell from 0.26%.
+ABLATION_MIN_PRECISION = 0.9998  # "makes 1 false refusal (precision 0.9998)": the stated precision, at its 4 decimals
+ABSTENTION_MAX_PCT = round(100 * poisson_upper(PUBLISHED["abstentions"]) / PUBLISHED["test_transitions"], 3)
+# The specification's sentences the claim rows test, quoted.
+SENTENCE_HEADLINE = (
+    "refusal precision and recall over the answered held-out transitions are 1.000 and 1.000 (7,602 of 7,602 "
+    "answered refusals, no false refusal)"
+)
+SENTENCE_ABSTAINS = "the model abstains on 30 (0.26%)"
+SENTENCE_ABLATIONS = (
+    "Without pair features it abstains on 2.6% (precision still 1.000); without money comparisons 10.7% and makes 1 "
+    "false refusal (precision 0.9998); without both, 12.9% and again 1 false refusal"
+)
 
 
 def _check(name: str, value: Any, low: int, high: int) -> int:
@@ -417,7 +459,7 @@ def run(
     test_set = split_probes(data, held_out_split, test_tasks, seed=seed, budget=budget, base=base)
     probe_s = time.perf_counter() - t0
 
-    vocab = build_vocabulary(data.tools, base.state, pairs=pairs, money=money)
+    vocab = build_vocabulary(data.tools, base.state, pairs=pairs, money=money, schema_family=schema_family)
     t0 = time.perf_counter()
     store = KnowledgeStore()  # in memory: the observations are journaled, then replayed below
     model = train(train_set, vocab, store=store, unseen=unseen)
@@ -523,28 +565,30 @@ def run(
         schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
     )
     # the schema family (issue 33), ablated: the same vocabulary with and without it, on every probe set
+    # the schema family (issues 33, 43), ablated: the main vocabulary against the same one the other way, on every
+    # probe set; metrics schema_* are the "without" side's (the ablation), whichever way the main vocabulary is
+    v_other = build_vocabulary(data.tools, base.state, pairs=pairs, money=money, schema_family=not schema_family)
+    m_other = train(train_set, v_other, unseen=unseen)
+    m_with, m_without = (model, m_other) if schema_family else (m_other, model)
+    metrics["other_schema_vocabulary_conditions"] = len(v_other.names)
     schema_rows = []
-    if schema_family:
-        v_schema = build_vocabulary(data.tools, base.state, pairs=pairs, money=money, schema_family=True)
-        m_schema = train(train_set, v_schema, unseen=unseen)
-        metrics["schema_vocabulary_conditions"] = len(v_schema.names)
-        for name, ps in sets.items():
-            for label, mdl in (("without schema family", model), ("with schema family", m_schema)):
-                sc = score(verdicts(mdl, ps))
-                schema_rows.append({"vocabulary": label, "probe set": name, **sc})
-                if mdl is m_schema:
-                    for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
-                        metrics[f"schema_{name}_{k}"] = sc[k]
-        tables_blind["schema_family"] = pl.DataFrame(
-            schema_rows,
-            schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
-        )
+    for name, ps in sets.items():
+        for label, mdl in (("without schema family", m_without), ("with schema family", m_with)):
+            sc = score(verdicts(mdl, ps))
+            schema_rows.append({"vocabulary": label, "probe set": name, **sc})
+            if mdl is m_other:
+                for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
+                    metrics[f"schema_ablated_{name}_{k}"] = sc[k]
+    tables_blind["schema_family"] = pl.DataFrame(
+        schema_rows,
+        schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+    )
     blind_s = time.perf_counter() - t0
     ablation_rows = []
     if ablations:
         for label, p_on, m_on in (("no_pairs", False, money), ("no_money", pairs, False), ("neither", False, False)):
-            v = build_vocabulary(data.tools, base.state, pairs=p_on, money=m_on)
-            e = evaluate(train(train_set, v), test_set)
+            v = build_vocabulary(data.tools, base.state, pairs=p_on, money=m_on, schema_family=schema_family)
+            e = evaluate(train(train_set, v, unseen=unseen), test_set)
             metrics[f"{label}_abstentions"] = e["abstentions"]
             metrics[f"{label}_abstention_pct"] = round(e["abstention_pct"], 4)
             metrics[f"{label}_false_refusals"] = e["false_refusals"]
@@ -599,6 +643,7 @@ def run(
             "held_out_split": held_out_split,
             "blind": blind,
             "unseen": unseen,
+            "schema_family": schema_family,
         },
         metrics=metrics,
         tables={
@@ -610,7 +655,7 @@ def run(
         },
         comparison=_comparison(metrics, ev, full=(train_tasks, test_tasks) == (400, 115), ablations=ablations)
         + _blind_rows(metrics, gold_scores, blind)
-        + _schema_rows(schema_rows),
+        + _schema_rows(schema_rows, main=schema_family),
         caveats=caveats(metrics, ablations=ablations),
         figures={
             "abstention_by_tool": _figure(by_tool, f"Abstentions by tool ({ev['transitions']:,} held-out transitions)")
@@ -622,8 +667,13 @@ def run(
 def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Comparison]:
     """False accepts as a claim of their own on every probe set, the blind probes beside the gold-step ones, and the
     unseen option both ways (issue 33; per-family tables: gold_step_families, blind_families, unseen_both_ways)."""
+    # The held-out set's false accepts are refusal_recall's quantity on the same set: shown, counted there once.
     rows = probe_set_rows(
-        "gold-step held-out probes", "held_out", gold, kind="claim", note="the same set as the headline precision"
+        "gold-step held-out probes",
+        "held_out",
+        gold,
+        kind="figure",
+        note="the same set as the headline precision; its false accepts are counted once, by refusal_recall",
     )
     if blind:
         b = {k[len("blind_") :]: v for k, v in m.items() if k.startswith("blind_") and k != "blind_seconds"}
@@ -633,6 +683,10 @@ def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Co
             b,
             kind="finding",
             note="written from the tools' documents and schemas alone; per family in blind_families",
+            caveats=(
+                "one result, not one per seed, at the full size: the probes are frozen and training reads every "
+                "training task, so every seed of the stored full-size sweep gave the same count",
+            ),
         )
     for name in ("held_out", "blind"):
         if f"{name}_unseen_refuse_precision" in m:
@@ -653,7 +707,7 @@ def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Co
     return rows
 
 
-def _schema_rows(rows: list[dict[str, Any]]) -> list[Comparison]:
+def _schema_rows(rows: list[dict[str, Any]], main: bool = True) -> list[Comparison]:
     """The schema family ablated: one figure row per probe set (precision / abstention / false accepts, without vs
     with); the false-accept rows of the vocabulary with it are findings like the others."""
     out: list[Comparison] = []
@@ -670,7 +724,7 @@ def _schema_rows(rows: list[dict[str, Any]]) -> list[Comparison]:
                 f"{show(a)}  vs  {show(b)}",
                 None,
                 f"false refusals {a['false_refusals']} vs {b['false_refusals']}; undeclared / missing arguments, "
-                "JSON types, empty lists (schema_templates.py); the main vocabulary is without it",
+                f"JSON types, empty lists (schema_templates.py); the main vocabulary is {'with' if main else 'without'} it",
                 key=f"schema_{name}_ablation",
             )
         )
@@ -718,10 +772,11 @@ def _ablation_rows(m: dict[str, Any]) -> list[Comparison]:
 
     Published: "Without pair features it abstains on 2.6% (precision still 1.000); without money comparisons 10.7%
     and makes 1 false refusal (precision 0.9998); without both, 12.9% and again 1 false refusal". The percentages
-    are figures (our probes are not theirs); the claims are read as: precision still 1.000 (at 3 decimals, as the
-    headline precision claim reads 1.000: no false refusal); "makes 1 false refusal" as *a few false refusals, not
-    none, with precision still ≥ 0.999* (the count is a figure of their probes, the claim is that the ablation costs
-    precision a little); and the order of the abstentions full < no pairs < no money < neither, strictly.
+    are figures (our probes are not theirs); the claims are read as: precision still 1.000 (no false refusal);
+    "makes 1 false refusal (precision 0.9998)" as *at least one false refusal, and precision 0.9998 or above at
+    four decimals* (the published count is of their probe set; on a set of another size the same rate is another
+    count, so the count's floor of one and the stated precision are what transfers); and the order of the abstentions
+    full < no pairs < no money < neither, strictly.
     """
     P = PUBLISHED
     rows = [
@@ -739,21 +794,23 @@ def _ablation_rows(m: dict[str, Any]) -> list[Comparison]:
             kind="claim",
             key="no_pairs_precision",
             threshold="no false refusal without the pair features (precision 1.000, as published)",
+            sentence=SENTENCE_ABLATIONS,
         ),
     ]
     for label, what in (("no_money", "without money comparisons"), ("neither", "without both")):
         fr, prec = m[f"{label}_false_refusals"], m[f"{label}_precision"]
         rows.append(
             Comparison(
-                f"{what}: a false refusal (published 1), precision still ≥ 0.999",
+                f"{what}: makes a false refusal (published 1), precision 0.9998 or above",
                 f"{fr} false refusals, precision {prec:.4f}",
-                f"{P[f'{label}_false_refusals']} false refusal, precision "
-                + ("0.9998" if label == "no_money" else "—"),
-                "the published count is a figure of its probes; the claim is that the ablation costs a little precision",
-                holds=fr >= 1 and prec >= 0.999,
+                f"{P[f'{label}_false_refusals']} false refusal, precision 0.9998",
+                "the published count is of their probe set; at another set's size the same rate is another count",
+                holds=fr >= 1 and round(prec, 4) >= ABLATION_MIN_PRECISION,
                 kind="claim",
                 key=f"{label}_false_refusal",
-                threshold=f"{what}: false refusals ≥ 1 and precision ≥ 0.999",
+                threshold=f"{what}: false refusals ≥ 1 and precision ≥ {ABLATION_MIN_PRECISION} at four decimals "
+                "(as published)",
+                sentence=SENTENCE_ABLATIONS,
             )
         )
     order = [m["abstentions"], m["no_pairs_abstentions"], m["no_money_abstentions"], m["neither_abstentions"]]
@@ -767,6 +824,7 @@ def _ablation_rows(m: dict[str, Any]) -> list[Comparison]:
             kind="claim",
             key="ablation_abstention_order",
             threshold="abstentions strictly ordered full < no pairs < no money < neither, as published",
+            sentence=SENTENCE_ABLATIONS,
         )
     )
     return rows
@@ -841,27 +899,33 @@ def _comparison(m: dict[str, Any], ev: dict[str, Any], full: bool, ablations: bo
             kind="claim",
             key="refusal_precision",
             threshold="precision of 'refuse' over answered held-out transitions == 1.000 (published 1.000)",
+            sentence=SENTENCE_HEADLINE,
         ),
         Comparison(
             "refusal recall (answered held-out)",
             m["refusal_recall"],
             P["refusal_recall"],
-            f"{m['false_accepts']} refused calls predicted 'accept'",
+            f"{m['false_accepts']} refused calls predicted 'accept' (the held-out set's false accepts: counted here "
+            "once, not again as a row of their own)",
             holds=m["refusal_recall"] >= 0.9995,
             kind="claim",
             key="refusal_recall",
             threshold="recall of refusals over answered held-out transitions ≥ 0.9995 (published 1.000: 1.000 at 3 decimals)",
+            sentence=SENTENCE_HEADLINE,
         ),
         Comparison("abstentions (held-out, count)", m["abstentions"], P["abstentions"], "'unknown' answers"),
         Comparison(
             "abstentions (% of held-out)",
             round(m["abstention_pct"], 2),
             P["abstention_pct"],
-            "the specification's 'abstains rarely', read as at most about twice its 0.26%",
+            "the published 0.26% with its own sampling error: the upper end of the exact 95% Poisson interval of "
+            "its count of 30",
             holds=m["abstention_pct"] <= ABSTENTION_MAX_PCT,
             kind="claim",
             key="abstention_rare",
-            threshold=f"abstentions ≤ {ABSTENTION_MAX_PCT}% of held-out transitions",
+            threshold=f"abstentions ≤ {ABSTENTION_MAX_PCT}% of held-out transitions (the published 30 of 11,763 at "
+            "the upper end of its exact 95% Poisson interval)",
+            sentence=SENTENCE_ABSTAINS,
         ),
         Comparison(
             "abstentions (% of held-out write-tool calls)",
