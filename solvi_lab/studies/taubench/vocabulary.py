@@ -27,7 +27,7 @@ money (``money=True``)
 >>> v.read(STATE_EXAMPLE, "cancel", {"order_id": "#W1", "reason": "oops"})["reason:enum"]
 False
 >>> [c for c in v.conditions("cancel") if "&" not in c]  # in this tiny example user_id has few values: categorical
-['order_id:exists', 'order_id:status', 'order_id:type', 'order_id:user_id', 'reason:enum', 'reason:type', 'sign(total(order_id))']
+['cancel:missing_args', 'cancel:undeclared_args', 'order_id:exists', 'order_id:jtype', 'order_id:status', 'order_id:type', 'order_id:user_id', 'reason:enum', 'reason:jtype', 'reason:type', 'sign(total(order_id))']
 """
 
 from __future__ import annotations
