@@ -22,6 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling stream modules, when imported from elsewhere
+from streams import PROFILES  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PHASES = ("build", "rebuild", "retract_median", "retract_p99", "verify")
@@ -97,7 +100,7 @@ def child(code: Path, profile: str, n: int, retractions: int, seed: int) -> dict
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--baseline", help="the other checkout's root (its code first on PYTHONPATH)")
-    ap.add_argument("--profile", nargs="+", default=["hot-keys", "default"], choices=["default", "hot-keys"])
+    ap.add_argument("--profile", nargs="+", default=["hot-keys", "default"], choices=PROFILES)
     ap.add_argument("--sizes", nargs="+", type=int, default=[100_000])
     ap.add_argument("--retractions", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=1)

@@ -13,8 +13,13 @@ without its .sha256; each trial in a worker process, so an abort is counted) and
 map file cut at a byte or with its last records deleted. Then Hypothesis-style fuzzing of every public writing call of the store, decision log,
 action model, risk policies, failure memory, learner model, agenda and world map.
 
-    python benchmarks/faults.py            # the full table (a few minutes)
-    python benchmarks/faults.py --quick    # the CI-sized table (tests/faults/ runs the same rows)
+Issue 40's rows: threads mixing every public read and write of each journal owner (live = replay afterwards; the
+store also reopened from a snapshot written after the mix), a full disk (RLIMIT_FSIZE) and SIGKILL while the fold
+snapshot is written, and bad input at every `Journal` entry point.
+
+    python benchmarks/faults.py                  # the full table (a few minutes)
+    python benchmarks/faults.py --quick          # the CI-sized table (tests/faults/ runs the same rows)
+    python benchmarks/faults.py --only issue40   # issue 40's rows only (results/benchmarks/faults_issue40.md)
 
 Columns: tried; detected (CorruptJournal — or, for a second writer, JournalLocked; for fuzzing, a refused call)
 with how many named a position; other exception (any other type: a bug); silently accepted (opened, or a call
@@ -43,6 +48,36 @@ from solvi_lab.journal_faults.files import FILE_FAULTS, Row, run_file_fault  # n
 from solvi_lab.journal_faults.other_files import rows as other_file_rows  # noqa: E402
 from solvi_lab.journal_faults.owners import OWNERS, Tally, random_calls, run_sequence  # noqa: E402
 from solvi_lab.journal_faults.writes import write_fault_rows  # noqa: E402
+
+
+def issue40_rows(quick: bool) -> list[Row]:
+    """Issue 40: threads reading beside writers for every owner (the store on JSONL and SQLite, then a snapshot
+    written after the mix and reopened), a full disk and a kill while the fold snapshot is written, and bad input at
+    every Journal entry point (solvi_lab/journal_faults/reads.py, snapshot_writes.py, entry_points.py)."""
+    from solvi_lab.journal_faults.entry_points import run_cases
+    from solvi_lab.journal_faults.reads import thread_read_rows
+    from solvi_lab.journal_faults.snapshot_writes import snapshot_write_rows
+
+    rows = thread_read_rows(tempfile.TemporaryDirectory, 3 if quick else 30, calls=80)
+    for r in rows:
+        _progress(r)
+    rows += snapshot_write_rows(tempfile.TemporaryDirectory, quick)
+    if not quick:  # a loop-mounted ext4 with 1 KiB blocks (root only; the row says when it could not run)
+        from solvi_lab.journal_faults.small_blocks import sqlite_full_small_blocks
+
+        rows += [sqlite_full_small_blocks(reserve=False), sqlite_full_small_blocks()]
+    out = run_cases()
+    row = Row("bad input at every Journal entry point (+ hostile __eq__/__hash__/__repr__ in owner writes)", "every call")
+    row.tried, row.detected, row.other = out.tried, out.refused, out.bare
+    row.note = (
+        f"{out.accepted} accepted (a long string where one is allowed); refusals over 1,000 characters: {out.long}, "
+        f"over one line: {out.multiline}, quoting more than 80 characters of a value: {out.quoted}"
+    )
+    row.examples = out.examples
+    rows.append(row)
+    for r in rows[len(rows) - 5 - (0 if quick else 2) :]:
+        _progress(r)
+    return rows
 
 
 def fuzz_row(owner, sequences: int, calls: int, seed: int) -> Row:
@@ -270,6 +305,7 @@ def run(quick: bool) -> list[Row]:
     for row in snapshot_rows(quick):
         rows.append(row)
         _progress(row)
+    rows += issue40_rows(quick)
     return rows
 
 
@@ -338,9 +374,10 @@ def table(rows: list[Row]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="the CI-sized run")
+    ap.add_argument("--only", choices=["issue40"], help="run only these rows (written to faults_<name>.md)")
     args = ap.parse_args()
     t0 = time.time()
-    rows = run(args.quick)
+    rows = issue40_rows(args.quick) if args.only == "issue40" else run(args.quick)
     load = os.getloadavg()[0]
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f}"
@@ -355,7 +392,8 @@ def main() -> None:
                 print(f"  {r.fault} / {r.backend}: {e}")
     out = ROOT / "results" / "benchmarks"
     out.mkdir(parents=True, exist_ok=True)
-    (out / ("faults_quick.md" if args.quick else "faults.md")).write_text(text)
+    name = f"faults_{args.only}" if args.only else "faults"
+    (out / (f"{name}_quick.md" if args.quick else f"{name}.md")).write_text(text)
 
 
 if __name__ == "__main__":

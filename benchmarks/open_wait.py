@@ -39,6 +39,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling stream modules, when imported from elsewhere
+from streams import PROFILES  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
@@ -261,7 +264,7 @@ def table(rows: list[dict]) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--profile", nargs="+", default=["hot-keys", "default"], choices=["default", "hot-keys"])
+    ap.add_argument("--profile", nargs="+", default=["hot-keys", "default"], choices=PROFILES)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--peer-max", type=int, default=10_000, help="largest size solvi 1.3.0 is run at (0: never)")
     ap.add_argument("--baseline", default=None, help="a checkout of older solvi_lab code to run on the same journals")

@@ -9,8 +9,9 @@ peak resident memory. Ratios ours/theirs are reported for every figure where bot
     python benchmarks/store_scale.py --sizes 10000 --peer-max 10000 --retractions 200
     python benchmarks/store_scale.py --profile default hot-keys --sizes 10000 100000 --baseline /tmp/old-checkout
 
-Profiles: `default` (the retraction study's stream, n/10 subjects: short keys) and `hot-keys` (benchmarks/hot_keys.py:
-few subjects, keys of ~5 to ~2,000 events). Each run also measures the floor of any rebuild (read + parse + SHA-256
+Profiles (benchmarks/streams.py): `default` (the retraction study's stream, n/10 subjects: short keys), `hot-keys`
+(benchmarks/hot_keys.py: few subjects, keys of ~5 to ~2,000 events) and `derived-keys` (benchmarks/derived_keys.py:
+derived items on keys of their own, a third of the items live at the end). Each run also measures the floor of any rebuild (read + parse + SHA-256
 of every journal line; parsed by the standard library's json, and again by orjson when it is installed, the parser
 the journal's load uses then), checks timed retractions exact against a from-scratch replay (after the timings, each against
 the journal as it stood right after that retraction), and reports retraction time
@@ -34,6 +35,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling stream modules, when imported from elsewhere
+from streams import KEYED, PROFILES, keyed_operations  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -75,10 +79,10 @@ def build(impl: str, profile: str, n: int, seed: int, path: str):
     from tqdm import tqdm
 
     bar = tqdm(total=n, desc=f"{impl} {profile} build {n:,}", file=sys.stderr, mininterval=2)
-    if profile == "hot-keys":
-        from hot_keys import apply_hot_stream, iter_hot_key_operations
+    if profile in KEYED:
+        from hot_keys import apply_hot_stream
 
-        ops = iter_hot_key_operations(n, seed)
+        ops = keyed_operations(profile, n, seed)
     else:
         from solvi_lab.studies.synthetic import iter_operations
 
@@ -87,7 +91,7 @@ def build(impl: str, profile: str, n: int, seed: int, path: str):
         from peers import apply_hot_stream_solvi, apply_stream_solvi, solvi_store
 
         ks = solvi_store(path)
-        if profile == "hot-keys":
+        if profile in KEYED:
             ids, keys = apply_hot_stream_solvi(ks, ops, progress=bar)
         else:
             ids, keys = apply_stream_solvi(ks, ops, progress=bar), None
@@ -96,7 +100,7 @@ def build(impl: str, profile: str, n: int, seed: int, path: str):
         from solvi_lab.studies.synthetic import apply_stream
 
         ks = KnowledgeStore(path)
-        if profile == "hot-keys":
+        if profile in KEYED:
             ids, keys = apply_hot_stream(ks, ops, progress=bar)
         else:
             ids, keys = apply_stream(ks, ops, progress=bar), None
@@ -359,7 +363,7 @@ def main() -> int:
         print(json.dumps(measure(impl, profile, int(n), int(r), int(seed), int(check))))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--profile", nargs="+", default=["default"], choices=["default", "hot-keys"])
+    ap.add_argument("--profile", nargs="+", default=["default"], choices=PROFILES)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ap.add_argument("--retractions", type=int, default=200)
     ap.add_argument(

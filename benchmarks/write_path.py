@@ -22,6 +22,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling stream modules, when imported from elsewhere
+from streams import KEYED, PROFILES  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WEIGHTS = (0.125, 0.5, 0.375, 0.0)  # store_scale.py's shares: no "verified" items
@@ -32,17 +35,18 @@ def run_one(profile: str, n: int, seed: int) -> dict:
     sys.path.insert(0, str(HERE))
     from solvi_lab.knowledge import KnowledgeStore
 
-    if profile == "hot-keys":
-        from hot_keys import apply_hot_stream, iter_hot_key_operations
+    if profile in KEYED:
+        from hot_keys import apply_hot_stream
+        from streams import keyed_operations
 
-        ops = list(iter_hot_key_operations(n, seed))
+        ops = list(keyed_operations(profile, n, seed))
     else:
         from solvi_lab.studies.synthetic import apply_stream, iter_operations
 
         ops = list(iter_operations(n, seed, source_weights=WEIGHTS))
     ks = KnowledgeStore()
     t, c = time.perf_counter(), time.process_time()
-    if profile == "hot-keys":
+    if profile in KEYED:
         apply_hot_stream(ks, ops)
     else:
         apply_stream(ks, ops)
@@ -75,7 +79,7 @@ def child(code: Path, profile: str, n: int, seed: int) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--profile", nargs="+", default=["default"], choices=["default", "hot-keys"])
+    ap.add_argument("--profile", nargs="+", default=["default"], choices=PROFILES)
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
     ap.add_argument("--baseline", help="another checkout's root, run side by side (its code first on PYTHONPATH)")
     ap.add_argument("--repeats", type=int, default=2)

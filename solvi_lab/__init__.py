@@ -7,8 +7,6 @@
 'vip'
 """
 
-# Old names (ks.frame()/diff()/graph(), solvi_lab.knowledge.frames/graph/timetravel), defined outside knowledge/.
-from . import compat as _compat  # noqa: F401  (it extends the store class and keeps the old module paths)
 from .actions import ConservativeActionModel, Vocabulary
 from .agenda import Agenda
 from .decisions import DecisionLog

@@ -128,13 +128,15 @@ class _ClassOrInstance:
     """A method that is one function on the class and another on an instance (see Agenda.open)."""
 
     def __init__(self, on_class: Any, on_instance: Callable[..., Any]):
-        self.on_class, self.on_instance = on_class, on_instance
+        # Held by name and looked up on the class at each access: public_calls wraps the class's methods after
+        # this is made (the net and the journal lock), and `open` must reach the wrapped ones.
+        self.on_class, self.on_instance = on_class.__func__.__name__, on_instance.__name__
         self.__doc__ = on_instance.__doc__
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
-            return self.on_class.__get__(None, owner)
-        return self.on_instance.__get__(obj, owner)
+            return getattr(owner, self.on_class)
+        return getattr(obj, self.on_instance)
 
 
 @public_calls
@@ -561,6 +563,37 @@ class Agenda(JournalOwner):
         return report
 
     # -- reading -------------------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        """One line: its scope, goals (how many done) and gates (how many overridden)."""
+        done = sum(1 for g in self._goals.values() if g.state)
+        overridden = sum(1 for g in self._gates.values() if g.override)
+        return (
+            f"<Agenda scope={self.scope!r} · {len(self._goals)} goals ({done} done) · "
+            f"{len(self._gates)} gates ({overridden} overridden)>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A small card for Jupyter: each goal (requires, done at the last update) and gate (blocks, override)."""
+        from .display import card
+
+        state = {True: "done", False: "not done", None: "unchecked"}
+        rows: list[tuple[str, Any]] = [
+            (
+                f"goal {n}",
+                state.get(g.state, str(g.state)) + (f" · requires {', '.join(g.requires)}" if g.requires else ""),
+            )
+            for n, g in self._goals.items()
+        ]
+        rows += [
+            (
+                f"gate {n}",
+                f"blocks {', '.join(g.blocks)}"
+                + (f" · overridden by {g.override.get('by')}: {g.override.get('why')}" if g.override else ""),
+            )
+            for n, g in self._gates.items()
+        ]
+        return card(f"Agenda {self.scope!r}: {len(self._goals)} goals, {len(self._gates)} gates", rows)
+
     def goals(self) -> dict[str, dict[str, Any]]:
         """Every goal: requires, check fingerprint, store item and the last observed done value (None: unchecked)."""
         return {

@@ -21,7 +21,7 @@ from typing import Any
 from .errors import BadInput, UnknownId
 from .journal import Journal, Record, canonical, register_kind
 from .owner import JournalOwner, _check_upto
-from .validation import ANY, Opt, public_calls, shape, writing_call
+from .validation import ANY, Opt, public_calls, safe_repr, shape, writing_call
 
 ANSWERERS = ("system1", "system2", "person", "rule")
 
@@ -168,8 +168,8 @@ class DecisionLog(JournalOwner):
             raise BadInput(f"a decision's name must be a non-empty string, got {name!r}.")
         if not callable(decide):
             raise BadInput(f"decide must be a callable taking the given facts, got {type(decide).__name__}.")
-        if answered_by not in ANSWERERS:
-            raise BadInput(f"answered_by={answered_by!r} is not one of {ANSWERERS}; say who answered.")
+        if not isinstance(answered_by, str) or answered_by not in ANSWERERS:  # by type first: no foreign __eq__
+            raise BadInput(f"answered_by={safe_repr(answered_by)} is not one of {ANSWERERS}; say who answered.")
         answer = decide(given)
         payload = {
             "op": "ask",
@@ -200,6 +200,8 @@ class DecisionLog(JournalOwner):
             ) from None
 
     def __contains__(self, did: object) -> bool:
+        if not isinstance(did, str):  # a decision id is a string; anything else (unhashable, hostile) is not in it
+            return False
         self._sync()
         return did in self._decisions
 

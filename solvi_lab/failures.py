@@ -29,7 +29,7 @@ from .checks import HardCheck, install
 from .errors import BadInput
 from .journal import Journal, json_value, register_kind
 from .owner import JournalOwner, missing_owner, refuse_second_owner
-from .validation import ANY, Opt, need_int, op_shapes, public_calls, writing_call
+from .validation import ANY, Opt, need_int, op_shapes, public_calls, safe_repr, writing_call
 
 __all__ = ["FailureMemory", "FAILURE_KIND", "FACT"]
 
@@ -95,8 +95,8 @@ class FailureMemory(JournalOwner):
 
     def _configure(self, window: int, unit: str, max_blocked: int, min_open: int, name: str) -> None:
         self.window = need_int("window", window, min=1)
-        if unit not in UNITS:
-            raise BadInput(f"unit must be 'steps' or 'episodes', got {unit!r}.")
+        if not isinstance(unit, str) or unit not in UNITS:  # by type first: a foreign __eq__ is never called
+            raise BadInput(f"unit must be 'steps' or 'episodes', got {safe_repr(unit)}.")
         self.unit = unit
         self.max_blocked = need_int("max_blocked", max_blocked, min=1)
         self.min_open = need_int("min_open", min_open, min=0)

@@ -60,7 +60,7 @@ from typing import Any, NamedTuple
 from . import journal_head
 from .errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalLocked, JournalWriteFailed, SolviLabError
 from .jsontext import bytes_decoder, decoder, dumps_canonical
-from .validation import safe_repr
+from .validation import _compact, safe_repr
 
 _UNSET: Any = object()  # marks an argument not given
 
@@ -169,8 +169,8 @@ class Head(NamedTuple):
         ):
             return cls(value[0], value[1])
         raise BadInput(
-            f"{value!r} is not a journal head; pass the text journal.head() printed ('journal:<count>:<64 hex>') "
-            "or a (count, hash) pair."
+            f"{safe_repr(value)} is not a journal head; pass the text journal.head() printed "
+            "('journal:<count>:<64 hex>') or a (count, hash) pair."
         )
 
 
@@ -381,7 +381,7 @@ class _MemoryBackend:
     def read_checkpoint(self) -> Head | None:
         return None
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None, first: str | None = None) -> None:
         pass
 
     def close(self) -> None:
@@ -464,10 +464,40 @@ def _whole_lines(f: Any, size: int) -> Iterator[bytes]:
             return
 
 
-def _write_checkpoint(path: Path, head: Head, fd: int | None = None) -> None:
-    """Write the head checkpoint of the JSONL journal at `path` (every place it is kept: solvi_lab.journal_head).
-    The one writer of a JSONL checkpoint — appends, close() and Journal.repair all come here."""
-    journal_head.write_checkpoint(path, journal_head.checkpoint_text(head.count, head.hash), fd)
+def _write_checkpoint(
+    path: Path,
+    head: Head,
+    fd: int | None = None,
+    vouch: tuple[int, str] | None = None,
+    first: str | None = None,
+    siblings: bool = False,
+) -> None:
+    """Write the head checkpoint of the JSONL journal at `path` (every place it is kept: solvi_lab.journal_head),
+    naming the file (device, inode) and the journal's first record. The one writer of a JSONL checkpoint — appends,
+    close() and Journal.repair (`siblings`: also every other .head naming the file) all come here."""
+    file = journal_head.identity(path if fd is None else fd)
+    text = journal_head.checkpoint_text(head.count, head.hash, vouch, first, file)
+    journal_head.write_checkpoint(path, text, fd, siblings)
+
+
+def _meta_of(d: Any) -> dict[str, Any]:
+    """What a checkpoint says besides its head: the record it vouches for, the journal's first record hash, and
+    the file it was written for (None each where it says nothing: an older checkpoint)."""
+    d = d if type(d) is dict else {}
+    f, first = d.get("file"), d.get("first")
+    return {
+        "vouch": _vouch_of(d),
+        "first": first if isinstance(first, str) else None,
+        "file": (f[0], f[1]) if type(f) is list and len(f) == 2 else None,
+    }
+
+
+def _vouch_of(d: Any) -> tuple[int, str] | None:
+    """The (position, hash) a checkpoint vouches for (Journal.vouch), None when it names none or not in that shape."""
+    v = d.get("vouch") if type(d) is dict else None
+    if type(v) is list and len(v) == 2 and type(v[0]) is int and v[0] >= 0 and type(v[1]) is str:
+        return v[0], v[1]
+    return None
 
 
 def _parse_checkpoint(path: Path, where: str, text: str) -> Head:
@@ -517,7 +547,7 @@ class _JsonlBackend:
     def load(self, visit: Callable[[Record], None] | None, skip: Prefix | None = None) -> tuple[int, str]:
         if self.lock:
             self.lock.acquire()
-        elif not self.path.is_file():
+        elif not _is_file(self.path):
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         # The checkpoints first: a writer writes records before their checkpoint, so read in this order a reader
         # beside a running writer never sees a checkpoint newer than the records it read.
@@ -778,18 +808,27 @@ class _JsonlBackend:
                 f"{self.path}: the journal's head checkpoint cannot be read ({e}); if the journal itself is "
                 f"trusted, Journal.repair('{self.path}') writes a new one."
             ) from None
-        return [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
+        heads = [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
+        self.checkpoint_meta = [_meta_of(_loads(text)) for _, text in found]  # parsed above: each is JSON
+        return heads
+
+    def identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the journal file: the writer's own descriptor, or the file at its path."""
+        try:
+            return journal_head.identity(self.fd if self.fd is not None else self.path)
+        except OSError:
+            return None
 
     def read_checkpoint(self) -> Head | None:
         """The checkpoint that counts the most records (None when there is none)."""
         found = self.read_checkpoints()
         return max((h for _, h in found), key=lambda h: h.count, default=None)
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None, first: str | None = None) -> None:
         # The records the checkpoint counts must be on disk before the checkpoint is.
         try:
             os.fsync(self.fd)
-            _write_checkpoint(self.path, head, self.fd)
+            _write_checkpoint(self.path, head, self.fd, vouch, first)
         except OSError as e:
             raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
@@ -800,6 +839,9 @@ class _JsonlBackend:
 
 
 _SQLITE_MIN = 512  # a SQLite database file is at least one page; anything shorter is not one
+# The WAL index (-shm) a writer allocates on disk at open: 4 regions of 32 KiB, the index of 16,384 WAL frames (the
+# WAL is reset at each automatic checkpoint, every ~1,000 pages, unless readers hold it). See _reserve_shm.
+_SHM_RESERVE = 4 * 32768
 
 
 def _sqlite_text(data: bytes) -> str:
@@ -853,7 +895,7 @@ class _SqliteBackend:
         if self.lock:
             self.lock.acquire()
             fresh = self.lock.created
-        elif not self.path.is_file():
+        elif not _is_file(self.path):
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         else:
             fresh = False
@@ -916,9 +958,32 @@ class _SqliteBackend:
                 n += 1
             if not self.writable:
                 self.db.execute("COMMIT")
+            else:
+                self._reserve_shm()  # the WAL index exists now (the load read through it)
             return n, prev
         except (sqlite3.Error, UnicodeDecodeError) as e:  # a TEXT cell whose bytes are not UTF-8 any more
             raise self._damaged(e) from None
+
+    def _reserve_shm(self) -> None:
+        """Allocate the WAL index's first `_SHM_RESERVE` bytes on disk now, so that a full disk later is an error
+        and never a signal. SQLite memory-maps the -shm file and, growing it, writes one byte per memory page to
+        allocate it; on a file system whose blocks are smaller than a page (ext4 with 1 KiB blocks) the rest of the
+        page stays a hole, and when SQLite writes there through the mapping on a full disk the kernel kills the
+        process with SIGBUS (issue 40; reproduced on a 1 KiB-block ext4). A disk too full for the reserve refuses
+        the writer's open with JournalWriteFailed instead. File systems without fallocate keep SQLite's own way."""
+        shm = str(self.path) + "-shm"
+        try:
+            fd = os.open(shm, os.O_RDWR)
+        except OSError:
+            return  # no index yet (SQLite makes it at the first read) or not ours to write: SQLite reports that
+        try:
+            os.posix_fallocate(fd, 0, _SHM_RESERVE)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                raise self._unavailable(e) from None
+            # EOPNOTSUPP, EINVAL: a file system that cannot reserve space; SQLite's own allocation stands
+        finally:
+            os.close(fd)
 
     def _connect_read_only(self) -> sqlite3.Connection:
         db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
@@ -1008,6 +1073,12 @@ class _SqliteBackend:
         if row is None:
             raise CorruptJournal(f"{self.path}: the head checkpoint row is gone; {fix}")
         try:
+            # Row 1, when present, is the record the writer vouches for (Journal.vouch): (position, hash).
+            v = self.db.execute("SELECT count, hash FROM head WHERE id = 1").fetchone()
+        except sqlite3.Error as e:
+            raise self._damaged(e) from None
+        self.checkpoint_meta = [_meta_of({"vouch": list(v)} if v is not None else {})]
+        try:
             return [("head table", Head.parse(tuple(row)))]
         except BadInput:
             raise CorruptJournal(
@@ -1018,10 +1089,14 @@ class _SqliteBackend:
     def read_checkpoint(self) -> Head | None:
         return self.read_checkpoints()[0][1]
 
-    def write_checkpoint(self, head: Head) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None, first: str | None = None) -> None:
         try:
             with self.db:
                 self.db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (head.count, head.hash))
+                if vouch is None:
+                    self.db.execute("DELETE FROM head WHERE id = 1")
+                else:
+                    self.db.execute("INSERT OR REPLACE INTO head VALUES (1, ?, ?)", vouch)
         except sqlite3.Error as e:
             raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
@@ -1041,6 +1116,70 @@ def _backend_name(path: Any, backend: str | None) -> str:
     return backend
 
 
+def _file_path(path: Any, call: str) -> Path:
+    """`path` as a Path when it names a file path (a str or os.PathLike giving a non-empty str without NUL);
+    BadInput naming `call` otherwise. Checked before anything is opened, so a bad path is one clear line."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise BadInput(
+            f"{call}: a journal path is a str or os.PathLike (pathlib.Path), got {_kind(path)}; pass the file's "
+            "path, e.g. 'run.jsonl' or 'run.sqlite'."
+        )
+    try:
+        text = os.fspath(path)
+    except Exception:  # noqa: BLE001 - a hostile __fspath__: described by its type
+        raise BadInput(f"{call}: the path's __fspath__ failed ({_kind(path)}); pass a str or pathlib.Path.") from None
+    if not isinstance(text, str):
+        raise BadInput(f"{call}: a journal path must give a str, got {_kind(text)}; decode it with os.fsdecode.")
+    if not text or "\x00" in text:
+        raise BadInput(
+            f"{call}: a journal path must be non-empty and hold no NUL character, got {safe_repr(text)}."
+        )
+    return Path(text)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; BadInput (not a bare OSError) when the system refuses the name itself (too long)."""
+    try:
+        return path.is_file()
+    except OSError as e:
+        raise BadInput(
+            f"{safe_repr(str(path))} is not a usable journal path ({e.strerror or type(e).__name__}); pass a "
+            "shorter path."
+        ) from None
+
+
+def _kind(value: Any) -> str:
+    """A value named by its type only (for arguments whose repr, __eq__ or __hash__ may raise)."""
+    try:
+        return type(value).__name__
+    except Exception:  # pragma: no cover
+        return "a value"
+
+
+def _check_name(what: str, value: Any, allowed: tuple[str, ...], none: bool = False) -> None:
+    """BadInput unless `value` is one of the strings `allowed` (or None when `none`): checked by type first, so a
+    value whose __eq__ raises is refused by its type, never compared."""
+    if (value is None and none) or (isinstance(value, str) and value in allowed):
+        return
+    raise BadInput(f"{what}={safe_repr(value)}: choose one of {', '.join(repr(a) for a in allowed)}.")
+
+
+def _short_messages(method: Callable) -> Callable:
+    """A Journal entry point whose refusals quote at most an 80-character prefix of a long argument (a 5,000-
+    character path, say) and stay under ~1,000 characters (validation._compact)."""
+    import functools
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except SolviLabError as e:
+            _compact(e, args[1:] if args and isinstance(args[0], Journal) else args, kwargs)
+            raise
+
+    return call
+
+
 def _backend_for(path: str | os.PathLike | None, backend: str | None, durability: str, writable: bool):
     backend = _backend_name(path, backend)
     if backend == "memory":
@@ -1051,10 +1190,13 @@ def _backend_for(path: str | os.PathLike | None, backend: str | None, durability
         raise BadInput(f"backend={backend!r} needs a file path; pass Journal('run.jsonl') or Journal() for memory.")
     if not isinstance(path, (str, os.PathLike)):
         raise BadInput(f"a journal path is a str or os.PathLike, got {type(path).__name__}.")
+    # Resolved once, at open (absolute; symlinks are followed where the file is opened, as before): a later
+    # os.chdir never sends a read or a write to another folder's file of the same name.
+    path = Path(os.path.abspath(path))
     if backend == "jsonl":
-        return _JsonlBackend(Path(path), durability, writable)
+        return _JsonlBackend(path, durability, writable)
     if backend == "sqlite":
-        return _SqliteBackend(Path(path), durability, writable)
+        return _SqliteBackend(path, durability, writable)
     raise BadInput(f"unknown journal backend {backend!r}; use 'memory', 'jsonl' or 'sqlite'.")
 
 
@@ -1081,6 +1223,10 @@ class Journal:
     2
     """
 
+    _vouch: tuple[int, str] | None = None  # the record the head checkpoint vouches for (vouch())
+    _cp_stale = False  # the checkpoint on disk says something else than this writer would (written at close)
+
+    @_short_messages
     def __init__(
         self,
         path: str | os.PathLike | None = None,
@@ -1099,28 +1245,43 @@ class Journal:
         load_checks: bool = True,
         skip_prefix: Prefix | None = None,
     ):
-        if mode not in ("a", "r"):
+        if not isinstance(mode, str) or mode not in ("a", "r"):
             raise BadInput(
-                f"mode={mode!r}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
+                f"mode={safe_repr(mode)}: open a journal with mode='a' (append, the default) or mode='r' (read-only)."
             )
+        if path is not None:
+            path = _file_path(path, "Journal()")
+        _check_name("backend", backend, ("memory", "jsonl", "sqlite"), none=True)
+        if on_load is not None and not callable(on_load):
+            raise BadInput(f"on_load must be a callable taking each Record, or None; got {_kind(on_load)}.")
+        if skip_prefix is not None:
+            try:
+                skip_prefix = Prefix(*skip_prefix)
+            except Exception:  # noqa: BLE001 - a bare TypeError from a value that is not a Prefix
+                raise BadInput(f"skip_prefix must be a journal.Prefix or None, got {_kind(skip_prefix)}.") from None
         if clock is not _UNSET:  # the older name of `timestamps`
             warnings.warn("Journal(clock=...) is now Journal(timestamps=...)", DeprecationWarning, stacklevel=2)
             timestamps = clock
         if timestamps is not None and not callable(timestamps):
             raise BadInput(
-                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got {timestamps!r}."
+                f"timestamps must be a callable returning seconds (e.g. time.time) or None, got "
+                f"{safe_repr(timestamps)}."
             )
         if durable is not None:  # the older spelling
             durability = "fsync" if durable else "flush"
-        if durability not in DURABILITY:
-            raise BadInput(f"durability={durability!r}: choose 'flush' (default) or 'fsync'.")
+        if not isinstance(durability, str) or durability not in DURABILITY:
+            raise BadInput(f"durability={safe_repr(durability)}: choose 'flush' (default) or 'fsync'.")
         if not isinstance(checkpoint_every, int) or isinstance(checkpoint_every, bool) or checkpoint_every < 1:
-            raise BadInput(f"checkpoint_every must be a positive int (appends), got {checkpoint_every!r}.")
-        if not isinstance(checkpoint_seconds, (int, float)) or not 0 <= checkpoint_seconds < float("inf"):
-            raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {checkpoint_seconds!r}.")
+            raise BadInput(f"checkpoint_every must be a positive int (appends), got {safe_repr(checkpoint_every)}.")
+        if (
+            not isinstance(checkpoint_seconds, (int, float))
+            or isinstance(checkpoint_seconds, bool)
+            or not 0 <= checkpoint_seconds < float("inf")
+        ):
+            raise BadInput(f"checkpoint_seconds must be a finite number ≥ 0, got {safe_repr(checkpoint_seconds)}.")
         if lock is not True:
             raise BadInput(
-                f"Journal(lock={lock!r}): a writer always takes the writer lock (two unlocked writers would "
+                f"Journal(lock={safe_repr(lock)}): a writer always takes the writer lock (two unlocked writers would "
                 "interleave and fork the chain); to read beside a writer without the lock, open it read-only with "
                 "Journal(path, mode='r')."
             )
@@ -1132,6 +1293,7 @@ class Journal:
         self.checkpoint_seconds = float(checkpoint_seconds)
         self._closed = True  # until the load succeeded: a failed open has nothing to close
         self._backend = _backend_for(path, backend, durability, mode == "a")
+        self.path = getattr(self._backend, "path", None)  # absolute: what every later read and write uses
         self._writable = mode == "a"
         self._timestamps = timestamps
         self._on_load = on_load
@@ -1156,8 +1318,12 @@ class Journal:
             # Release what the open took (lock, file handle, SQLite connection): the repaired file reopens.
             self._backend.close()
             raise
+        self._vouch = self._vouch_read()
         self._closed = False
         self._cp_count = self._n
+        lock = getattr(self._backend, "lock", None)
+        if lock is not None and lock.created and isinstance(self._backend, _JsonlBackend):
+            self._cp_stale = True  # a new file: its own checkpoint at close, over any other file's left at this name
         self._cp_failed_at = -1  # the count at which a checkpoint last failed (tried again checkpoint_every later)
         self._cp_time = time.monotonic()
         self.checkpoint_failure = ""  # why the last checkpoint could not be written ('' when it was)
@@ -1187,6 +1353,39 @@ class Journal:
         return cls(path, mode=mode, **kw)
 
     # -- the head ----------------------------------------------------------------------------------------
+    def _vouch_read(self) -> tuple[int, str] | None:
+        """The record the head checkpoints vouch for as this journal holds it: every place that holds a checkpoint
+        names the same (position, hash), and this journal's record at that position has that hash; else None."""
+        seen = [m["vouch"] for _, m in self._applying(getattr(self._backend, "checkpoints_seen", ()))]
+        if not seen or any(v != seen[0] for v in seen) or seen[0] is None:
+            return None
+        pos, h = seen[0]
+        if pos >= self._n or self._backend.get(pos).hash != h:
+            return None
+        return pos, h
+
+    @property
+    def vouched(self) -> int | None:
+        """The position of the record this journal's writer vouches for (`vouch`), as its head checkpoint names
+        it; None when none does. What a vouch means is the owner's (the knowledge store vouches for the fold
+        snapshot record it wrote itself: knowledge/fold_snapshot.py)."""
+        return None if self._vouch is None else self._vouch[0]
+
+    def vouch(self, position: int | None) -> None:
+        """Name the record at `position` in the head checkpoint from now on (None: name none): a record this
+        writer appended or checked itself. A record someone appended to the file without this library's writer
+        (after the last checkpoint) is never vouched for by the checkpoints, so an owner can tell the two apart.
+        Written with the next checkpoint (and at close)."""
+        if self._closed or not self._writable:
+            raise BadInput("vouch() needs a journal open for appending.")
+        if position is not None and (type(position) is not int or not 0 <= position < self._n):
+            raise BadInput(f"vouch(position={position!r}): name a record of this journal (0 ≤ position < {self._n}).")
+        with self.lock:
+            new = None if position is None else (position, self._backend.get(position).hash)
+            if new != self._vouch:
+                self._vouch = new
+                self._cp_stale = True  # the checkpoint on disk no longer says this: written at the next one, or close
+
     def head(self) -> Head:
         """(count, last_hash): how many records the journal holds and the hash of the last one. Print it, keep
         it, and check the journal against it later with verify(head=...) or open(..., expect_head=...)."""
@@ -1232,8 +1431,23 @@ class Journal:
                 f"{h.hash[:12]}…): the journal was rewritten at or before that position. Restore it from a backup."
             )
 
+    def _applying(self, found: Any) -> list[tuple[tuple[str, Head], dict[str, Any]]]:
+        """The checkpoints among `found` (the backend's last read, with its `checkpoint_meta`) that are this
+        journal's. Every one is, except a `.head` found by name that names another file when this open created the
+        file: nothing was at this name, so it was left by a journal moved away (or deleted), and a new journal
+        starts here. (A file that was there is checked against every checkpoint found by its name, whatever file
+        they name: an older copy moved over a journal, or a journal rewritten into a new file, is refused.)"""
+        found = list(found)
+        meta = list(getattr(self._backend, "checkpoint_meta", ()))
+        meta += [_meta_of({})] * (len(found) - len(meta))
+        lock = getattr(self._backend, "lock", None)
+        if lock is None or not lock.created:
+            return list(zip(found, meta))
+        me = self._backend.identity() if hasattr(self._backend, "identity") else None
+        return [(item, m) for item, m in zip(found, meta) if m["file"] is None or m["file"] == me]
+
     def _check_checkpoint(self) -> None:
-        for where, cp in getattr(self._backend, "checkpoints_seen", ()):
+        for (where, cp), _ in self._applying(getattr(self._backend, "checkpoints_seen", ())):
             problem = self._checkpoint_problem(where, cp)
             if problem:
                 raise CorruptJournal(problem)
@@ -1264,8 +1478,9 @@ class Journal:
             raise BadInput("checkpoint() needs a journal open for appending.")
         with self.lock:
             h = self.head()
-            self._backend.write_checkpoint(h)
+            self._backend.write_checkpoint(h, self._vouch, self._backend.get(0).hash if self._n else None)
             self._cp_count, self._cp_time = self._n, time.monotonic()
+            self._cp_stale = False
             self.checkpoint_failure = ""
             return h
 
@@ -1372,9 +1587,17 @@ class Journal:
         return self._backend.iter(0, self._n)
 
     def records(self, start: int = 0, stop: int | None = None, kind: str | None = None) -> Iterator[Record]:
-        """Records from position `start` up to (not including) `stop`, optionally of one kind only."""
-        if not isinstance(start, int) or start < 0:
-            raise BadInput(f"start must be a non-negative position, got {start!r}.")
+        """Records from position `start` up to (not including) `stop`, optionally of one kind only. The arguments
+        are checked when it is called (not at the first record)."""
+        if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+            raise BadInput(f"start must be a non-negative position, got {safe_repr(start)}.")
+        if stop is not None and (not isinstance(stop, int) or isinstance(stop, bool)):
+            raise BadInput(f"stop must be a position (an int) or None, got {safe_repr(stop)}.")
+        if kind is not None and not isinstance(kind, str):
+            raise BadInput(f"kind must be a record kind (a string) or None, got {safe_repr(kind)}.")
+        return self._records(start, stop, kind)
+
+    def _records(self, start: int, stop: int | None, kind: str | None) -> Iterator[Record]:
         for r in self._backend.iter(start, self._n if stop is None else min(stop, self._n)):
             if kind is None or r.kind == kind:
                 yield r
@@ -1452,7 +1675,7 @@ class Journal:
             found = read()
         except (CorruptJournal, JournalWriteFailed) as e:
             return str(e)
-        for where, cp in found:
+        for (where, cp), _ in self._applying(found):
             if cp.count <= self._n or self._writable:
                 problem = self._checkpoint_problem(where, cp)
                 if problem:
@@ -1482,7 +1705,7 @@ class Journal:
         """Write the head checkpoint (writers) and release the file, its connection and its writer lock."""
         if not self._closed:
             try:
-                if self._writable and self._n != self._cp_count:
+                if self._writable and (self._n != self._cp_count or self._cp_stale):
                     self._try_checkpoint()
             finally:
                 self._backend.close()
@@ -1505,11 +1728,40 @@ class Journal:
             pass
 
     @staticmethod
+    @_short_messages
     def read(path: str | os.PathLike, backend: str | None = None) -> Journal:
         """Open a journal read-only: no writer lock, no write (for analysis beside a running writer)."""
-        return Journal(path, backend=backend, mode="r")
+        return Journal(_file_path(path, "Journal.read()"), backend=backend, mode="r")
 
     @staticmethod
+    def forget_head(path: str | os.PathLike) -> None:
+        """Forget the head checkpoint of the JSONL journal at `path` — its extended attribute, its `.head` and any
+        other `.head` beside it naming the same file — so that the next open takes the file as it is. The documented
+        way to replace a journal on purpose (call it, then put the new journal in place; or the other way round):
+        deleting the `.head` by hand leaves the attribute, which follows the file. Takes the writer lock (refused
+        while a writer is open). A SQLite journal keeps its head inside the file: a replacement brings its own."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise BadInput(f"Journal.forget_head needs a journal path (str or os.PathLike), got {type(path).__name__}.")
+        path = Path(os.path.abspath(path))
+        if _backend_name(path, None) != "jsonl":
+            raise BadInput(
+                f"{path}: Journal.forget_head is for JSONL journals; a SQLite journal keeps its head inside the "
+                "file (a replacement brings its own; Journal.repair accepts a shorter one)."
+            )
+        if not path.exists():
+            journal_head.head_file(path).unlink(missing_ok=True)
+            return
+        lock = _FileLock(path)
+        lock.acquire()
+        try:
+            journal_head.remove_checkpoints(path, siblings=True)
+        except OSError as e:
+            raise _write_failed(path, "while forgetting its head checkpoint", e, "nothing else was changed.") from e
+        finally:
+            lock.release()
+
+    @staticmethod
+    @_short_messages
     def repair(path: str | os.PathLike, keep: int | None = None, backend: str | None = None) -> int:
         """Keep the whole, valid records of a journal and move the rest aside; return the number kept.
 
@@ -1519,9 +1771,10 @@ class Journal:
         a new head checkpoint for what it kept.
         """
         if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 0):
-            raise BadInput(f"keep must be a record count ≥ 0 or None, got {keep!r}.")
-        path = Path(path)
-        if not path.is_file():
+            raise BadInput(f"keep must be a record count ≥ 0 or None, got {safe_repr(keep)}.")
+        path = _file_path(path, "Journal.repair()")
+        _check_name("backend", backend, ("jsonl", "sqlite", "memory"), none=True)
+        if not _is_file(path):
             raise BadInput(f"no journal at {path}; Journal.repair needs an existing journal file.")
         name = _backend_name(path, backend)
         if name not in ("jsonl", "sqlite"):
@@ -1568,7 +1821,10 @@ def _repair_jsonl(path: Path, keep: int | None) -> int:
         f.truncate(len(kept))
         f.flush()
         os.fsync(f.fileno())
-    _write_checkpoint(path, Head(n, prev))
+    # Every checkpoint that names this file — its attribute, this name's .head and any other name's beside it (a
+    # repair through a hard link) — says what was kept: the journal opens through each of its names.
+    first = _check(_loads(good[0]), 0, GENESIS, str(path)).hash if good else None
+    _write_checkpoint(path, Head(n, prev), first=first, siblings=True)
     return n
 
 
@@ -1609,6 +1865,7 @@ def _repair_sqlite(path: Path, keep: int | None) -> int:
                 db.execute("DELETE FROM records WHERE position >= ? OR position < 0", (n,))
                 db.execute("CREATE TABLE IF NOT EXISTS head (id INTEGER PRIMARY KEY, count INTEGER, hash TEXT)")
                 db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (n, prev))
+                db.execute("DELETE FROM head WHERE id = 1")  # a repair vouches for no record (Journal.vouch)
             return n
         except sqlite3.Error as e:
             if _sqlite_environment(e):

@@ -19,8 +19,11 @@ memory, the learner model, the agenda, the world map) follows one shape:
 Threads: writes are serialised per journal. Every public writing method (``validation.writing_call``, or
 ``@serialised`` here) and ``_write`` hold the journal's reentrant lock (``journal.lock``) for all their steps —
 the checks, the records, the fold — so threads calling one owner, or owners sharing one journal, take turns and
-the live state stays the journal's replay. Reads are not serialised: a thread that reads while others write
-holds ``with owner.journal.lock:`` around the read to see one state.
+the live state stays the journal's replay. Reads are serialised the same way: every public read of an owner
+(methods, properties, ``len``/``in``/iteration/``repr``; ``validation.public_calls``) holds the same lock, because a
+read may settle lazy state — pending digests, records other writers appended, a cache — and must not do so while a
+write in another thread is folding (issue 40). A thread that makes several reads holds ``with owner.journal.lock:``
+around them to see one state.
 
 A new owner subclasses ``JournalOwner``, sets ``KINDS``, implements ``_empty`` (the state before any record,
 built from the same options as the constructor, writing nothing), ``_apply`` and ``state``, and passes

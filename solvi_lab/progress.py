@@ -6,7 +6,11 @@ once a cell has finished, its own elapsed time scaled by the cells left. With se
 estimate places the queued studies on the first worker free, as the scheduler does.
 
 A notebook running in a Dask worker reports its cells through a small JSON file (`CellFile`, written by the
-papermill engine in reproduce.py), which the main process reads between waits.
+papermill engine in reproduce.py), which the main process reads between waits; a notebook run in this process
+reports each cell to a `CellCounter`, which redraws the line at once.
+
+`JobProgress` draws it. On a terminal: one live line, redrawn, naming the running studies, their cells and the time
+left. Anywhere else (a CI log, a file): one line per study started and per study finished, never a redraw.
 
 >>> estimate_left({"retraction": (60.0, 10, 50)}, ["explore"], {"retraction": 160.0, "explore": 11.0}, jobs=2)
 (100.0, 'last run')
@@ -17,9 +21,13 @@ papermill engine in reproduce.py), which the main process reads between waits.
 from __future__ import annotations
 
 import json
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+
+from tqdm import tqdm  # plain tqdm: tqdm.auto needs ipywidgets and renders as text in static output
 
 from .atomicfile import atomic_write_text
 
@@ -55,6 +63,27 @@ class CellFile:
 
     def set_description(self, *_: Any, **__: Any) -> None:
         pass  # papermill names the cell it runs; the report line names the study instead
+
+    def close(self) -> None:
+        pass
+
+
+class CellCounter:
+    """A stand-in for papermill's per-cell bar in this process: each cell calls `on_cell(done, total)` at once."""
+
+    def __init__(self, total: int, on_cell: Callable[[int, int], None]):
+        self.total, self.n, self.on_cell = int(total), 0, on_cell
+        self.on_cell(0, self.total)
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+        self.on_cell(self.n, self.total)
+
+    def refresh(self) -> None:
+        pass
+
+    def set_description(self, *_: Any, **__: Any) -> None:
+        pass
 
     def close(self) -> None:
         pass
@@ -142,3 +171,104 @@ def status_line(running: dict[str, Running], left: tuple[float | None, str]) -> 
     if seconds is not None:
         text += f" · about {fmt_seconds(seconds)} left ({basis})"
     return text
+
+
+#: The live line: studies done and elapsed time, then the status line (tqdm's own "remaining" would extrapolate
+#: from studies finished, and one study can take a hundred times another).
+_BAR = "{desc}: {n_fmt}/{total_fmt} studies [{elapsed}]{postfix}"
+
+
+def is_terminal(stream: Any) -> bool:
+    """True when `stream` is a terminal (a live line can be redrawn there); False for a file, a pipe, a CI log."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+class JobProgress:
+    """What `reproduce` shows while its notebooks run, on `stream` (default stderr).
+
+    live=None decides by the stream: a terminal gets one line redrawn in place (the studies running, their cells,
+    the time left); anything else gets one plain line per study started and finished, and no redraws.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> p = JobProgress(["a", "b"], jobs=1, previous={"b": 30.0}, stream=out)
+    >>> p.running({"a": (2.0, 1, 4)})
+    >>> p.finished("a", "a: ok in 8.0 s")
+    >>> p.close()
+    >>> print(out.getvalue(), end="")
+    [0/2] started a (4 cells)
+    [1/2] a: ok in 8.0 s · about 30 s left (last run)
+    """
+
+    def __init__(
+        self,
+        names: list[str],
+        *,
+        jobs: int,
+        previous: dict[str, float] | None = None,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+        title: str = "reproduce",
+    ):
+        self.stream = stream if stream is not None else sys.stderr
+        self.live = is_terminal(self.stream) if live is None else live
+        self.order, self.jobs, self.previous = list(names), jobs, dict(previous or {})
+        self.started: list[str] = []
+        self.done: list[str] = []
+        self._now: dict[str, Running] = {}
+        self._bar = tqdm(
+            total=len(self.order), desc=title, bar_format=_BAR, file=self.stream, disable=not self.live, leave=True
+        )
+
+    def _left(self, running: dict[str, Running]) -> tuple[float | None, str]:
+        queued = [n for n in self.order if n not in self.done and n not in running]
+        return estimate_left(running, queued, self.previous, jobs=self.jobs)
+
+    def _say(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+    def running(self, running: dict[str, Running]) -> None:
+        """The studies running now with their cells: names the new ones (plain) or redraws the line (live)."""
+        self._now = dict(running)
+        for name, (_, _, cells) in running.items():
+            if name not in self.started:
+                self.started.append(name)
+                if not self.live:
+                    self._say(f"[{len(self.done)}/{len(self.order)}] started {name} ({cells} cells)")
+        if self.live:
+            self._bar.set_postfix_str(status_line(running, self._left(running)))
+
+    def cells_of(self, name: str) -> Callable[[int], CellCounter]:
+        """A per-cell sink for a notebook run in this process (the papermill engine builds it with the cell count)."""
+        t0 = time.time()
+
+        def on_cell(done: int, total: int) -> None:
+            self.running({name: (time.time() - t0, done, total)})
+
+        return lambda total: CellCounter(total, on_cell)
+
+    def finished(self, name: str, outcome: str, *, ok: bool = True) -> None:
+        """One study done: `outcome` is its one-line result (always printed plain; live only when not ok)."""
+        if name not in self.started:
+            self.started.append(name)
+            if not self.live:
+                self._say(f"[{len(self.done)}/{len(self.order)}] started {name}")
+        self.done.append(name)
+        self._now.pop(name, None)
+        if self.live:
+            # the line names only what still runs (the last one finished: nothing)
+            left = status_line(self._now, self._left(self._now)) if len(self.done) < len(self.order) else ""
+            self._bar.set_postfix_str(left, refresh=False)
+            self._bar.update(1)
+            if not ok:
+                self._bar.write(outcome, file=self.stream)
+            return
+        seconds, basis = self._left(self._now) if len(self.done) < len(self.order) else (None, "")
+        tail = f" · about {fmt_seconds(seconds)} left ({basis})" if seconds is not None else ""
+        self._say(f"[{len(self.done)}/{len(self.order)}] {outcome}{tail}")
+
+    def close(self) -> None:
+        self._bar.close()

@@ -26,10 +26,9 @@ import datetime
 import json
 import math
 import os
-import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from tqdm import tqdm  # plain tqdm: tqdm.auto needs ipywidgets and renders as t
 
 from . import kernel, machine
 from . import progress as live  # `progress` is the keyword that turns bars on
-from .errors import BadParameter, SolviLabError
+from .errors import BadInput, BadParameter, SolviLabError
 from .machine import usable_cores
 from .notebook import atomic_write_text
 from .studies import registry
@@ -204,10 +203,13 @@ def _engine_name() -> str:
         def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):  # type: ignore[no-untyped-def]
             # `solvi_progress` comes from execute()'s call (papermill passes unknown keywords on to the engine):
             # per call, no module state. Removed before nbclient sees it. A path: the cells go to that file (a
-            # notebook in a Dask worker, whose bar the main process draws); True: a tqdm bar named by the study.
+            # notebook in a Dask worker, whose bar the main process draws); a callable: it builds the bar from the
+            # cell count (live.JobProgress.cells_of); True: a tqdm bar named by the study.
             shown = kwargs.pop("solvi_progress", True)
             if isinstance(shown, (str, Path)):
                 nb_man.pbar = live.CellFile(shown, total=len(nb_man.nb.cells))
+            elif callable(shown):  # a notebook run in this process whose cells the job's one line shows
+                nb_man.pbar = shown(len(nb_man.nb.cells))
             elif shown:
                 nb_man.pbar = tqdm(
                     total=len(nb_man.nb.cells), unit="cell", desc=Path(nb_man.output_path).stem, leave=False
@@ -218,7 +220,12 @@ def _engine_name() -> str:
     return _ENGINE
 
 
-def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progress: bool | Path = True) -> None:
+#: What a notebook's cells are shown by: True a bar of its own, False nothing, a path a live.CellFile, a callable
+#: a per-cell sink built from the cell count (live.JobProgress.cells_of).
+CellProgress = bool | Path | Callable[[int], Any]
+
+
+def execute(notebook: Path, executed: Path, parameters: dict[str, Any], *, progress: CellProgress = True) -> None:
     """Run one notebook with papermill into `executed`; papermill's exceptions propagate (the partial notebook stays).
 
     Checks the kernel first (installing ours if missing) so papermill never raises its NoSuchKernel.
@@ -283,6 +290,22 @@ def notebook_defaults(notebook: Path) -> dict[str, Any]:
     return defaults
 
 
+def check_notebook(notebook: Path) -> None:
+    """BadInput in one line unless `notebook` reads as a Jupyter notebook (JSON, nbformat 4, valid cells):
+    `solvi-lab run` says so before any kernel starts, instead of a papermill traceback."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(str(notebook), as_version=4)
+        nbformat.validate(nb)
+    except Exception as err:  # NotJSONError, ValidationError, a wrong type anywhere in the cells
+        reason = " ".join(str(err).split())[:160] or type(err).__name__
+        raise BadInput(
+            f"notebook {notebook} is corrupt ({type(err).__name__}: {reason}); open it in Jupyter to repair it, "
+            "or restore it from git (git checkout -- FILE)."
+        ) from None
+
+
 def _failure_message(err: BaseException) -> str:
     from papermill.exceptions import PapermillExecutionError
 
@@ -298,16 +321,21 @@ def run_notebook(
     study: str | None = None,
     quick: bool = False,
     overrides: dict[str, Any] | None = None,
-    progress: bool | Path = True,
+    progress: CellProgress = True,
 ) -> StudyRun:
     """Execute one notebook (registered or not) into `<out>/<study>/`; never raises for a failing notebook.
 
-    progress: True, a bar per cell; False, none; a path, the cells written to that file (live.CellFile).
+    progress: True, a bar per cell; False, none; a path, the cells written to that file (live.CellFile); a
+    callable, the per-cell sink it builds from the cell count.
 
     A registered study whose notebook is missing or whose data is missing is not executed; the returned
     StudyRun says why and what to do.
     """
-    out = Path(out)
+    # absolute before papermill changes directory to the notebook's folder: a relative `out` (or progress file)
+    # would otherwise land under notebooks/
+    out = Path(out).resolve()
+    if isinstance(progress, (str, Path)):
+        progress = Path(progress).resolve()
     name = study or notebook.stem
     info = registry.STUDIES.get(name)
     started = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -345,8 +373,9 @@ def run_notebook(
     except Exception as err:  # a failing study is reported, and the others still run
         record.status = "failed"
         record.message = _failure_message(err)
-        if not executed.exists():
-            record.message += "\n" + "".join(traceback.format_exception_only(type(err), err)).strip()
+        shown = "".join(traceback.format_exception_only(type(err), err)).strip()
+        if not executed.exists() and shown.split(": ", 1)[-1] != record.message.split(": ", 1)[-1]:
+            record.message += "\n" + shown  # the exception's own lines, when they say more than the message
     record.seconds = round(time.perf_counter() - t0, 2)
     record.save(out)
     return record
@@ -378,7 +407,7 @@ def reproduce(
     if jobs is not None:
         need_int("jobs", jobs, min=1, hint="notebooks at once; 1 runs them one after the other")
     studies = registry.select(only)
-    out = Path(out)
+    out = Path(out).resolve()  # before papermill's change of directory: progress and outputs stay under `out`
     out.mkdir(parents=True, exist_ok=True)
     check_kernel()
     atomic_write_text(out / "machine.json", json.dumps(machine.describe(), indent=2) + "\n")
@@ -404,25 +433,26 @@ def reproduce(
         runs = [
             by_name[i.name]
             if i.name in by_name
-            else run_notebook(i.notebook_path, out, study=i.name, quick=quick, overrides=overrides, progress=progress)
+            else run_notebook(i.notebook_path, out, study=i.name, quick=quick, overrides=overrides, progress=False)
             for i in studies
         ]
     else:
         runs = []
-        bar = tqdm(total=len(studies), desc="reproduce", bar_format=_BAR, disable=not progress)
-        for k, info in enumerate(studies):
-            queued = [i.name for i in studies[k + 1 :] if i in ready]
-            left = live.estimate_left({info.name: (0.0, 0, 1)}, queued, previous, jobs=1)
-            bar.set_postfix_str(live.status_line({}, left).replace("starting", f"running {info.name}", 1))
+        shown = live.JobProgress([i.name for i in studies], jobs=1, previous=previous) if progress else None
+        for info in studies:
             run = run_notebook(
-                info.notebook_path, out, study=info.name, quick=quick, overrides=overrides, progress=progress
+                info.notebook_path,
+                out,
+                study=info.name,
+                quick=quick,
+                overrides=overrides,
+                progress=shown.cells_of(info.name) if shown is not None else False,
             )
             runs.append(run)
-            bar.update(1)
-            # tqdm.write keeps the overall bar intact while saying what happened to each study.
-            if run.status != "ok" and progress:
-                tqdm.write(describe_run(run), file=sys.stderr)
-        bar.close()
+            if shown is not None:
+                shown.finished(run.study, describe_run(run), ok=run.status == "ok")
+        if shown is not None:
+            shown.close()
     if seeds > 0:
         sweep_studies(
             out,
@@ -473,7 +503,7 @@ def _run_on_dask(
 
     order = start_order(studies)
     done: dict[str, StudyRun] = {}
-    cells_dir = out / ".progress"
+    cells_dir = Path(out).resolve() / ".progress"  # absolute: a worker's papermill runs in notebooks/
     shutil.rmtree(cells_dir, ignore_errors=True)
     cells = {info.name: cells_dir / f"{info.name}.json" for info in order}
     with client_for(workers=jobs, scheduler=None) as client:
@@ -485,35 +515,39 @@ def _run_on_dask(
                 study=info.name,
                 quick=quick,
                 overrides=overrides,
-                progress=cells[info.name] if progress else False,  # the main process draws the one bar
+                progress=cells[info.name],  # the main process shows the cells (and when a study starts)
                 pure=False,
                 key=f"notebook-{info.name}",
             )
             for info in order
         ]
-        bar = tqdm(total=len(futures), desc=f"reproduce ({jobs} at once)", bar_format=_BAR, disable=not progress)
+        shown = (
+            live.JobProgress([i.name for i in order], jobs=jobs, previous=previous, title=f"reproduce ({jobs} at once)")
+            if progress
+            else None
+        )
         pending = set(futures)
         while pending:
             try:
                 finished, pending = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED")
             except TimeoutError:  # none finished in this second: redraw what is running
                 finished = set()
+            if shown is not None:
+                # before the finished ones are named: a study that ran within one wait is still seen to start
+                shown.running(
+                    {
+                        i.name: state
+                        for i in order
+                        if i.name not in done and (state := progress_state(cells[i.name])) is not None
+                    }
+                )
             for fut in finished:
                 run = fut.result()
                 done[run.study] = run
-                bar.update(1)
-                if run.status != "ok" and progress:
-                    tqdm.write(describe_run(run), file=sys.stderr)
-            if progress and pending:
-                running = {
-                    i.name: state
-                    for i in order
-                    if i.name not in done and (state := progress_state(cells[i.name])) is not None
-                }
-                queued = [i.name for i in order if i.name not in done and i.name not in running]
-                left = live.estimate_left(running, queued, previous or {}, jobs=jobs)
-                bar.set_postfix_str(live.status_line(running, left))
-        bar.close()
+                if shown is not None:
+                    shown.finished(run.study, describe_run(run), ok=run.status == "ok")
+        if shown is not None:
+            shown.close()
     shutil.rmtree(cells_dir, ignore_errors=True)
     return [done[info.name] for info in studies]
 
@@ -521,11 +555,6 @@ def _run_on_dask(
 def progress_state(path: Path) -> live.Running | None:
     """A running notebook's (elapsed, cells done, cells); None until its worker has started it."""
     return live.read_cells(path)
-
-
-#: The overall bar: studies done and elapsed time, then our status line (tqdm's own "remaining" would extrapolate
-#: from studies finished, and one study can take a hundred times another).
-_BAR = "{desc}: {n_fmt}/{total_fmt} studies [{elapsed}]{postfix}"
 
 
 #: Studies whose full size takes minutes per seed: `reproduce --seeds` sweeps them at their quick sizes.

@@ -518,7 +518,7 @@ def _check_context(context: Any) -> Hashable:
     context = _freeze(context)
     try:
         hash(context)
-    except TypeError:
+    except Exception:  # unhashable, or a __hash__ that raises: described by its type, never a bare error
         raise BadInput(
             f"context must be hashable (a str, number or tuple), got {type(context).__name__}; "
             "e.g. the hero's level, or a (map, mode) tuple."

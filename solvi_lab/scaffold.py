@@ -8,11 +8,13 @@ What it writes (NAME = coin_bias):
     coin_bias/coin_bias/coin_bias.ipynb a thin notebook with a papermill `parameters` cell
     coin_bias/coin_bias/coin_bias.pins.json  the metrics of the quick run, pinned (measured here, not typed)
     coin_bias/tests/test_coin_bias.py   the study's own tests and its notebook's pins (`solvi_pins`)
+    coin_bias/conftest.py               its tests keep IPython's and matplotlib's state in the venv, not in ~
+    coin_bias/.gitignore                results/, sweeps/, caches and build output
 
 >>> import tempfile
 >>> root = new_study("coin_bias", Path(tempfile.mkdtemp()))
 >>> sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())[:3]
-['README.md', 'coin_bias/__init__.py', 'coin_bias/coin_bias.ipynb']
+['.gitignore', 'README.md', 'coin_bias/__init__.py']
 >>> new_study("Coin", root.parent)
 Traceback (most recent call last):
 ...
@@ -35,6 +37,8 @@ from .pins import is_timing, pin_for
 
 TEMPLATE_PACKAGE = "solvi_lab.templates"
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
+#: Template files stored without their leading dot (package data globs and some tools skip dot files).
+_DOTFILES = {"gitignore": ".gitignore"}
 
 
 def check_name(name: str) -> None:
@@ -82,6 +86,8 @@ def new_study(name: str, where: Path | str = ".", *, title: str | None = None) -
         raise BadInput(f"{root} already exists and is not empty; give another --dir or remove it.")
     title = title or f"{name}: a study of a biased coin (replace with yours)"
     for rel, text in _walk(_templates()):
+        head, _, base = rel.rpartition("/")
+        rel = f"{head}/{_DOTFILES[base]}" if head and base in _DOTFILES else _DOTFILES.get(rel, rel)
         path = root / rel.replace("NAME", name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.replace("{{NAME}}", name).replace("{{TITLE}}", title), encoding="utf-8")
@@ -112,9 +118,10 @@ def write_pins(root: Path, name: str) -> Path:
 def next_steps(root: Path, name: str) -> str:
     """What to type next, printed by `solvi-lab new`."""
     return (
-        f"wrote {root}/ (study {name!r}). Next:\n"
+        f"wrote {root}/ (study {name!r}). Next, in the environment where solvi_lab is installed "
+        "(README's: `source .venv/bin/activate` in the solvi_lab checkout):\n"
         f"  pip install -e {root}          # registers it: solvi-lab list shows {name}\n"
         f"  solvi-lab run {name} --quick\n"
-        f"  cd {root} && pytest            # the study's tests and its notebook's pins\n"
+        f"  cd {root} && python -m pytest  # the study's tests and its notebook's pins\n"
         "See docs/readme/your_own_study.md."
     )

@@ -220,7 +220,7 @@ def need_hashable(what: str, value: Any) -> Any:
     """`value` if it can be a dict key or set member (an id, a name)."""
     try:
         hash(value)
-    except TypeError:
+    except Exception:  # unhashable, or a __hash__ that raises: described by its type (safe_repr), never bare
         raise BadInput(f"{what} must be hashable (a string, number or tuple), got {_short(value)}.") from None
     return value
 
@@ -322,8 +322,13 @@ def public_calls(cls: type) -> type:
     net of `writing_call` — a bare exception (or any exception when an argument's repr fails) becomes BadInput
     naming the argument and what it accepts — and a refusal quoting a long argument quotes an 80-character prefix.
 
-    Methods already marked `writing_call` keep their own net; generators and properties are left as they are.
-    The cost is one Python call frame on the success path.
+    Every public method of an instance — reads too — and the read dunders (`__len__`, `__contains__`, `__iter__`,
+    `__getitem__`, `__repr__`) hold the owner's journal lock (`write_lock`) for the whole call: a read that settles
+    lazy state (pending digests, records other writers appended, a cache) then never interleaves with a write in
+    another thread (issue 40). The lock is reentrant and uncontended in one thread, so a read pays one acquire.
+
+    A public property's getter holds the lock too. Methods already marked `writing_call` keep their own net;
+    generators are left as they are. The cost is one Python call frame (and one lock acquire) on the success path.
 
     >>> @public_calls
     ... class Owner:
@@ -340,7 +345,13 @@ def public_calls(cls: type) -> type:
     for base in reversed(cls.__mro__[:-1]):  # inherited public calls too (JournalOwner's open, from_journal, ...)
         own.update(vars(base))
     for name, attr in own.items():
+        if name in _LOCKED_DUNDERS and inspect.isfunction(attr) and not getattr(attr, "_solvi_locked", False):
+            setattr(cls, name, _read_locked(attr))
+            continue
         if name.startswith("_") and name != "__init__":
+            continue
+        if isinstance(attr, property) and attr.fget is not None and not getattr(attr.fget, "_solvi_locked", False):
+            setattr(cls, name, property(_read_locked(attr.fget), attr.fset, attr.fdel, attr.__doc__))
             continue
         if isinstance(attr, (classmethod, staticmethod)):
             fn = attr.__func__
@@ -350,11 +361,33 @@ def public_calls(cls: type) -> type:
         elif inspect.isfunction(attr):
             if inspect.isgeneratorfunction(attr) or getattr(attr, "_solvi_guarded", False):
                 continue
-            setattr(cls, name, _guarded(attr, writing=False))
+            # a constructor has no journal to lock until it has run: only the net
+            setattr(cls, name, _guarded(attr, writing=False, lock=name != "__init__"))
     return cls
 
 
-def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callable:
+# The dunders that read an owner's state (and may settle lazy state: DecisionLog folds new records on len()).
+# __eq__ is left out on purpose: it reads two owners, and holding one journal's lock while taking the other's could
+# deadlock against a thread comparing them the other way round; it calls state() on each, which locks each in turn.
+_LOCKED_DUNDERS = frozenset({"__len__", "__contains__", "__iter__", "__getitem__", "__repr__", "__bool__"})
+
+
+def _read_locked(method: Callable) -> Callable:
+    """`method` holding its owner's journal lock for the call (a read dunder: see public_calls)."""
+    import functools
+
+    lock_of = write_lock
+
+    @functools.wraps(method)
+    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with getattr(getattr(self, "journal", None), "lock", None) or lock_of(self):
+            return method(self, *args, **kwargs)
+
+    locked._solvi_locked = True  # type: ignore[attr-defined]
+    return locked
+
+
+def _guarded(method: Callable, *, writing: bool, static: bool = False, lock: bool = False) -> Callable:
     import functools
     import types
 
@@ -407,7 +440,22 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False) -> Callab
         with lock_of(self):
             return call(self, *args, **kwargs)
 
-    code = call_static if static else locked if writing else call_read
+    def locked_read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # A read holds the same lock as the writes: it may settle lazy state (issue 40), and it sees one state.
+        # The owner's own journal first (one attribute read: a read is called often), else write_lock's search.
+        with getattr(getattr(self, "journal", None), "lock", None) or lock_of(self):
+            try:
+                return method(self, *args, **kwargs)
+            except known as e:
+                compact(e, args, kwargs)
+                name_it(e, self, method, args, kwargs)
+                raise
+            except Exception as e:
+                if not about_an_argument(e, args, kwargs):
+                    raise
+                raise bad(named(self, method, args, kwargs, e)) from None
+
+    code = call_static if static else locked if writing else locked_read if lock else call_read
     # Rebuilt in the method's own module so doctest still finds the method's examples.
     wrapped = types.FunctionType(code.__code__, method.__globals__, method.__name__, None, code.__closure__)
     wrapped = functools.wraps(method)(wrapped)

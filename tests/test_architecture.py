@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
 # Layers, lowest first. A module belongs to the layer of the longest prefix listed here.
 LAYERS: dict[str, int] = {}
 _LAYER_NAMES = [
-    ("foundation", ["errors", "atomicfile", "validation", "jsontext", "codehash", "checks", "prediction"]),
+    ("foundation", ["errors", "atomicfile", "validation", "jsontext", "codehash", "checks", "prediction", "display"]),
     ("journal", ["journal", "journal_head", "owner", "conformance"]),
     ("knowledge", ["knowledge"]),
     (
@@ -35,14 +35,12 @@ _LAYER_NAMES = [
             "experimental",
         ],
     ),
-    # plot and parquet: the old import paths of explore.plot / explore.parquet (one-line re-exports)
-    ("explore", ["explore", "plot", "parquet"]),
+    ("explore", ["explore"]),
     ("studies", ["studies"]),
     (
         "entry points",
         [
             "",
-            "compat",
             "cli",
             "reproduce",
             "report",
@@ -200,33 +198,6 @@ def test_the_knowledge_package_imports_nothing_of_explore_not_even_for_type_hint
         if imported == "explore" or imported.startswith("explore.")
     ]
     assert found == []
-
-
-def test_the_old_exploration_names_still_work_without_the_knowledge_package_importing_them():
-    import importlib
-    import sys
-    import warnings
-
-    from solvi_lab.knowledge import KnowledgeStore
-
-    for old in ("frames", "graph", "timetravel"):  # the same module object under the old name, its own spec kept
-        mod = importlib.import_module(f"solvi_lab.knowledge.{old}")
-        new = sys.modules[f"solvi_lab.explore.{old}"]
-        assert mod is sys.modules[f"solvi_lab.knowledge.{old}"] is new
-        assert new.__name__ == new.__spec__.name == f"solvi_lab.explore.{old}"
-    from solvi_lab.knowledge.frames import store_frame
-    from solvi_lab.knowledge.graph import graph
-    from solvi_lab.knowledge.timetravel import diff
-
-    ks = KnowledgeStore()
-    a = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        assert ks.frame().equals(store_frame(ks))
-        assert ks.diff(0).equals(diff(ks, 0))
-        assert list(ks.graph(a).nodes) == list(graph(ks, a).nodes) == [a]
-    assert [type(x.message) for x in w] == [DeprecationWarning] * 3
-    assert all(x.filename == __file__ for x in w)  # the warning points at the caller's line
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from solvi_lab.actions import ConservativeActionModel, Vocabulary
+from solvi_lab.explore import store_frame
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge.store import KnowledgeStore
 
@@ -12,10 +13,10 @@ from solvi_lab.knowledge.store import KnowledgeStore
 def test_store_frame_to_pandas():
     ks = KnowledgeStore()
     ks.add("fact", {"s": "c1", "r": "tier", "o": "vip"}, source="spec", by="handbook")
-    df = ks.frame().to_pandas()
+    df = store_frame(ks).to_pandas()
     assert isinstance(df, pd.DataFrame)
     assert len(df) == 1
-    assert list(df.columns) == ks.frame().columns
+    assert list(df.columns) == store_frame(ks).columns
 
 
 def test_journal_frame_to_pandas():

@@ -180,11 +180,3 @@ def test_layered_layout_puts_dependents_right_of_premises() -> None:
     assert pos["k1"][0] < pos["k2"][0] < pos["k3"][0]
     assert pos["k0"][0] == pos["k1"][0] == 0.0
     assert pos == layered_layout(graph(story()))  # deterministic
-
-
-def test_the_old_import_path_is_the_same_module_api():
-    import solvi_lab.explore.plot as new
-    import solvi_lab.plot as old
-
-    assert old.__all__ == new.__all__
-    assert all(getattr(old, name) is getattr(new, name) for name in new.__all__)

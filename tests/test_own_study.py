@@ -106,12 +106,20 @@ def test_new_writes_an_installable_package(package: Path) -> None:
             f"{NAME}/study.py",
             "pyproject.toml",
             f"tests/test_{NAME}.py",
+            "conftest.py",
+            ".gitignore",
         ]
     )
+    ignored = (package / ".gitignore").read_text().splitlines()
+    assert {"results/", "sweeps/", ".venv/", "__pycache__/", "*.egg-info/", ".pytest_cache/"} <= set(ignored)
+    assert "keep_state_in_environment()" in (package / "conftest.py").read_text()
     assert f'{NAME} = "{NAME}.study"' in (package / "pyproject.toml").read_text()
     nb = json.loads((package / NAME / f"{NAME}.ipynb").read_text())
     first = next(c for c in nb["cells"] if c["cell_type"] == "code")
     assert first["metadata"]["tags"] == ["parameters"]
+    # literal-only, so papermill reads every line (no "Unable to parse", no "unknown parameter: quick")
+    code = [ln for ln in "".join(first["source"]).splitlines() if ln and not ln.startswith("#")]
+    assert code == ["quick = None", "seed = 0", 'results_dir = "results"', "n_flips = None", "p_heads = None"]
     pins = json.loads((package / NAME / f"{NAME}.pins.json").read_text())
     assert pins["quick_params"] == {"n_flips": 2000, "p_heads": 0.6, "seed": 0}
     assert set(pins["metrics"]) == {"n_flips", "heads", "tails", "heads_rate"}
@@ -134,6 +142,7 @@ def test_list_shows_the_plugin_after_the_builtins(package: Path) -> None:
 def test_run_quick_and_parameters_are_checked(package: Path, tmp_path: Path) -> None:
     ran = cli("run", NAME, "--quick", "--out", str(tmp_path), "--no-progress")
     assert ran.returncode == 0, ran.stderr
+    assert ran.stderr == ""  # papermill silent: no "Unable to parse line", no "Passed unknown parameter"
     metrics = json.loads((tmp_path / NAME / "metrics.json").read_text())
     pins = json.loads((package / NAME / f"{NAME}.pins.json").read_text())["metrics"]
     assert metrics["heads"] == pins["heads"]["exact"] and metrics["heads"] + metrics["tails"] == 2000
@@ -160,6 +169,7 @@ def test_sweep_two_seeds_and_diff_of_sweeps(package: Path, tmp_path: Path) -> No
     for out, extra in (("a", ["--workers", "1"]), ("b", ["--workers", "0", "-p", "p_heads=0.4"])):
         swept = cli("sweep", NAME, "--seeds", "0-1", "--quick", "--no-progress", "--out", str(tmp_path / out), *extra)
         assert swept.returncode == 0, swept.stderr
+        assert "Unable to parse" not in swept.stderr and "unknown parameter" not in swept.stderr
         assert f"{NAME}: 2 points (2 run now, 0 done before), 0 raised" in swept.stdout
     rows = pl.read_parquet(tmp_path / "a" / NAME / "sweep.parquet").sort("seed")
     assert rows["seed"].to_list() == [0, 1] and rows["c.heads_majority"].to_list() == [True, True]
@@ -290,3 +300,73 @@ def test_new_refuses_bad_names(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="already exists and is not empty"):
         scaffold.new_study("taken", tmp_path)
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["notes.txt", "taken"]
+
+
+def test_a_sweep_where_every_seed_raises_is_one_line_per_error(package: Path, tmp_path: Path) -> None:
+    study = package / NAME / "study.py"
+    source = study.read_text()
+    study.write_text(
+        source.replace(
+            "    PARAMS.check(n_flips=n_flips, p_heads=p_heads, seed=seed)\n",
+            "    PARAMS.check(n_flips=n_flips, p_heads=p_heads, seed=seed)\n"
+            "    if seed == 2:\n        raise KeyError('no such coin')\n"
+            "    raise NotImplementedError('write run() first')\n",
+        )
+    )
+    try:
+        out = tmp_path / "sweeps"
+        swept = cli("sweep", NAME, "--seeds", "0-2", "--quick", "--workers", "0", "--no-progress", "--out", str(out))
+    finally:
+        study.write_text(source)
+    assert swept.returncode == 1
+    assert swept.stdout == f"{NAME}: 3 points (3 run now, 0 done before), 3 raised → {out / NAME / 'SUMMARY.md'}\n"
+    assert swept.stderr.splitlines() == [
+        f"error: {NAME}: 2 of 3 points raised NotImplementedError: write run() first (seeds 0, 1)",
+        f"error: {NAME}: 1 of 3 points raised KeyError: 'no such coin' (seed 2)",
+    ]
+    summary = (out / NAME / "SUMMARY.md").read_text()
+    assert "No point finished without an error" in summary and "| 2 | KeyError: 'no such coin' |" in summary
+
+
+def test_its_sweeps_carry_its_own_version_and_commit_beside_solvi_labs(package: Path, tmp_path: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", str(package)]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "study"]):
+        assert subprocess.run([*git, *step], capture_output=True).returncode == 0
+    try:
+        commit = subprocess.run([*git, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
+        swept = cli("sweep", NAME, "--seeds", "0", "--quick", "--workers", "0", "--no-progress", "--out", str(tmp_path))
+    finally:
+        import shutil
+
+        shutil.rmtree(package / ".git")
+    assert swept.returncode == 0, swept.stderr
+    row = pl.read_parquet(tmp_path / NAME / "sweep.parquet").row(0, named=True)
+    assert (row["study_package"], row["study_version"], row["study_commit"]) == (NAME, "0.1.0", commit)
+    from solvi_lab import __version__
+    from solvi_lab.sweep.point import code_commit
+
+    assert row["version"] == __version__ and row["commit"] == code_commit()
+    summary = (tmp_path / NAME / "SUMMARY.md").read_text()
+    assert f"Ran on solvi_lab {__version__} at commit `{row['commit']}`; the study: package {NAME} 0.1.0, commit `{commit}`" in summary
+
+
+def test_its_tests_write_nothing_outside_its_folder_and_the_venv(package: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in _env().items() if not k.startswith(("XDG_", "IPYTHONDIR", "MPLCONFIGDIR", "JUPYTER_"))}
+    env["HOME"] = str(home)
+    registered = any(ep.value == "solvi_lab.pytest_plugin" for ep in entry_points(group="pytest11"))
+    plugin = [] if registered else ["-p", "solvi_lab.pytest_plugin"]
+    before = {p for p in package.rglob("*")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=package,
+        timeout=600,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []  # no ~/.ipython, ~/.cache, ~/.local
+    new = sorted(p.relative_to(package).as_posix() for p in set(package.rglob("*")) - before)
+    assert all("__pycache__" in p for p in new), new

@@ -175,11 +175,3 @@ def test_record_hash_is_the_journal_hash() -> None:
     j = Journal(timestamps=lambda: 3.5)
     r = j.append("k", {"a": [1, 2]})
     assert record_hash(0, "k", {"a": [1, 2]}, r.prev, 3.5) == r.hash
-
-
-def test_the_old_import_path_is_the_same_module_api():
-    import solvi_lab.explore.parquet as new
-    import solvi_lab.parquet as old
-
-    assert old.__all__ == new.__all__
-    assert all(getattr(old, name) is getattr(new, name) for name in new.__all__)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
 from solvi_lab import progress, reproduce
@@ -53,11 +55,84 @@ def test_a_notebook_writes_its_cells_to_the_progress_file(tmp_path: Path) -> Non
     assert progress.read_cells(tmp_path / "nothing.json") is None
 
 
-def test_reproduce_with_two_notebooks_at_once_shows_them_running(tmp_path: Path, capsys) -> None:
-    runs = reproduce.reproduce(tmp_path, quick=True, only=["example", "learner_evidence"], jobs=2)
-    assert [r.status for r in runs] == ["ok", "ok"]
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_one_live_line_names_the_running_studies_cells_and_time_left() -> None:
+    screen = _Terminal()
+    shown = progress.JobProgress(["retraction", "explore"], jobs=1, previous={"explore": 11.0}, stream=screen)
+    assert shown.live
+    shown.running({"retraction": (30.0, 10, 50)})
+    shown.finished("retraction", "retraction: ok in 40.0 s")
+    shown.running({"explore": (1.0, 2, 30)})
+    shown.finished("explore", "explore: FAILED — ValueError: x", ok=False)
+    shown.close()
+    text = screen.getvalue()
+    assert (
+        "reproduce: 0/2 studies" in text
+        and "running retraction 10/50 cells · about 2 min 11 s left (last run, cells so far)" in text
+    )
+    assert "running explore 2/30 cells · about 10 s left (last run)" in text
+    assert "explore: FAILED — ValueError: x\n" in text  # a failure is said at once, above the line
+    assert "retraction: ok in 40.0 s" not in text  # successes are summed up after the job, not interleaved
+    assert "started" not in text and "\r" in text  # redrawn in place: no plain lines
+    assert text.rstrip("\n").rsplit("\r", 1)[-1] == "reproduce: 2/2 studies [00:00]"  # the last draw: all done
+
+
+def test_in_a_log_one_plain_line_per_study_started_and_finished_and_no_redraws() -> None:
+    log = io.StringIO()
+    shown = progress.JobProgress(["a", "b", "c"], jobs=2, previous={"c": 20.0}, stream=log)
+    assert not shown.live
+    for _ in range(5):  # redraw ticks while the same studies run say nothing new
+        shown.running({"a": (3.0, 2, 10), "b": (1.0, 0, 4)})
+    shown.finished("b", "b: ok in 2.0 s")
+    shown.running({"a": (9.0, 5, 10)})
+    shown.finished("c", "c: skipped, data missing")  # never seen running: still said to start
+    shown.finished("a", "a: ok in 18.0 s")
+    shown.close()
+    assert log.getvalue().splitlines() == [
+        "[0/3] started a (10 cells)",
+        "[0/3] started b (4 cells)",
+        "[1/3] b: ok in 2.0 s · about 20 s left (last run, cells so far)",
+        "[1/3] started c",
+        "[2/3] c: skipped, data missing · about 9 s left (cells so far)",
+        "[3/3] a: ok in 18.0 s",
+    ]
+    assert "\r" not in log.getvalue()
+
+
+def test_reproduce_in_one_process_redraws_the_line_at_each_cell(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(progress, "is_terminal", lambda stream: True)
+    runs = reproduce.reproduce(tmp_path, quick=True, only=["example"], jobs=1)
+    assert [r.status for r in runs] == ["ok"]
     err = capsys.readouterr().err
-    assert "reproduce (2 at once): 0/2 studies" in err
-    assert "running " in err and " cells" in err
-    assert "Kernel is running over TCP" not in err and "Unable to parse" not in err and "unknown parameter" not in err
-    assert not (tmp_path / ".progress").exists()
+    total = len(json.loads(Path(runs[0].executed).read_text(encoding="utf-8"))["cells"])  # with papermill's own
+    drawn = [(int(d), int(t)) for d, t in re.findall(r"running example (\d+)/(\d+) cells", err)]
+    assert drawn == [(k, total) for k in range(total + 1)]  # every cell, as it finished
+    assert "Unable to parse" not in err and "unknown parameter" not in err
+
+
+def test_reproduce_with_a_relative_out_finds_the_cells_and_leaves_nothing_in_notebooks(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """Two notebooks at once, in Dask workers (papermill runs them in notebooks/), `--out results` relative,
+    output captured (not a terminal): a started line with its cells (read from the worker's cell file), a
+    finished line per study, no redraw, and no .progress left anywhere."""
+    monkeypatch.chdir(tmp_path)
+    notebooks = registry.REPO_ROOT / "notebooks"
+    before = sorted(p.name for p in notebooks.iterdir())
+    runs = reproduce.reproduce("results", quick=True, only=["example", "learner_evidence"], jobs=2)
+    assert [r.status for r in runs] == ["ok", "ok"]
+    lines = capsys.readouterr().err.splitlines()
+    for name in ("example", "learner_evidence"):
+        executed = Path(next(r.executed for r in runs if r.study == name))
+        total = len(json.loads(executed.read_text(encoding="utf-8"))["cells"])
+        assert sum(ln.endswith(f"] started {name} ({total} cells)") for ln in lines) == 1, lines
+        assert sum(f"] {name}: ok in " in ln for ln in lines) == 1, lines
+    assert not any("\r" in ln or "studies [" in ln for ln in lines)
+    assert (tmp_path / "results" / "example" / "run.json").is_file()
+    assert all(Path(r.executed).is_absolute() and Path(r.executed).is_file() for r in runs)
+    assert not (tmp_path / "results" / ".progress").exists()
+    assert sorted(p.name for p in notebooks.iterdir()) == before  # no notebooks/results left behind

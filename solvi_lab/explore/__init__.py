@@ -1,6 +1,6 @@
 """Exploration: frames, time travel and derivation graphs of a knowledge store, read through its view
 (`ks.view()`) and its journal only — nothing here imports the store's internals, and the knowledge package imports
-nothing of this one (`ks.frame()`, `ks.diff()`, `ks.graph()` are deprecated aliases in solvi_lab/compat.py). Drawing: explore.plot; Parquet:
+nothing of this one. Drawing: explore.plot; Parquet:
 explore.parquet (imported on their own: matplotlib and pyarrow load only when asked for).
 
 >>> from solvi_lab.knowledge import KnowledgeStore

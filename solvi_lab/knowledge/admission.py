@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput, UnknownId
 from ..jsontext import dumps_canonical, encode_str
-from ..validation import need_bool, need_json_canonical, need_str, need_str_list
+from ..validation import need_bool, need_json_canonical, need_str, need_str_list, safe_repr
 from .gates import Candidate, Verdict, source_check
 from .items import value_key
 from .shadow import _Shadow
@@ -59,7 +59,7 @@ def add_record(
         derived_from = [derived_from]
     derived_from = list(derived_from or ())
     if not all(isinstance(d, str) for d in derived_from):
-        raise BadInput(f"derived_from must be item ids (strings like 'k3'), got {derived_from!r}.")
+        raise BadInput(f"derived_from must be item ids (strings like 'k3'), got {safe_repr(derived_from)}.")
     if scope is not None and not isinstance(scope, dict):
         raise BadInput(f"scope must be a dict such as {{'map': 'A'}} or None, got {scope!r}.")
     # Everything is checked before anything is written: a refused call leaves the journal as it was.

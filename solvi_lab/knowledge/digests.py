@@ -9,6 +9,7 @@ change any status, read the journal or validate input: it only hashes what the r
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..journal import canonical
@@ -99,10 +100,48 @@ def release(self: Fold, it: Item) -> None:
     del self._items[it.id]
 
 
+def served_items(self: Fold) -> Iterable[Item]:
+    """Every item the store serves, as a read would serve it; rows of a fold snapshot not built yet are decoded
+    without being kept (lazy_items.LazyItems.served), so hashing them changes nothing."""
+    items = self._items
+    served = getattr(items, "served", None)
+    return served() if served is not None else items.values()
+
+
+def recomputed(self: Fold) -> tuple[str, int, str]:
+    """(fingerprint, present count, which part differs from the kept sums or '') recomputed from what the store
+    serves — every item's fields hashed now, every question and flag hashed now — never from the digests and sums
+    the fold keeps. What verify() compares with the replay: a state whose kept digests were carried over from
+    elsewhere (a fold snapshot) but whose items say something else has another recomputed fingerprint."""
+    items_sum = present = 0
+    for it in served_items(self):
+        d = it.digest()
+        if d:
+            items_sum += d
+            present += 1
+    keys_sum = sum(_h([ks.key, q]) for ks in self._keys.values() for q in ks.questions)
+    flags_sum = sum(_h(f.observable()) for f in self._flags.flags.values())
+    items_sum, keys_sum, flags_sum = items_sum & MASK, keys_sum & MASK, flags_sum & MASK
+    flush_digests(self)
+    kept = [
+        name
+        for name, mine, theirs in (
+            ("items", items_sum, self._items_sum),
+            ("questions", keys_sum, self._keys_sum),
+            ("flags", flags_sum, self._flags_sum),
+            ("item count", present, self._present),
+        )
+        if mine != theirs
+    ]
+    return _fingerprint_of(items_sum, keys_sum, flags_sum, self.ticks), present, ", ".join(kept)
+
+
+def _fingerprint_of(items_sum: int, keys_sum: int, flags_sum: int, ticks: int) -> str:
+    return hashlib.sha256(f"{items_sum:064x}|{keys_sum:064x}|{flags_sum:064x}|{ticks}".encode()).hexdigest()
+
+
 def fingerprint(self: Fold) -> str:
     """A 256-bit digest of the whole observable state: SHA-256 over the three sums and the clock (after the
     pending item digests are settled)."""
     flush_digests(self)
-    return hashlib.sha256(
-        f"{self._items_sum:064x}|{self._keys_sum:064x}|{self._flags_sum:064x}|{self.ticks}".encode()
-    ).hexdigest()
+    return _fingerprint_of(self._items_sum, self._keys_sum, self._flags_sum, self.ticks)

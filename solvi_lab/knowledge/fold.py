@@ -312,7 +312,8 @@ class Fold:
         """(problem, why) of one premise as of journal position `pos`; problem '' when the premise is sound."""
         p = self._items.get(pid)
         if p is None or p.pos >= pos:
-            return "missing", f"premise {pid} is missing"
+            # an id no add() returned may be any string: the reason (journaled, shown) quotes its first 80 characters
+            return "missing", f"premise {pid if len(pid) <= 80 else pid[:77] + '...'} is missing"
         if pid in self._skip:
             return "retracted", f"rests on {pid}, which was retracted"
         st = p.state_at(pos)

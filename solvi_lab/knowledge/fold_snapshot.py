@@ -48,7 +48,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterator
 from operator import attrgetter
@@ -56,10 +55,12 @@ from pathlib import Path
 from typing import Any
 
 from ..codehash import code_fingerprint
-from ..errors import BadInput
+from ..errors import BadInput, SolviLabError
 from ..journal import Prefix, register_kind
 from ..jsontext import bytes_decoder
-from ..validation import shape, write_lock
+from ..validation import Opt, shape, write_lock
+from . import digests
+from .snapshot_files import make_temp, write_failed
 
 __all__ = [
     "close_store",
@@ -82,7 +83,10 @@ log = logging.getLogger("solvi_lab.fold_snapshot")
 
 register_kind(
     MARKER_KIND,
-    shape("a fold-snapshot record", {"position": int, "last_hash": str, "digest": str, "rules": str}),
+    shape(
+        "a fold-snapshot record",
+        {"position": int, "last_hash": str, "digest": str, "rules": str, "fingerprint": Opt(str)},
+    ),
 )
 
 
@@ -566,8 +570,33 @@ def write_snapshot(st: Any) -> Path:
 
 
 def _write_snapshot(st: Any, j: Any) -> Path:
+    if st._diverged:
+        raise BadInput(
+            f"this store {st._diverged}; a fold snapshot is written only from a state never seen to differ. "
+            "Open the journal again (it is folded from scratch) and write the snapshot from that store."
+        )
     st._catch_up()
     st._flush_digests()
+    build_all = getattr(st._items, "build_all", None)
+    if build_all is not None:
+        build_all()  # the rows are written from built items anyway; recomputed() then hashes them once
+    fingerprint, _, kept = digests.recomputed(st)  # from the items, questions and flags, not the kept digests
+    if kept or fingerprint != st.fingerprint():
+        st._diverged = "holds digests that differ from its items (" + (kept or "fingerprint") + ")"
+        raise BadInput(
+            f"this store {st._diverged}; no fold snapshot is written from it. Open the journal again (it is folded "
+            "from scratch) and write the snapshot from that store."
+        )
+    path, marker = _write_file(st, j, fingerprint)
+    rec = j.append(MARKER_KIND, marker)
+    j.vouch(rec.position)  # this writer wrote it: its head checkpoint names it (what the next open requires)
+    st._catch_up()  # the record only moves the store's position
+    st._snapshot_at = marker["position"]
+    return path
+
+
+def _write_file(st: Any, j: Any, fingerprint: str) -> tuple[Path, dict]:
+    """Write the file of `st`'s state at `j`'s head; return its path and the payload of the record naming it."""
     n = j.position
     if n == 0:
         raise BadInput("the journal is empty: there is nothing to snapshot yet.")
@@ -578,7 +607,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     stamp = rules_stamp()
     path = snapshot_path(j.path)
     counts = {"items": len(st._items), "keys": len(st._keys), "flags": len(st._flags.flags)}
-    nbytes, prefix_sha = _journal_bytes(j)
+    try:
+        nbytes, prefix_sha = _journal_bytes(j)
+    except OSError as e:
+        raise write_failed(path, e) from e
     header = {
         "position": n,
         "last_hash": last,
@@ -589,7 +621,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
         "journal_sha256": prefix_sha,
     }
     h = hashlib.sha256()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        fd, tmp = make_temp(path)
+    except OSError as e:  # a read-only directory, no inode left
+        raise write_failed(path, e) from e
     try:
         meta: list[int] = []
         with os.fdopen(fd, "wb") as f:
@@ -612,13 +647,12 @@ def _write_snapshot(st: Any, j: Any) -> Path:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as e:
+        Path(tmp).unlink(missing_ok=True)  # nothing of a failed snapshot is left (a kill leaves it: next open)
+        if isinstance(e, OSError) and not isinstance(e, SolviLabError):  # a full disk, the file size limit, EIO
+            raise write_failed(path, e) from e
         raise
-    j.append(MARKER_KIND, {"position": n, "last_hash": last, "digest": digest, "rules": stamp})
-    st._catch_up()  # the record only moves the store's position
-    st._snapshot_at = n
-    return path
+    return path, {"position": n, "last_hash": last, "digest": digest, "rules": stamp, "fingerprint": fingerprint}
 
 
 def _journal_bytes(j: Any) -> tuple[int | None, str | None]:
@@ -652,6 +686,8 @@ def close_store(st: Any, snapshot: bool | None) -> None:
     j = st.journal
     if snapshot is not None or not st._snapshot_on_close or st._read_only or j is None or j.path is None:
         return
+    if st._diverged:
+        return  # verify() said so already; a snapshot is written only from a state never seen to differ
     if j.closed or j.mode != "a" or j.position < st.SNAPSHOT_MIN_RECORDS:
         return
     if st._snapshot_at is not None and j.position - st._snapshot_at < st.SNAPSHOT_MIN_RECORDS:
@@ -713,6 +749,8 @@ class SnapshotLoader:
         self.rejected = False  # a check during the load failed: the state is reset, the load folds nothing more
         self.accepted = False
         self.marker_seen: int | None = None
+        self.marker_hash = ""  # the hash of the record that names the snapshot (what the head must vouch for)
+        self.false_markers: list[int] = []  # fold-snapshot records whose fingerprint the replay does not give
         self.skip_to = 0  # records below this position are covered by the snapshot (0: none)
         self.prefix: Prefix | None = None  # the journal's Journal(skip_prefix=): the records the snapshot covers
         if self.path is not None:
@@ -781,6 +819,8 @@ class SnapshotLoader:
         if self.header is None:  # no snapshot pending: none, refused, or loaded already
             if record.kind == MARKER_KIND:
                 self.marker_seen = pos
+                if not self.rejected:
+                    self._check_marker(record)
             if not self.rejected:
                 self.fold(record)
             return
@@ -810,11 +850,25 @@ class SnapshotLoader:
             else:
                 if self.st.position != n:
                     self._reject(f"its rows are of position {self.st.position}, its header says {n}")
+                elif self.st.fingerprint() != record.payload.get("fingerprint"):
+                    self._reject(
+                        "its state's fingerprint is not the one the journal's record names for it (a snapshot "
+                        "written by older code, or a forged one)"
+                    )
                 else:
                     self.accepted = True
                     self.snapshot_position = n
+                    self.marker_hash = record.hash
         self.header = self.body = None
         self.on_load(record)
+
+    def _check_marker(self, record: Any) -> None:
+        """A fold-snapshot record met while folding: the fingerprint it names must be the fold's at its position
+        (what the journal alone gives). One that differs was not written by this library from a sound state (an
+        appended forgery, or a state that had diverged); it is noted, and said in the open's one warning."""
+        named = record.payload.get("fingerprint") if type(record.payload) is dict else None
+        if isinstance(named, str) and named != self.st.fingerprint():
+            self.false_markers.append(record.position)
 
     def _at_marker(self, record: Any) -> bool:
         p = record.payload
@@ -831,8 +885,19 @@ class SnapshotLoader:
 
     def finish(self, journal: Any) -> None:
         """After the journal's load: warn once when a snapshot was not used, and drop the reference to the store
-        (the journal keeps this loader as its on_load; the store must not be kept alive through it)."""
+        (the journal keeps this loader as its on_load; the store must not be kept alive through it).
+
+        A snapshot the load bore out is used only when the journal's head checkpoint vouches for its record
+        (`Journal.vouched`): the writer that wrote the snapshot vouched for its record, and a record appended to the
+        file by anyone else — after the writer's last checkpoint — is vouched for by no checkpoint."""
         st = self.st
+        if self.accepted and journal.vouched != self.snapshot_position:
+            self.accepted = False
+            self._reject(
+                f"the journal's head checkpoint does not vouch for its record at position {self.snapshot_position} "
+                "(the record was appended after the journal's writer last wrote its checkpoint — by hand or by "
+                "another program — or the checkpoint that vouched for it is gone)"
+            )
         if self.header is not None:  # the journal ended before the snapshot's record
             n = self.skip_to
             self._reject(
@@ -851,12 +916,21 @@ class SnapshotLoader:
             except BaseException:
                 journal.close()
                 raise
+        false = ""
+        if self.false_markers:
+            where = ", ".join(map(str, self.false_markers[:5])) + (" …" if len(self.false_markers) > 5 else "")
+            false = (
+                f"; the journal's fold-snapshot record(s) at {where} name a fingerprint its replay does not give "
+                "(appended by someone else, or written from a damaged state)"
+            )
         if self.problem:
             warnings.warn(
-                f"{self.path}: fold snapshot not used: {self.problem}; the store is folded from the journal.",
+                f"{self.path}: fold snapshot not used: {self.problem}{false}; the store is folded from the journal.",
                 FoldSnapshotIgnored,
                 stacklevel=4,
             )
+        elif false:
+            warnings.warn(f"{self.path}: {false[2:]}; no snapshot of it was used.", FoldSnapshotIgnored, stacklevel=4)
         elif not self.accepted and self.path is not None:
             if self.marker_seen is not None:
                 warnings.warn(

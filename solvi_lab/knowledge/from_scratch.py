@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput
-from ..journal import Record
+from ..journal import Record, canonical
+from . import digests
 from .fold import RECORD_KIND
 from .items import Item, item_id
 from .release import ReleasePlan
@@ -97,9 +98,18 @@ def fold_definition(
 
 @_gc_paused
 def lean_fold(cls: type[KnowledgeStore], records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan) -> str:
-    """The fingerprint of the from-scratch fold of `records` with every retracted item skipped, folded by the
-    store's own fold but dropping each item and key after the last record that reads it (`plan`, from a
-    pre-scan of the same records). No retraction re-folds anything here, so no checkpoints are kept."""
+    """The fingerprint of the from-scratch fold of `records` with every retracted item skipped (`lean_store`)."""
+    return lean_store(cls, records, retracted, plan).fingerprint()
+
+
+@_gc_paused
+def lean_store(
+    cls: type[KnowledgeStore], records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan
+) -> KnowledgeStore:
+    """The from-scratch fold of `records` with every retracted item skipped, folded by the store's own fold but
+    dropping each item and key after the last record that reads it (`plan`, from a pre-scan of the same records):
+    its sums, count, clock, retractions and decisions are the replay's, its item table is not kept. No retraction
+    re-folds anything here, so no checkpoints are kept."""
     st = cls._empty()
     st._read_only = "verify()'s lean fold"
     st._skip = set(retracted) | plan.retracted
@@ -124,13 +134,17 @@ def lean_fold(cls: type[KnowledgeStore], records: Iterable[Any], retracted: Iter
             del st._keys[k]
             st._open_set.pop(k, None)
             st._question_keys.pop(k, None)
-    return st.fingerprint()
+    st._flush_digests()
+    return st
 
 
 @_gc_paused
-def verify(store: KnowledgeStore, head: Any, lean: Callable[..., str]) -> Verification:
-    """ks.verify(head): the chain walk (noting a ReleasePlan), then `lean(records, retracted, plan)` — the
-    store class's lean fold — compared with the live fingerprint."""
+def verify(store: KnowledgeStore, head: Any, lean: Callable[..., KnowledgeStore]) -> Verification:
+    """ks.verify(head): the chain walk (noting a ReleasePlan), then `lean(records, retracted, plan)` — the store
+    class's lean fold of the journal alone — compared with what the live store serves, recomputed from its items,
+    questions and flags (digests.recomputed), never from the digests and sums it keeps: whatever path built the
+    live state (a fold, a fold snapshot, lazy items), a served value the replay does not give is found. The
+    retractions skipped are the journal's own (the plan's), not the live store's."""
     if store.journal is None or store._read_only:
         raise BadInput("verify() needs the store's journal; call it on the live store.")
     store._catch_up()
@@ -138,12 +152,26 @@ def verify(store: KnowledgeStore, head: Any, lean: Callable[..., str]) -> Verifi
     chain = store.journal.verify(head=head, visit=plan.see)  # with a kept head: also refuse a cut or rewritten tail
     if not chain:
         return Verification(False, False, False, chain.records, chain.problem)
-    live = store.fingerprint()
-    same = lean(store.journal.records(0, chain.records), store._retracted, plan) == live
-    return Verification(
-        same,
-        True,
-        same,
-        chain.records,
-        "" if same else "the live store differs from the replay of its journal; the live store is unchanged",
-    )
+    replay = lean(store.journal.records(0, chain.records), (), plan)
+    want = replay.fingerprint()
+    served, present, kept = digests.recomputed(store)
+    differs = []
+    if served != want or present != replay._present:
+        differs.append("its items, questions, flags or clock (recomputed from what it serves)")
+    if kept:
+        differs.append(f"its kept digests ({kept}) and what it serves")
+    if store.fingerprint() != want:
+        differs.append("its fingerprint")
+    if store.position != replay.position:
+        differs.append(f"its position ({store.position}, the replay's {replay.position})")
+    if canonical(store._retracted) != canonical(replay._retracted):
+        differs.append("its retractions")
+    if canonical(store._decision_info) != canonical(replay._decision_info):
+        differs.append("its decisions")
+    if differs:
+        problem = (
+            f"the live store differs from the replay of its journal ({'; '.join(differs)}); the live store is "
+            "unchanged, and no fold snapshot is written from it"
+        )
+        return Verification(False, True, False, chain.records, problem)
+    return Verification(True, True, True, chain.records, "")

@@ -127,6 +127,23 @@ class LazyItems(dict):
         src = self._src
         return dict.__len__(self) + (src.left if src is not None else 0)
 
+    def served(self) -> Iterator[Any]:
+        """Every item as a read would serve it, without building the table: the items built already, then each row
+        not built yet decoded on its own and let go (what verify() hashes: a check that changes no state and does not
+        hold a second copy of the items). Rows are decoded as `_build` would decode them, so what is yielded for a
+        row is what a read of that item gets."""
+        src = self._src
+        yield from dict.values(self)
+        if src is None:
+            return
+        built = {it.pos for it in dict.values(self)}
+        view, loads, decode, off = src.view, src.loads, src.decode, src.offsets
+        start = off[0]
+        for end, pos in zip(off[1:], src.positions):
+            if pos not in built:
+                yield decode(loads(view[start : end - 1]))
+            start = end
+
     # -- every item: built once, in journal order ----------------------------------------------------------------
     def build_all(self) -> None:
         """Build every row not built yet; the table is then in the fold's order (by position)."""

@@ -11,7 +11,7 @@ record to the fold, answer reads. It holds no rule of the specification: the rul
 whose fields are the whole fold state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path
 knowledge/admission.py, the record-building reads knowledge/reads.py, from-scratch folds and verify
 knowledge/from_scratch.py (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
-nor import explore/ (ks.frame()/diff()/graph() are aliases in solvi_lab/compat.py).
+nor import explore/ (the explore functions take the store: solvi_lab.explore.store_frame(ks) and the rest).
 
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
@@ -27,28 +27,45 @@ True
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses
+from ..journal_head import head_file
 from ..owner import JournalOwner, _check_upto, serialised
-from ..validation import need_json, need_str, need_str_list, writing_call
+from ..validation import need_bool, need_json, need_str, need_str_list, writing_call
 from . import admission, digests, exit_release, from_scratch, reads
 from .admission import DEFAULT, add_record
+from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, write_snapshot
+from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, snapshot_path, write_snapshot
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import LIVE, Item, item_id, value_key
 from .records import RECORD_KIND
 from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
+from .snapshot_files import clean_on_open
 from .staleness import validate_flag_target
 from .view import StoreView, item_status
+
+
+def _start_fresh(path: Any) -> None:
+    """Delete the journal at `path` and what is kept beside it (KnowledgeStore.open(path, fresh=True))."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise BadInput(f"fresh=True needs a journal file path, got {path!r}.")
+    journal = Path(path)
+    if journal.is_dir():
+        raise BadInput(f"{journal} is a directory, not a journal file; give the journal's file path.")
+    sides = [head_file(journal), snapshot_path(journal)] + [Path(f"{journal}{x}") for x in ("-wal", "-shm", "-journal")]
+    for side in [*sides, journal]:
+        side.unlink(missing_ok=True)
 
 
 @validation.public_calls
@@ -78,6 +95,7 @@ class KnowledgeStore(Fold, JournalOwner):
     opened_from_snapshot = False  # True when open() loaded a fold snapshot and folded only the records after it
     _snapshot_at: int | None = None  # position of the snapshot this store loaded or wrote (None: none usable)
     _snapshot_on_close = False  # set by open(): close() writes a snapshot (see SNAPSHOT_MIN_RECORDS)
+    _diverged = ""  # why this store's state was seen to differ from its journal's replay ('' never): no snapshot then
 
     @_gc_paused
     def __init__(
@@ -111,6 +129,7 @@ class KnowledgeStore(Fold, JournalOwner):
                 skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
             )
             loader.finish(journal)
+            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             if path is not None:
                 self._snapshot_on_close = True
         else:
@@ -432,8 +451,9 @@ class KnowledgeStore(Fold, JournalOwner):
         return StoreView(self)
 
     def item(self, iid: str) -> dict[str, Any]:
-        """The full record of an item (see README: the specification's field names)."""
-        return reads.item_record(self, iid)
+        """The full record of an item (see README: the specification's field names); a dict that renders as a
+        small card in Jupyter (knowledge/cards.py)."""
+        return ItemRecord(reads.item_record(self, iid))
 
     def __contains__(self, iid: object) -> bool:
         it = self._items.get(iid) if isinstance(iid, str) else None
@@ -475,7 +495,7 @@ class KnowledgeStore(Fold, JournalOwner):
         >>> [f["o"] for f in ks.snapshot()["facts"]], ks.snapshot(about="nobody")["facts"]
         (['vip'], [])
         """
-        return _snapshot(self, about, scope=scope, r=r, valid_at=valid_at)
+        return Snapshot(_snapshot(self, about, scope=scope, r=r, valid_at=valid_at))  # a dict; a card in Jupyter
 
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
@@ -483,8 +503,22 @@ class KnowledgeStore(Fold, JournalOwner):
         return digests.fingerprint(self)
 
     def report(self) -> dict[str, Any]:
-        """Counts by status, kind and source; open disputes; flags; the clock; position and fingerprint."""
+        """Counts by status, kind and source — each over the same items: every item written and admitted, retracted
+        ones included (`present` counts those not retracted, `len(ks)`); refused writes apart —; open disputes;
+        flags; the clock; position and fingerprint."""
         return reads.report(self)
+
+    def __repr__(self) -> str:
+        """One line: where it lives, its position, its items by status, its open disputes."""
+        return store_text(self)
+
+    def _repr_html_(self) -> str:
+        """A small card for Jupyter: path, position, items by status, kind and source, open disputes, fingerprint,
+        the last verify() on this object (knowledge/cards.py)."""
+        return store_card(self)
+
+    #: (Verification, journal position) of the last verify() on this object; None before one (shown by the card).
+    last_verification: tuple[Verification, int] | None = None
 
     # ------------------------------------------------------------------------------------ owner protocol
     @classmethod
@@ -555,13 +589,24 @@ class KnowledgeStore(Fold, JournalOwner):
     @classmethod
     @_gc_paused
     def open(
-        cls, path: Any, *, journal_options: dict[str, Any] | None = None, snapshot: bool = True, **options: Any
+        cls,
+        path: Any,
+        *,
+        journal_options: dict[str, Any] | None = None,
+        snapshot: bool = True,
+        fresh: bool = False,
+        **options: Any,
     ) -> KnowledgeStore:
         """Open the store kept in the journal file at `path` (created when absent) and continue it; the file is
         folded in one pass as it loads — from its fold snapshot on, when it has one the journal bears out
         (knowledge/fold_snapshot.py). `journal_options` go to Journal (timestamps, expect_head, durability,
         backend, ...); `options` (gates) to the store. `snapshot=False` neither reads nor (on close) writes a fold
         snapshot. Close it (or use `with`) to release the file.
+
+        An existing journal is continued: every write appends to it. `fresh=True` starts it again instead — the
+        journal and the files kept beside it (head checkpoint, fold snapshot, SQLite's side files) are deleted
+        first — so a notebook's Restart & Run All writes the same journal each time instead of appending its
+        writes again.
 
         >>> import pathlib, tempfile
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "ks.sqlite"
@@ -570,13 +615,20 @@ class KnowledgeStore(Fold, JournalOwner):
         >>> with KnowledgeStore.open(path) as again:
         ...     again.status(a)
         'active'
+        >>> with KnowledgeStore.open(path, fresh=True) as anew:
+        ...     len(anew), anew.position
+        (0, 0)
         """
+        need_bool("fresh", fresh)
+        if fresh:
+            _start_fresh(path)
         st = cls._empty(**options)
         loader = SnapshotLoader(st, path, use=snapshot)
         jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False, "skip_prefix": loader.prefix}
         journal = Journal(path, **jo)
         try:
             loader.finish(journal)
+            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             st._attach(journal)
             st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
             st.decisions = DecisionLog(journal)
@@ -606,8 +658,10 @@ class KnowledgeStore(Fold, JournalOwner):
         """Close the journal (writing its head checkpoint) and release the file. `snapshot`: True writes a fold
         snapshot first, False never, None (the default) when the journal is long and its snapshot missing or far
         behind (knowledge/fold_snapshot.py, close_store)."""
-        close_store(self, snapshot)
-        super().close()
+        try:
+            close_store(self, snapshot)
+        finally:  # a snapshot that could not be written (a full disk) still closes the journal and its lock
+            super().close()
 
     @property
     def read_only(self) -> bool:
@@ -660,18 +714,29 @@ class KnowledgeStore(Fold, JournalOwner):
         """The journal's chain is whole, and the live store equals the replay of its journal.
 
         The chain is checked first (streaming), then the journal is folded a second time beside the live store —
-        every retracted item treated as never written, the definition retraction must meet — and the two
-        fingerprints are compared. verify() only reports: the live store is never replaced. The second fold is
+        every retracted item treated as never written, the definition retraction must meet — and compared with what
+        the live store serves: its fingerprint recomputed from its items, questions and flags as they are now (never
+        from the digests it keeps, which a fold snapshot carries over), its kept fingerprint, item count, position,
+        retractions and decisions. verify() only reports: the live store is never replaced, but a store found to
+        differ writes no fold snapshot from then on. The second fold is
         the same fold, except that it lets go of each item and key once no later record reads it (their digests
         are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
-        return from_scratch.verify(self, head, KnowledgeStore._lean_fold)
+        v = from_scratch.verify(self, head, KnowledgeStore._lean_store)
+        if v.chain_ok and not v.replay_matches:
+            # Seen to diverge: no snapshot is written from this state, and the one it may have been opened from is
+            # no longer vouched for by the journal's head checkpoint (the next open folds from scratch).
+            self._diverged = "was found by verify() to differ from the replay of its journal"
+            j = self.journal
+            if j.path is not None and not j.closed and j.mode == "a":
+                j.vouch(None)
+        self.last_verification = (v, self.position)  # what the store's card shows as its last verify
+        return v
 
     _lean_fold = classmethod(from_scratch.lean_fold)
+    _lean_store = classmethod(from_scratch.lean_store)
 
     # ------------------------------------------------------------------------------------------ re-deciding
-    # (ks.frame(), ks.diff(), ks.graph() are deprecated aliases of the explore functions, defined in
-    # solvi_lab/compat.py: the knowledge package imports nothing of explore/.)
     def redecide(
         self, decisions: Any, retracted: Iterable[str], decide: Callable[[Any], Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UnknownId
+from ..validation import write_lock
 from .items import LIVE, Item, ItemStatus
 
 if TYPE_CHECKING:
@@ -66,10 +67,28 @@ class ItemRecord:
     present: bool
 
 
+def _locked(method: Any) -> Any:
+    """A view's read holds the store's journal lock (the writes' lock): reading an item may build it from the fold
+    snapshot's table (knowledge/lazy_items.py), and a writer in another thread must not change the store under it
+    (issue 40)."""
+    import functools
+
+    @functools.wraps(method)
+    def call(self: StoreView, *args: Any, **kwargs: Any) -> Any:
+        with write_lock(self._ks):
+            return method(self, *args, **kwargs)
+
+    return call
+
+
 class StoreView:
     """What a store holds, read-only. Cheap to make (it reads the store's state, it copies nothing); it follows the
     store as it changes. Item ids are the ones add() returned; refused writes are among `ids()` with status
-    "refused" (they are in the journal) but not `present`."""
+    "refused" (they are in the journal) but not `present`.
+
+    Threads: each call holds the store's journal lock; the iterators (`ids`, `keys`, `fold_items`, `records`) walk
+    the ids (or items) as they were when called, so a writer in another thread never breaks them. Hold
+    `with ks.journal.lock:` around several calls to read one state."""
 
     __slots__ = ("_ks",)
 
@@ -87,13 +106,16 @@ class StoreView:
         """The journal position the store has folded up to."""
         return self._ks.position
 
+    @_locked
     def ids(self) -> Iterator[str]:
         """Every item id written, in journal order (refused ones included)."""
-        return iter(self._ks._items)
+        return iter(list(self._ks._items))
 
+    @_locked
     def __contains__(self, iid: object) -> bool:
         return iid in self._ks._items
 
+    @_locked
     def __len__(self) -> int:
         return len(self._ks._items)
 
@@ -103,14 +125,17 @@ class StoreView:
             raise UnknownId(f"no item {iid!r} in this store; use an id add() returned.")
         return it
 
+    @_locked
     def present(self, iid: str) -> bool:
         """Admitted and not retracted: in the store, whatever its status."""
         it = self._ks._items.get(iid)
         return it is not None and it.present
 
+    @_locked
     def status(self, iid: str) -> str:
         return item_status(self._it(iid), self._ks.ticks)
 
+    @_locked
     def record(self, iid: str) -> ItemRecord:
         it = self._it(iid)
         valid = it.valid or (None, None)
@@ -137,52 +162,62 @@ class StoreView:
 
     __getitem__ = record
 
+    @_locked
     def fold_items(self) -> Iterator[Item]:
         """The fold's own item objects, in journal order, for column-wise readers (explore.frames) that cannot
         afford a record per item at 10^6. Read their fields; never assign to them."""
-        return iter(self._ks._items.values())
+        return iter(list(self._ks._items.values()))
 
     def records(self) -> Iterator[ItemRecord]:
         """Every item written, as records, in journal order."""
-        return (self.record(i) for i in self._ks._items)
+        return (self.record(i) for i in self.ids())
 
     # ------------------------------------------------------------------------------------------- relations
+    @_locked
     def premises_of(self, iid: str) -> tuple[str, ...]:
         return tuple(self._it(iid).derived_from)
 
+    @_locked
     def dependents_of(self, iid: str) -> tuple[str, ...]:
         """The items written with `iid` among their premises (derived_from)."""
         self._it(iid)
         return tuple(self._ks._dependents.get(iid, ()))
 
+    @_locked
     def competitors_of(self, iid: str) -> tuple[str, ...]:
         """The other items written on the same competition key, in journal order."""
         it = self._it(iid)
         return tuple(i for i in self.on_key(it.key) if i != iid)
 
+    @_locked
     def keys(self) -> Iterator[str]:
         """Every competition key, in the order first written."""
-        return iter(self._ks._keys)
+        return iter(list(self._ks._keys))
 
+    @_locked
     def on_key(self, key: str) -> tuple[str, ...]:
         """The items written on a competition key, in journal order."""
         k = self._ks._keys.get(key)
         return () if k is None else tuple(k.item_ids)
 
+    @_locked
     def retraction(self, root: str) -> dict[str, Any] | None:
         """{position, by, why} of the retraction of `root`, or None when it was not retracted itself."""
         info = self._ks._retracted.get(root)
         return None if info is None else dict(info)
 
     # ----------------------------------------------------------------------------------------------- flags
+    @_locked
     def flags(self) -> tuple[str, ...]:
         """Every flag id, in the order raised."""
         return tuple(self._ks._flags.flags)
 
+    @_locked
     def pending_flags(self) -> tuple[str, ...]:
         """The flags not ended yet."""
         return tuple(f.id for f in self._ks._flags.flags.values() if f.pending)
 
+    @_locked
     def flag_pending(self, flag: str) -> bool:
         f = self._ks._flags.flags.get(flag)
         if f is None:

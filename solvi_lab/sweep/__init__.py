@@ -11,12 +11,13 @@ See docs/readme/sweeps.md.
 
 from .grid import Point, parse_grid, parse_seeds, points
 from .runner import SweepOutcome, sweep
-from .summary import bootstrap_interval, summarize, wilson_interval
+from .summary import bootstrap_interval, distinct_errors, summarize, wilson_interval
 
 __all__ = [
     "Point",
     "SweepOutcome",
     "bootstrap_interval",
+    "distinct_errors",
     "parse_grid",
     "parse_seeds",
     "points",

@@ -4,7 +4,8 @@ Columns: `study`, `point`, `seed`, `quick`, `params` (JSON), `p.<name>` per para
 metric, `c.<claim key>` per checked row of `StudyResult.claims()`, `f.<row key>` for every comparison row whose
 ours and published figures are numbers (with the published value in the JSON column `published`), `wall_s`,
 `worker`, `version`, `commit` (the checkout's git commit, "+dirty" when its code differs from it; "unknown"
-outside a git checkout), `error` (None, or the exception in one line), `finished` (UTC).
+outside a git checkout), for a plug-in study `study_package`, `study_version`, `study_commit` (its own package's
+version and its folder's git commit), `error` (None, or the exception in one line), `finished` (UTC).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import math
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 from .grid import Point
@@ -38,6 +40,48 @@ CODE_PATHS = ("solvi_lab", "pyproject.toml", "environment.yml")  # what decides 
 
 
 @functools.cache
+def folder_commit(folder: str, paths: tuple[str, ...] = (".",)) -> str:
+    """The git commit (12 hex digits) of the checkout holding `folder`, "+dirty" when `paths` (relative to `folder`)
+    differ from it; "unknown" when `folder` is in no git checkout (or git is missing).
+
+    >>> folder_commit("/")
+    'unknown'
+    """
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=folder, capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--short=12", "HEAD")
+        # only the code a point runs counts: a docs edit while a sweep runs does not change its results
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", *paths))
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return commit + ("+dirty" if dirty else "")
+
+
+def study_provenance(study: str) -> dict[str, str]:
+    """A plug-in study's own package, version and commit (its module's folder), recorded beside solvi_lab's in
+    every row of its sweeps; {} for a built-in study (solvi_lab's version and commit are its own)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ..studies import registry
+
+    info = registry.get(study)
+    if info.builtin:
+        return {}
+    try:
+        package_version = version(info.package)
+    except PackageNotFoundError:
+        package_version = "unknown"
+    module_file = getattr(registry.load_module(info), "__file__", None)
+    commit = folder_commit(str(Path(module_file).resolve().parent)) if module_file else "unknown"
+    return {"study_package": info.package, "study_version": package_version, "study_commit": commit}
+
+
+@functools.cache
 def code_commit() -> str:
     """The git commit of the checkout the studies run from (12 hex digits), "+dirty" when its code (`CODE_PATHS`)
     differs from it, "unknown" when it is not a git checkout: what a stored sweep says it ran on.
@@ -47,18 +91,7 @@ def code_commit() -> str:
     """
     from ..studies import registry
 
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=registry.repo_root(), capture_output=True, text=True, timeout=30, check=True
-        ).stdout.strip()
-
-    try:
-        commit = git("rev-parse", "--short=12", "HEAD")
-        # only the code a point runs counts: a docs edit while a sweep runs does not change its results
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS))
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return commit + ("+dirty" if dirty else "")
+    return folder_commit(str(registry.repo_root()), CODE_PATHS)
 
 
 def run_point(point: Point) -> dict[str, Any]:
@@ -83,6 +116,7 @@ def run_point(point: Point) -> dict[str, Any]:
     }
     t0 = time.perf_counter()
     try:
+        row.update(study_provenance(point.study))  # a plug-in's own version and commit (a broken one: its error)
         run = registry.load_module(point.study).run
         kwargs = {**point.kwargs, "seed": point.seed}
         if "progress" in inspect.signature(run).parameters:

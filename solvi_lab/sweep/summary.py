@@ -102,6 +102,37 @@ def _fmt(v: Any, name: str = "") -> str:
     return str(v)
 
 
+def distinct_errors(frame: pl.DataFrame) -> list[tuple[str, list[int]]]:
+    """Each distinct error of the sweep's points, with the seeds that raised it, most frequent first.
+
+    >>> distinct_errors(pl.DataFrame({"seed": [0, 1, 2, 3], "error": ["E: a", None, "E: b", "E: a"]}))
+    [('E: a', [0, 3]), ('E: b', [2])]
+    """
+    if frame.is_empty() or "error" not in frame.columns:
+        return []
+    seeds: dict[str, list[int]] = {}
+    for row in frame.filter(pl.col("error").is_not_null()).sort("seed").iter_rows(named=True):
+        seeds.setdefault(row["error"], []).append(int(row["seed"]))
+    return sorted(seeds.items(), key=lambda kv: (-len(kv[1]), kv[1][0]))
+
+
+def _study_provenance(frame: pl.DataFrame) -> str:
+    """A plug-in study's own package version and commit, as recorded in its rows ("" for a built-in study)."""
+    if "study_version" not in frame.columns:
+        return ""
+    versions = sorted({str(v) for v in frame["study_version"].drop_nulls().to_list()})
+    commits = (
+        sorted({str(c) for c in frame["study_commit"].drop_nulls().to_list()})
+        if "study_commit" in frame.columns
+        else []
+    )
+    if not versions and not commits:
+        return ""
+    package = frame["study_package"].drop_nulls()[0] if "study_package" in frame.columns else frame["study"][0]
+    shown_commits = ", ".join(f"`{c}`" for c in commits) if commits else "`unknown`"
+    return f"; the study: package {package} {', '.join(versions) or '?'}, commit {shown_commits}"
+
+
 def provenance(frame: pl.DataFrame) -> str:
     """What the sweep ran on: the commit(s) recorded in its rows and when its points finished (UTC).
 
@@ -116,6 +147,12 @@ def provenance(frame: pl.DataFrame) -> str:
         if commits
         else "commit: not recorded (a sweep older than the commit column)"
     )
+    study = _study_provenance(frame)
+    if study:  # a plug-in study: solvi_lab's version and commit, then the study package's own
+        versions = (
+            sorted({str(v) for v in frame["version"].drop_nulls().to_list()}) if "version" in frame.columns else []
+        )
+        where = f"solvi_lab {', '.join(versions) or '?'} at {where}{study}"
     done = sorted(frame["finished"].drop_nulls().to_list()) if "finished" in frame.columns else []
     when = "" if not done else f", finished {done[0]}" + (f" – {done[-1]}" if done[-1] != done[0] else "")
     return f"Ran on {where}{when}."
@@ -141,7 +178,9 @@ def markdown(frame: pl.DataFrame, summary: pl.DataFrame, *, study: str) -> str:
             "",
         ]
     lines += [provenance(frame), ""]
-    for (params,), part in summary.group_by(["params"], maintain_order=True):
+    if summary.is_empty():
+        lines += ["No point finished without an error: nothing to summarise (the errors are below).", ""]
+    for (params,), part in summary.group_by(["params"], maintain_order=True) if not summary.is_empty() else []:
         lines += [f"Parameters: `{params}`", ""]
         for kind, header in (
             ("claim", "| checked row | part | passes | rate | 95% interval |\n|---|---|---|---|---|"),

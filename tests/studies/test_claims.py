@@ -38,6 +38,7 @@ STUDIES = (
     "learner_evidence",
     "taubench_action_model",
     "taubench_airline",
+    "tau2_telecom",
 )
 CLAIMS_DIR = registry.REPO_ROOT / "data" / "expected" / "claims"
 

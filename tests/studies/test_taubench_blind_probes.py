@@ -62,9 +62,10 @@ def test_schema_family_reads_undeclared_missing_types_and_empty_lists(retail):
     from solvi_lab.studies.taubench.vocabulary import build_vocabulary
 
     data, base = retail
-    plain = build_vocabulary(data.tools, base.state)
+    plain = build_vocabulary(data.tools, base.state, schema_family=False)
     with_schema = build_vocabulary(data.tools, base.state, schema_family=True)
-    assert plain.fingerprint == build_vocabulary(data.tools, base.state).fingerprint
+    # on by default (issue 43): the default vocabulary is the one with the family, and the ablation differs
+    assert with_schema.fingerprint == build_vocabulary(data.tools, base.state).fingerprint != plain.fingerprint
     added = set(with_schema.conditions("return_delivered_order_items")) - set(
         plain.conditions("return_delivered_order_items")
     )
@@ -98,3 +99,9 @@ def test_small_retail_run_reports_blind_families_unseen_and_schema(retail):
     assert both["unseen"].to_list() == ["refuse", "unknown"] * 2
     keys = {c.key for c in r.comparison}
     assert {"held_out_no_false_accept", "blind_no_false_accept", "schema_blind_ablation"} <= keys
+    # the main model has the schema family (issue 43); the ablation row is the same vocabulary without it
+    schema = r.tables["schema_family"]
+    assert schema["vocabulary"].to_list() == ["without schema family", "with schema family"] * 2
+    main_blind = schema.filter((schema["probe set"] == "blind") & (schema["vocabulary"] == "with schema family"))
+    assert main_blind["false_accepts"][0] == r.metrics["blind_false_accepts"]
+    assert r.params["schema_family"] is True

@@ -209,3 +209,26 @@ def test_a_study_compared_with_a_reference_has_no_published_figure_to_be_inside_
     assert figures["published"].null_count() == figures.height and figures["inside"].null_count() == figures.height
     claims = table.filter(pl.col("kind") == "claim")
     assert set(claims["part"]) == {"mechanism"}  # one mechanism row per flaw of the review
+
+
+def test_a_sweep_where_every_point_raises_says_each_distinct_error_once(tmp_path: Path, capsys) -> None:
+    argv = ["sweep", "retraction", "--seeds", "0-1", "--quick", "--workers", "0", "--no-progress"]
+    argv += ["-p", "n_items=10", "-p", "n_retractions=6,8", "--out", str(tmp_path)]
+    assert cli.main(argv) == 1  # no polars traceback: the summary of what ran, then one line per error
+    shown = capsys.readouterr()
+    assert shown.out == f"retraction: 4 points (4 run now, 0 done before), 4 raised → {tmp_path / 'retraction' / 'SUMMARY.md'}\n"
+    assert shown.err.splitlines() == [
+        f"error: retraction: 2 of 4 points raised BadParameter: n_retractions must be an int in 1..n_items/2 (5), got {n}. (seeds 0, 1)"
+        for n in (6, 8)
+    ]
+    summary = (tmp_path / "retraction" / "SUMMARY.md").read_text(encoding="utf-8")
+    assert "### Sweep of retraction: 4 points (2 seeds), 4 raised" in summary
+    assert "No point finished without an error: nothing to summarise (the errors are below)." in summary
+
+
+def test_a_sweep_into_a_log_draws_no_bar(tmp_path: Path, capsys) -> None:
+    """Progress on, stderr not a terminal (a CI log, a file): no redraws, only the summary line on stdout."""
+    argv = ["sweep", "example", "--seeds", "0-1", "--quick", "--workers", "0", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    shown = capsys.readouterr()
+    assert shown.err == "" and shown.out.startswith("example: 2 points (2 run now, 0 done before), 0 raised")

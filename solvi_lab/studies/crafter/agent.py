@@ -195,6 +195,8 @@ class Agent:
         self._focus: tuple[str, int] | None = None
         self.night = NIGHT  # daylight below which it shelters (the explorer shelters earlier)
         self.dig = False  # whether shelter may mine a pocket into stone (the explorer does)
+        self.rest_needs = 2  # drink and food above which it shelters for the night (else it goes to eat and drink)
+        self.flee_below = 5  # health at or below which it moves away from skeletons and arrows (they hit for 2)
 
     # -- learning ---------------------------------------------------------------------------------------------
     def learn(self, step: Step) -> None:
@@ -385,6 +387,10 @@ class Agent:
             return rest[: paused[0] + 1] + gather + rest[paused[0] + 1 :]
         return rest + gather
 
+    def _wants_rest(self, state: SymState) -> bool:
+        """Whether to shelter now for another reason than the night or tiredness (none here; see the survivor)."""
+        return False
+
     def random_action(self, state: SymState) -> str:
         """The epsilon share's action: uniformly random, moves into lava excepted."""
         return self.nav.safe(state, self.rng.choice(ACTIONS[1:]), self.rng)
@@ -401,12 +407,13 @@ class Agent:
                 return got[0]
         inv = state.inventory
         shooters = [p for p, k in state.creatures.items() if k in ("skeleton", "arrow")]
-        if shooters and inv["health"] <= 5:
+        if shooters and inv["health"] <= self.flee_below:
             flee = self.nav.away(state, shooters)  # arrows hit for 2: out of a skeleton's range when hurt
             if flee:
                 return flee
-        rest = state.daylight < self.night or inv["energy"] <= 3  # zombies hit a sleeper for 7: sleep sheltered
-        if rest and inv["drink"] > 2 and inv["food"] > 2:
+        # zombies hit a sleeper for 7: sleep sheltered
+        rest = state.daylight < self.night or inv["energy"] <= 3 or self._wants_rest(state)
+        if rest and inv["drink"] > self.rest_needs and inv["food"] > self.rest_needs:
             # block with stone only when a pickaxe can open the pocket again in the morning
             block = "place_stone" if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else None
             way = self.nav.shelter(

@@ -35,7 +35,7 @@ from tqdm import tqdm
 
 from ..params import Param, ParamSpec
 from ..result import Comparison, StudyResult
-from . import learning, protocol, requirements
+from . import evaluation, learning, probe, protocol, requirements
 from .changed import carry_map
 from .env import measure_reset
 from .vocabulary import ABLATIONS
@@ -166,6 +166,7 @@ def run(
         scored_by[ablation] = learning.totals(per_action)
         if ablation == "full":
             per_action_full = per_action
+            full_model = model
     bar.update()
     graded = graded_by["full"]
     reached = learning.tree_reached(train_calls)
@@ -175,6 +176,20 @@ def run(
     episodes = protocol.play_arms(worlds, protocol_steps, seed)
     summary = protocol.summarise(episodes, seed)
     bar.update()
+
+    # 4. transfer: the model on the calls of another policy (the wanderer) in the held-out worlds; and a model
+    # trained on the explorer's and the wanderer's calls in the training worlds (conditions that do not matter
+    # seen to vary: duplicate tools, other neighbours, night)
+    wander_train = evaluation.record([by_seed[s] for s in train_seeds], explore_steps, seed)
+    wander_test = evaluation.record([by_seed[s] for s in test_seeds], explore_steps, seed)
+    diverse = learning.train(train_calls + wander_train)
+    transfer_by = {
+        "explorer": evaluation.transfer(full_model, wander_test),
+        "explorer_wanderer": evaluation.transfer(diverse, wander_test),
+    }
+    boundary = evaluation.boundary(full_model, test_calls + wander_test)
+    boundary_diverse = evaluation.boundary(diverse, wander_test)
+    probes = probe.edge_probes(seed)
 
     # 3. the changed world: world i's map carried into world i+1
     changed = [carry_map(worlds[i], worlds[i + 1], protocol_steps // 2, seed) for i in range(protocol_worlds - 1)]
@@ -229,6 +244,7 @@ def run(
             "score",
             "score_lo",
             "score_hi",
+            "score_chunked8",
             "wood_pickaxe_episodes",
             "stone_pickaxe_episodes",
         ):
@@ -237,6 +253,14 @@ def run(
         metrics[f"{a}_steps_to_stone_pickaxe"] = row["steps_to_stone_pickaxe"]
     metrics["length_cap_hits"] = int(episodes.filter(~pl.col("died")).height)
 
+    for name, t in transfer_by.items():
+        for k in ("calls", "abstention_share", "false_accepts", "precision", "accept_share"):
+            metrics[f"transfer_{name}_{k}"] = t[k]
+    metrics["boundary_calls"] = int(boundary["calls"].sum())
+    metrics["boundary_accepted"] = int(boundary["accepted"].sum())
+    metrics["boundary_predicted_accept"] = int(boundary["predicted_accept"].sum())
+    metrics["boundary_false_accepts"] = int(boundary["false_accepts"].sum())
+    metrics["installed_differs_rows"] = len(probe.differences(probes))
     metrics["changed_streams"] = len(changed)
     dropped = [c for c in changed if c["dropped_after"] is not None]
     metrics["changed_streams_dropped"] = len(dropped)
@@ -249,7 +273,15 @@ def run(
 
     tables = {
         "protocol": summary,
-        "requirements": requirements.table(graded),
+        "requirements": _requirements_table(graded, boundary, probes),
+        "transfer": pl.DataFrame(
+            [{"model trained on": k.replace("_", " + "), **v} for k, v in transfer_by.items()]
+        ),
+        "boundary": boundary.join(
+            boundary_diverse.select("action", "rule", pl.col("predicted_accept").alias("predicted_accept_diverse")),
+            on=["action", "rule"],
+        ),
+        "probes": pl.DataFrame(probes),
         "heldout_per_action": per_action_full,
         "ablations": pl.DataFrame(
             [
@@ -270,6 +302,35 @@ def run(
         "episodes": episodes,
     }
     return StudyResult("crafter", params, metrics, tables, _comparison(metrics))
+
+
+def _requirements_table(
+    graded: list[requirements.Rule], boundary: pl.DataFrame, probes: list[dict[str, Any]]
+) -> pl.DataFrame:
+    """The requirements table with each threshold row's calls at exactly its amount (held-out calls of the explorer
+    and the wanderer: how many, how many Crafter accepted, how many of those the model predicted "accept"), and a
+    row for every probe where the installed Crafter refused a call whose data.yaml rule held."""
+    base = requirements.table(graded).with_columns(pl.Series("rule_key", [r.rule for r in graded]))
+    at = boundary.select(
+        pl.col("action"),
+        pl.col("rule").alias("rule_key"),
+        pl.col("calls").alias("at_amount_calls"),
+        pl.col("accepted").alias("at_amount_accepted"),
+        pl.col("predicted_accept").alias("at_amount_predicted_accept"),
+    )
+    table = base.join(at, on=["action", "rule_key"], how="left").drop("rule_key")
+    differs = [
+        {
+            "action": r["action"],
+            "source": "installed code (probe)",
+            "requirement": f"{r['rule']}; player at {r['where']} {r['position']}",
+            "condition": "near:" + ",".join(m for m in ("table", "furnace") if m in r["rule"]),
+            "status": "installed differs",
+            "learned": "refused: world.nearby slices the map from x−1 (or y−1), empty at the first column/row",
+        }
+        for r in probe.differences(probes)
+    ]
+    return pl.concat([table, pl.DataFrame(differs, schema=requirements.table(graded).schema)], how="diagonal")
 
 
 def _comparison(m: dict[str, Any]) -> list[Comparison]:
@@ -331,6 +392,30 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
                 "symbolic state, not pixels: the model reads Crafter's own state, so its numbers sit beside pixel-based "
                 "results only as a different task",
             ),
+        ),
+        Comparison(
+            "transfer: false accepts on another policy's calls in held-out worlds (the wanderer)",
+            m["transfer_explorer_wanderer_false_accepts"],
+            0,
+            f"model trained on the explorer's and the wanderer's training-world calls; trained on the explorer's "
+            f"alone: {m['transfer_explorer_false_accepts']} (of {m['transfer_explorer_calls']} calls)",
+            holds=m["transfer_explorer_wanderer_false_accepts"] == 0 and m["transfer_explorer_false_accepts"] == 0,
+            kind="claim",
+            key="transfer_no_false_accepts",
+            threshold="0 false accepts (both models)",
+        ),
+        Comparison(
+            "transfer: abstention on the wanderer's held-out calls",
+            m["transfer_explorer_wanderer_abstention_share"],
+            0.2,
+            f"explorer's calls alone: {m['transfer_explorer_abstention_share']:.1%}; calls Crafter accepted that "
+            f"the model accepts: {m['transfer_explorer_wanderer_accept_share']:.1%} "
+            f"(explorer alone {m['transfer_explorer_accept_share']:.1%})",
+            holds=m["transfer_explorer_wanderer_abstention_share"] <= 0.2
+            and m["transfer_explorer_wanderer_accept_share"] >= 0.75,
+            kind="claim",
+            key="transfer_abstention_20",
+            threshold="≤ 20% abstained and ≥ 75% of accepted calls predicted accept",
         ),
         Comparison(
             "the explorer makes a stone pickaxe (deep tech tree)",

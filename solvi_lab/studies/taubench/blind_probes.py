@@ -447,7 +447,7 @@ def blind_task_probes(
 
 
 def blind_probes(
-    base: TableEnv,
+    base: TableEnv | Callable[[Mapping[str, Any]], TableEnv],
     tools: Sequence[Mapping[str, Any]],
     tasks: Sequence[Mapping[str, Any]],
     effect: Effect,
@@ -457,6 +457,10 @@ def blind_probes(
     budget: int = BLIND_BUDGET,
 ) -> list[Transition]:
     """The blind probes of these tasks; other-record values come from the same tasks' gold calls only.
+
+    base: the environment every task starts from, or (for a domain whose tasks each start from their own
+    initialisation, τ²-bench telecom) a function ``task -> environment`` giving each task's start. The variations
+    and the seed are the frozen ones either way.
 
     >>> blind_probes.__name__
     'blind_probes'
@@ -469,5 +473,6 @@ def blind_probes(
                     pool[name].append(_copy(value))
     out: list[Transition] = []
     for task in tasks:
-        out.extend(blind_task_probes(base, tools, task, pool, effect, split=split, seed=seed, budget=budget))
+        start = base if hasattr(base, "copy") else base(task)  # type: ignore[operator]
+        out.extend(blind_task_probes(start, tools, task, pool, effect, split=split, seed=seed, budget=budget))
     return out

@@ -93,7 +93,8 @@ PARAMS = ParamSpec(
         bool,
         full=True,
         quick=True,
-        meaning="also train the vocabulary plus the schema family (schema_templates.py) per fold; score it everywhere",
+        meaning="the schema family (schema_templates.py) in the main vocabulary; its ablation (the other way) is also "
+        "trained per fold and scored everywhere",
     ),
     Param(
         "unseen",
@@ -287,9 +288,12 @@ def run(
     variants = {"full": (True, True)}
     if ablations:
         variants.update({"no_pairs": (False, True), "no_money": (True, False), "neither": (False, False)})
-    vocabs = {label: build_vocabulary(data.tools, pairs=p, money=m) for label, (p, m) in variants.items()}
-    if schema_family:  # the schema family ablated: the full vocabulary with it (scored on probes, blind, agent)
-        vocabs["schema"] = build_vocabulary(data.tools, schema_family=True)
+    vocabs = {
+        label: build_vocabulary(data.tools, pairs=p, money=m, schema_family=schema_family)
+        for label, (p, m) in variants.items()
+    }
+    # the schema family ablated (issues 33, 43): the full vocabulary the other way (scored on probes, blind, agent)
+    vocabs["schema"] = build_vocabulary(data.tools, schema_family=not schema_family)
     vocab = vocabs["full"]
     t0 = time.perf_counter()
     models: dict[tuple[str, str], ConservativeActionModel] = {}
@@ -308,9 +312,8 @@ def run(
         )
         for label in variants:
             if label != "full":
-                models[(label, fold)] = train(probes[fold], vocabs[label])
-        if schema_family:
-            models[("schema", fold)] = train(probes[fold], vocabs["schema"], unseen=unseen)
+                models[(label, fold)] = train(probes[fold], vocabs[label], unseen=unseen)
+        models[("schema", fold)] = train(probes[fold], vocabs["schema"], unseen=unseen)
     train_s = time.perf_counter() - t0
     evals = {
         (label, fold): evaluate(models[(label, _other(fold))], probes[fold]) for label in variants for fold in FOLDS
@@ -347,9 +350,8 @@ def run(
             full_model.unseen = way
             agent_ways[way].append((not recorded_refused, full_model.predict(rep.state, call.tool, call.args).verdict))
         full_model.unseen = unseen
-        if schema_family:
-            v = models[("schema", _other(fold))].predict(rep.state, call.tool, call.args).verdict
-            agent_schema.append((not recorded_refused, v))
+        v = models[("schema", _other(fold))].predict(rep.state, call.tool, call.args).verdict
+        agent_schema.append((not recorded_refused, v))
         for label in variants:
             p = models[(label, _other(fold))].predict(rep.state, call.tool, call.args)
             if label == "full" and recorded_refused:
@@ -411,28 +413,27 @@ def run(
     set_scores["agent"] = {w: score(r) for w, r in agent_ways.items()}
     schema_rows: list[dict[str, Any]] = []
     schema_metrics: dict[str, Any] = {}
-    if schema_family:
-        for name, pairs in sets.items():
-            sc = score(
-                (t.accepted, models[("schema", _other(fold))].predict(t.state, t.tool, t.args).verdict)
-                for t, fold in pairs
+    with_main = "with schema family" if schema_family else "without schema family"
+    for name, pairs in [*sets.items(), ("agent", None)]:
+        ablated = score(
+            agent_schema
+            if pairs is None
+            else (
+                (t.accepted, models[("schema", _other(f))].predict(t.state, t.tool, t.args).verdict) for t, f in pairs
             )
-            schema_rows += [
-                {"vocabulary": "without schema family", "probe set": name, **set_scores[name][unseen]},
-                {"vocabulary": "with schema family", "probe set": name, **sc},
-            ]
-        schema_rows += [
-            {"vocabulary": "without schema family", "probe set": "agent", **set_scores["agent"][unseen]},
-            {"vocabulary": "with schema family", "probe set": "agent", **score(agent_schema)},
-        ]
-        blind_tables["schema_family"] = pl.DataFrame(
-            schema_rows,
-            schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
         )
-        for r in schema_rows:
-            if r["vocabulary"] == "with schema family":
-                for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
-                    schema_metrics[f"schema_{r['probe set']}_{k}"] = r[k]
+        main_scores = set_scores[name][unseen]
+        for label in ("without schema family", "with schema family"):  # the main model's side, then the ablation's
+            sc = main_scores if label == with_main else ablated
+            schema_rows.append({"vocabulary": label, "probe set": name, **sc})
+    blind_tables["schema_family"] = pl.DataFrame(
+        schema_rows,
+        schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
+    )
+    for r in schema_rows:
+        if r["vocabulary"] != with_main:  # the ablation's figures (metrics schema_ablated_*)
+            for k in ("precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
+                schema_metrics[f"schema_ablated_{r['probe set']}_{k}"] = r[k]
     blind_tables["unseen_both_ways"] = pl.DataFrame(
         [{"probe set": n, "unseen": w, **s} for n, ws in set_scores.items() for w, s in ws.items()],
         schema_overrides={k: pl.Float64 for k in ("precision", "recall", "abstention_pct", "false_accept_rate")},
@@ -586,6 +587,7 @@ def run(
             "blind": blind,
             "blind_budget": blind_budget,
             "unseen": unseen,
+            "schema_family": schema_family,
         },
         metrics=metrics,
         tables={
@@ -597,7 +599,9 @@ def run(
             "agent_refused_calls": pl.DataFrame(refused_calls),
             **blind_tables,
         },
-        comparison=_comparison(metrics) + _blind_rows(set_scores, unseen) + _schema_rows(schema_rows),
+        comparison=_comparison(metrics)
+        + _blind_rows(set_scores, unseen)
+        + _schema_rows(schema_rows, main=schema_family),
         figures={"agent_calls": _figure(main)},
         caveats=[
             "No task was unread: every one of the 50 tasks was read while the vocabulary and the probes were designed, "

@@ -68,6 +68,7 @@ TEMPLATE_ORIGIN: dict[str, str] = {
     "has": "unchanged",
     "samelen": "unchanged",
     "conj": "unchanged",
+    "schema": "unchanged",  # schema_templates.py: one module for every domain
     "exists": "same template, airline data model",
     "field": "same template, airline data model",
     "size": "same template, airline data model",
@@ -377,14 +378,14 @@ def template_of(condition: str) -> str:
 
 
 def build_vocabulary(
-    tools: list[Mapping[str, Any]], pairs: bool = True, money: bool = True, schema_family: bool = False
+    tools: list[Mapping[str, Any]], pairs: bool = True, money: bool = True, schema_family: bool = True
 ) -> Vocabulary:
     """The airline vocabulary for the tools' schemas (``tools.json``); ``pairs``/``money`` switch those families.
 
     Conditions come from the arguments a schema declares: id arguments name entities of :data:`DATA_MODEL`,
     ``flights`` lists of segments, ``payment_methods`` lists of payment entries, numbers, enums, dates, text.
-    schema_family: add the schema family (:mod:`..schema_templates`, template "schema"); off by default, so the vocabulary
-    and its fingerprint stay as published.
+    schema_family: the schema family (:mod:`..schema_templates`, template "schema"); on by default, as retail's
+    (docs/readme/actions.md, "Defaults"); ``False`` is its ablation.
     """
     if not isinstance(tools, list) or not tools:
         raise BadInput("build_vocabulary: tools must be a non-empty list of tool schemas (tools.json).")

@@ -1,0 +1,293 @@
+"""The survivor: the planner of :mod:`.agent` with every piece on, goals ordered so cheap ones are not starved,
+survival as goals, and a walled garden for the plant.
+
+It is :class:`.agent.Agent` (the agenda's goals with their code done-checks and documented gates, the action model
+carried across worlds, the failure memory's hard check, the world map of :class:`.navigation.Navigator`) with:
+
+- **cheap goals first** (:data:`ORDER`): ``collect_sapling`` and ``place_plant`` come right after the wood tools, the
+  diamond last; and three opportunistic goals a person writes in a minute, taken whenever the situation offers
+  them: facing grass without a sapling, try for one; facing a ripe plant, eat it; holding a sapling facing grass
+  in a walled spot, plant it (anywhere once ``PLANT_ANYWHERE`` steps passed without such a spot);
+- **survival as goals**: the explorer's night (it shelters from dusk, daylight < 0.5, and digs a sealed pocket into
+  stone with its pickaxe when it knows none; it shelters whenever food and drink are above 0, not 2), drink and
+  food before they run low and to the full when the light is dim (``EVENING``: before the night and after it), sleep when tired — sleeping sheltered is
+  what unlocks ``wake_up``; shelter and rest when hurt (health ≤ ``HEAL_BELOW`` until ``HEALED``); fight a zombie
+  next to it, flee skeletons' arrows when hurt (health ≤ 6);
+- **the garden**: a sapling is planted on grass whose three other neighbours are walls (a tree, stone, water, a
+  table ...: cells no cow or zombie walks on), then the player steps back twice, turns, and closes the cell it
+  planted from with a stone. A plant dies when a cow, zombie or skeleton stands next to it and only grows while the
+  player is within 18 cells (Crafter's update distance), so it is walled in and visited: once seen ripe (or
+  ``RIPE_AFTER`` steps after planting) the agent mines the stone, eats it, and walls it in again.
+
+Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``):
+the ablations of the score benchmark (``benchmarks/crafter_score.py``).
+
+>>> import random
+>>> from .env import ACTIONS, CrafterWorld
+>>> w = CrafterWorld(seed=2); s = Survivor(rng=random.Random(0))
+>>> s.act(w.state) in ACTIONS
+True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ...actions import ConservativeActionModel
+from ...failures import FailureMemory
+from .agent import GATHER, GOAL_CALLS, Agent
+from .env import DIRECTIONS, NONE, SymState
+from .navigation import MOVES
+from .vocabulary import vocabulary
+
+__all__ = ["Survivor", "ORDER", "PIECES"]
+
+#: The goals' order: cheap achievements right after the wood tools, the expensive ones last.
+ORDER: tuple[str, ...] = (
+    "collect_wood",
+    "place_table",
+    "make_wood_pickaxe",
+    "make_wood_sword",
+    "collect_sapling",
+    "place_plant",
+    "collect_drink",
+    "eat_cow",
+    "collect_stone",
+    "place_stone",
+    "make_stone_pickaxe",
+    "make_stone_sword",
+    "collect_coal",
+    "place_furnace",
+    "defeat_zombie",
+    "eat_plant",
+    "collect_iron",
+    "make_iron_pickaxe",
+    "make_iron_sword",
+    "defeat_skeleton",
+    "collect_diamond",
+    "wake_up",
+)
+#: The pieces an ablation can remove (each a keyword of :class:`Survivor`).
+PIECES = ("carried", "agenda", "failures", "world_map", "survival", "cheap_first")
+DUSK = 0.5  # daylight below which it shelters (the explorer's)
+PLANT_ANYWHERE = 400  # steps holding a sapling without a walled spot, after which it plants anywhere
+RIPE_AFTER = 350  # steps after planting when it goes to look (a plant ripens after 300 updates near the player)
+EVENING = 0.8  # daylight below which it eats and drinks to the full (before the night, and after it)
+FULL_DRINK, FULL_FOOD = 8, 7  # ... to these
+LOW = 6  # otherwise it drinks and eats below this
+HEAL_BELOW = 4  # health at or below which it shelters to heal
+HEALED = 8  # ... until this health
+GARDENS = 3  # living plants it keeps before it stops trying for saplings
+OPEN = frozenset({"grass", "sand", "path"})  # where cows and zombies walk
+
+
+class Survivor(Agent):
+    """The planner with every piece on (see the module docstring). ``carried``: a model and sources shared across
+    worlds, as ``(model, sources)``; a fresh pair when None."""
+
+    def __init__(
+        self,
+        *,
+        carried: tuple[ConservativeActionModel, dict[str, set[str]]] | None = None,
+        use_model: bool = True,
+        agenda: bool = True,
+        failures: bool = True,
+        world_map: bool = True,
+        survival: bool = True,
+        cheap_first: bool = True,
+        rng: random.Random | None = None,
+    ) -> None:
+        model, sources = carried if carried is not None else (ConservativeActionModel(vocabulary(), journal=False), {})
+        super().__init__(
+            model=model if use_model else None,
+            agenda=agenda,
+            failures=FailureMemory(window=10) if failures else None,
+            rng=rng,
+            sources=sources if use_model else None,
+        )
+        self.world_map = world_map
+        self.survival = survival
+        self.cheap_first = cheap_first
+        if survival:
+            self.night, self.dig, self.flee_below = DUSK, True, 6
+            self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
+        else:
+            self.night = 0.0  # no shelter at night (it still rests when exhausted: the planner's own rule)
+        self.gardens: dict[tuple[int, int], dict[str, Any]] = {}  # plant cell -> {"door": cell, "at": step}
+        self._macro: list[tuple[str, tuple[int, int] | None]] = []  # (action, the cell it must start from)
+        self._holding_since: int | None = None
+        self._healing = False
+        self._tried: set[tuple[int, int]] = set()  # grass cells tried for a sapling
+
+    # -- the order of goals -----------------------------------------------------------------------------------
+    def _plain(self, state: SymState) -> list[str]:
+        if not self.cheap_first:
+            return super()._plain(state)
+        if self.agenda is not None:
+            self.agenda.update(state)
+            goals = self.agenda.goals()
+            open_goals = [a for a in ORDER if not goals[a]["done"]]
+        else:
+            open_goals = [a for a in ORDER if state.achievements.get(a, 0) == 0]
+        rest = [GOAL_CALLS[a] for a in open_goals if a not in ("wake_up", "eat_plant", "place_plant")]
+        gather = [c for item, c in GATHER if state.inventory[item] < 9 and c not in rest]
+        since = self.count.steps
+        paused = [
+            i for i, c in enumerate(rest) if self.pause and since - self._blocked_options.get(c, -(10**9)) <= self.pause
+        ]
+        if paused:  # a goal was just refused: gather first (it may be waiting for more of something)
+            return rest[: paused[0] + 1] + gather + rest[paused[0] + 1 :]
+        return rest + gather
+
+    def options(self, state: SymState) -> list[str]:
+        """Survival first: drink and food before they run low, and to the full in the evening (the night is spent
+        sealed in, and a hungry or thirsty agent cannot stay in: its shelter needs both above 2); then the goals."""
+        if not self.survival:
+            return self._plain(state)  # no survival goals: nothing urgent
+        inv = state.inventory
+        dim = state.daylight < EVENING  # the evening (or the morning after a night sealed in)
+        drink, food = (FULL_DRINK, FULL_FOOD) if dim else (LOW, LOW)
+        urgent = []
+        if inv["drink"] < drink or (inv["drink"] < 9 and state.faced[0] == "water"):
+            urgent.append("do_water")
+        if inv["food"] < food or (inv["food"] < 9 and state.faced[1] == "cow"):
+            urgent.append("do_cow")
+        if inv["energy"] < 1:
+            urgent.append("sleep")
+        return urgent + self._plain(state)
+
+    # -- the garden -------------------------------------------------------------------------------------------
+    def _walled(self, cell: tuple[int, int], door: tuple[int, int]) -> bool:
+        """Every neighbour of the cell but the door is a known cell no creature walks on."""
+        for dx, dy in DIRECTIONS.values():
+            q = (cell[0] + dx, cell[1] + dy)
+            if q == door:
+                continue
+            m = self.nav.cells.get(q)
+            if m is None or m in OPEN or m == "lava" or q in self.nav.creatures:
+                return False
+        return True
+
+    def _behind(self, state: SymState, k: int) -> tuple[int, int]:
+        return (state.pos[0] - k * state.facing[0], state.pos[1] - k * state.facing[1])
+
+    def _garden(self, state: SymState) -> str | None:
+        """Plant, eat, or close a garden when the situation offers it; None otherwise."""
+        inv = state.inventory
+        faced = (state.pos[0] + state.facing[0], state.pos[1] + state.facing[1])
+        if state.faced[1] == "plant-ripe":
+            self._after_eating(state, faced)
+            return "do"
+        if inv["sapling"] >= 1:
+            if self._holding_since is None:
+                self._holding_since = self.count.steps
+        else:
+            self._holding_since = None
+        if state.faced == ("grass", NONE) and inv["sapling"] >= 1:
+            back1, back2 = self._behind(state, 1), self._behind(state, 2)
+            closable = inv["stone"] >= 1 and all(self.nav._free(p) for p in (back1, back2))
+            if closable and self._walled(faced, state.pos):
+                self.gardens[faced] = {"door": state.pos, "at": self.count.steps}
+                self._close(state)
+                return "place_plant"
+            waited = self.count.steps - (self._holding_since or self.count.steps)
+            if state.achievements.get("place_plant", 0) == 0 or waited >= PLANT_ANYWHERE:
+                self.gardens[faced] = {"door": None, "at": self.count.steps}
+                return "place_plant"
+        living = sum(1 for c in self.gardens if self.nav.creatures.get(c, "plant").startswith("plant"))
+        wanted = state.achievements.get("collect_sapling", 0) == 0 or living < GARDENS
+        if state.faced == ("grass", NONE) and inv["sapling"] == 0 and wanted and faced not in self._tried:
+            self._tried.add(faced)  # one try per cell: a sapling comes from one grass cell in ten
+            return "do"
+        return None
+
+    def _close(self, state: SymState) -> None:
+        """After planting from the door: step back twice, turn, wall the door with a stone."""
+        d = next(k for k, v in DIRECTIONS.items() if v == state.facing)
+        back = next(k for k, v in DIRECTIONS.items() if v == (-state.facing[0], -state.facing[1]))
+        door, b1, b2 = state.pos, self._behind(state, 1), self._behind(state, 2)
+        self._macro = [(MOVES[back], door), (MOVES[back], b1), (MOVES[d], b2), ("place_stone", b1)]
+
+    def _after_eating(self, state: SymState, plant: tuple[int, int]) -> None:
+        g = self.gardens.get(plant)
+        if g is None:
+            return
+        g["at"] = self.count.steps
+        if g["door"] == state.pos and state.inventory["stone"] >= 1:
+            b1, b2 = self._behind(state, 1), self._behind(state, 2)
+            if all(self.nav._free(p) for p in (b1, b2)):
+                self._close(state)
+
+    def _visit(self, state: SymState) -> str | None:
+        """A step towards eating a garden's plant: seen ripe, or due (see RIPE_AFTER)."""
+        for cell, g in self.gardens.items():
+            kind = self.nav.creatures.get(cell)
+            if kind is None and cell in self.nav.cells and self.nav.cells.get(cell) != "grass":
+                continue
+            due = kind == "plant-ripe" or (kind == "plant" and self.count.steps - g["at"] >= RIPE_AFTER)
+            if not due:
+                continue
+            door = g["door"]
+            if door is not None and self.nav.cells.get(door) == "stone":
+                if state.inventory["wood_pickaxe"] < 1:
+                    continue
+                step = self.nav.face(state, [door])
+                if step == "":
+                    return "do"  # open the garden (the stone comes back into the inventory)
+                if step:
+                    return step
+                continue
+            step = self.nav.face(state, [cell])
+            if step == "":
+                if kind == "plant-ripe":
+                    return "do"
+                g["at"] = self.count.steps - RIPE_AFTER + 50  # not ripe yet: look again later
+                continue
+            if step:
+                return step
+        return None
+
+    def _wants_rest(self, state: SymState) -> bool:
+        """Hurt (health ≤ ``HEAL_BELOW``): shelter and rest until health is back to ``HEALED`` (health regrows while
+        food, drink and energy are above 0, twice as fast asleep)."""
+        if not self.survival:
+            return False
+        hp = state.inventory["health"]
+        if hp <= HEAL_BELOW:
+            self._healing = True
+        elif hp >= HEALED:
+            self._healing = False
+        return self._healing
+
+    # -- acting -----------------------------------------------------------------------------------------------
+    def act(self, state: SymState) -> str:
+        """The macro under way, then the garden's chances (in daylight, unhurt), else the planner."""
+        if not self.world_map:  # the ablation: the map holds only what is in view now
+            self.nav.cells.clear()
+            self.nav.creatures.clear()
+        self.nav.see(state)
+        if state.sleeping:
+            return "noop"
+        if self._macro:
+            action, start = self._macro.pop(0)
+            if state.pos == start:
+                return action
+            self._macro = []  # something moved us (a creature in the way): give up the closing
+        calm = state.daylight >= DUSK and state.inventory["health"] >= 4 and not _zombie_near(state)
+        if calm and self.cheap_first:
+            got = self._garden(state)
+            if got:
+                return got
+            inv = state.inventory
+            thirsty = inv["drink"] <= 4 or inv["food"] <= 3  # the planner's urgent needs come first
+            if not thirsty and (inv["food"] < 9 or not state.achievements.get("eat_plant")):
+                got = self._visit(state)
+                if got:
+                    return got
+        return super().act(state)
+
+
+def _zombie_near(state: SymState) -> bool:
+    px, py = state.pos
+    return any(k == "zombie" and abs(p[0] - px) + abs(p[1] - py) <= 3 for p, k in state.creatures.items())

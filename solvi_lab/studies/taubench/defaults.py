@@ -1,0 +1,242 @@
+"""How the action model's defaults are chosen: the schema family and ``unseen``, on data no design decision read (issue 43).
+
+The rule is the project's: **the promise first** (no refused call predicted "accept"), **then precision** of the
+answered refusals, **then abstention**. The four settings (schema family off / on × ``unseen`` "refuse" /
+"unknown") are scored on retail's **dev split** — its 20 tasks were never read while a template, a probe family or
+an option was designed — with two probe sets there: the gold-step probes (:mod:`.probes`) and the frozen blind
+generator (:mod:`.blind_probes`, ``BLIND_SEED``) on dev states. The models train on the first ``train_tasks``
+training tasks exactly as the study trains them. The test split is never read here.
+
+Airline has no split outside its 50 tasks (all of them were read in development), so its figures (each fold's
+probes scored by the other fold's model, gold-step and blind; not the GPT-4o calls, which are the reported test)
+are a check of the retail decision, not a second vote.
+
+``decide`` writes nothing; ``main`` (``python -m solvi_lab.studies.taubench.defaults``) writes the result file
+``docs/sweeps/taubench_defaults.json`` that ``docs/readme/actions.md`` renders its table from
+(:func:`render_table`).
+
+>>> choose([{"setting": "a", "false_accepts": 1, "precision": 1.0, "abstention_pct": 1.0},
+...         {"setting": "b", "false_accepts": 0, "precision": 0.99, "abstention_pct": 9.0},
+...         {"setting": "c", "false_accepts": 0, "precision": 0.99, "abstention_pct": 5.0}])["setting"]
+'c'
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...errors import BadInput
+from .scoring import score, verdicts
+
+__all__ = ["SETTINGS", "choose", "decide", "render_table", "render_block", "write_block", "RESULT_FILE"]
+
+#: (label, schema family on, unseen) — the four settings compared.
+SETTINGS: tuple[tuple[str, bool, str], ...] = (
+    ("schema off, unseen='refuse'", False, "refuse"),
+    ("schema on, unseen='refuse'", True, "refuse"),
+    ("schema off, unseen='unknown'", False, "unknown"),
+    ("schema on, unseen='unknown'", True, "unknown"),
+)
+RESULT_FILE = Path(__file__).resolve().parents[3] / "docs" / "sweeps" / "taubench_defaults.json"
+DOC_FILE = Path(__file__).resolve().parents[3] / "docs" / "readme" / "actions.md"
+BEGIN, END = "<!-- taubench-defaults: docs/sweeps/taubench_defaults.json -->", "<!-- /taubench-defaults -->"
+
+
+def _key(row: Mapping[str, Any]) -> tuple[int, float, float]:
+    precision = row["precision"] if row["precision"] is not None else 1.0
+    return (row["false_accepts"], -precision, row["abstention_pct"] or 0.0)
+
+
+def choose(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The row the rule picks: fewest false accepts, then highest precision, then lowest abstention."""
+    if not rows:
+        raise BadInput("choose needs at least one scored setting; pass the rows decide() scored.")
+    return min(rows, key=_key)
+
+
+def _verdicts(models: Mapping[bool, Any], sets: Mapping[str, Sequence[Any]]) -> dict[str, dict[str, list]]:
+    """(accepted, verdict) of every probe, per setting and probe set (``unseen`` is a prediction-time option)."""
+    out: dict[str, dict[str, list]] = {}
+    for label, schema, way in SETTINGS:
+        model = models[schema]
+        keep = model.unseen
+        model.unseen = way
+        try:
+            out[label] = {name: verdicts(model, ps) for name, ps in sets.items()}
+        finally:
+            model.unseen = keep
+    return out
+
+
+def _rows(by_setting: Mapping[str, Mapping[str, list]]) -> list[dict[str, Any]]:
+    """One row per setting: every probe set pooled (what the rule reads) and each set apart."""
+    rows = []
+    for label, schema, way in SETTINGS:
+        per_set = by_setting[label]
+        pooled = [v for name in per_set for v in per_set[name]]
+        rows.append(
+            {
+                "setting": label,
+                "schema_family": schema,
+                "unseen": way,
+                **score(pooled),
+                "sets": {name: score(v) for name, v in per_set.items()},
+            }
+        )
+    return rows
+
+
+def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int = 0) -> dict[str, Any]:
+    """The four settings on retail's dev split (gold-step and blind probes); the training is the study's."""
+    from .blind_probes import BLIND_SEED, blind_probes
+    from .data import find_data_dir, load_retail
+    from .env import RetailEnv
+    from .probes import DEFAULT_BUDGET, _effect, split_probes
+    from .study import train
+    from .vocabulary import build_vocabulary
+
+    data = load_retail(find_data_dir(data_dir))
+    base = RetailEnv(data)
+    train_set = split_probes(data, "train", train_tasks, seed=seed, budget=DEFAULT_BUDGET, base=base)
+    dev_tasks = data.tasks["dev"]
+    sets = {
+        "dev gold-step": split_probes(data, "dev", len(dev_tasks), seed=seed, budget=DEFAULT_BUDGET, base=base),
+        "dev blind": blind_probes(base, data.tools, dev_tasks, _effect, split="dev", seed=BLIND_SEED),
+    }
+    models = {s: train(train_set, build_vocabulary(data.tools, base.state, schema_family=s)) for s in (False, True)}
+    rows = _rows(_verdicts(models, sets))
+    return {
+        "domain": "retail",
+        "fingerprints": {str(k).lower(): m.vocab.fingerprint[:12] for k, m in models.items()},
+        "data": f"train tasks 0–{train_tasks - 1} train; dev split ({len(dev_tasks)} tasks) scored",
+        "train_tasks": train_tasks,
+        "seed": seed,
+        "rows": rows,
+        "chosen": choose(rows)["setting"],
+    }
+
+
+def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int = 60) -> dict[str, Any]:
+    """The four settings on airline's folds (each fold's probes scored by the other fold's model)."""
+    from .airline.data import find_airline_dir, load_airline
+    from .airline.env import AirlineEnv
+    from .airline.probes import DEFAULT_BUDGET, effect_of, tasks_probes
+    from .airline.study import FOLDS, _other, fold_of
+    from .airline.vocabulary import build_vocabulary
+    from .blind_probes import BLIND_SEED, blind_probes
+    from .study import train
+
+    data = load_airline(find_airline_dir(data_dir))
+    base = AirlineEnv(data)
+    indices = [int(t["index"]) for t in data.tasks]
+    probes = {
+        f: tasks_probes(data, [i for i in indices if fold_of(i) == f], seed=seed, budget=DEFAULT_BUDGET, base=base)
+        for f in FOLDS
+    }
+    blind = {
+        f: blind_probes(
+            base,
+            data.tools,
+            [t for t in data.tasks if fold_of(int(t["index"])) == f],
+            effect_of,
+            split="test",
+            seed=BLIND_SEED,
+            budget=blind_budget,
+        )
+        for f in FOLDS
+    }
+    pooled: dict[str, dict[str, list]] = {label: {"gold-step": [], "blind": []} for label, _, _ in SETTINGS}
+    for f in FOLDS:  # models trained on the other fold score this fold's probes
+        models = {s: train(probes[_other(f)], build_vocabulary(data.tools, schema_family=s)) for s in (False, True)}
+        for label, per_set in _verdicts(models, {"gold-step": probes[f], "blind": blind[f]}).items():
+            for name, v in per_set.items():
+                pooled[label][name] += v
+    rows = _rows(pooled)
+    return {
+        "domain": "airline",
+        "fingerprints": {str(k).lower(): m.vocab.fingerprint[:12] for k, m in models.items()},
+        "data": "two folds by task parity, each scored by the other fold's model (all 50 tasks were read in design)",
+        "seed": seed,
+        "rows": rows,
+        "chosen": choose(rows)["setting"],
+    }
+
+
+def decide(data_dir: str | None = None, airline_dir: str | None = None, train_tasks: int = 400) -> dict[str, Any]:
+    """Retail's decision on its dev split and airline's check, as one JSON-able result."""
+    retail = decide_retail(data_dir, train_tasks=train_tasks)
+    airline = check_airline(airline_dir)
+    return {
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "rule": "fewest false accepts, then highest refusal precision, then lowest abstention (pooled probe sets)",
+        "decided_on": "retail",
+        "chosen": retail["chosen"],
+        "domains": [retail, airline],
+    }
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f}%"
+
+
+def _prec(v: float | None) -> str:
+    return "—" if v is None else f"{v:.4f}"
+
+
+def render_table(result: Mapping[str, Any]) -> str:
+    """The decision table (markdown) of a stored result: one row per domain, setting and probe set."""
+    lines = [
+        "| domain | setting | probe set | probes | refused | precision | abstained | false accepts | false refusals |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for dom in result["domains"]:
+        for row in dom["rows"]:
+            mark = " **(chosen)**" if row["setting"] == dom["chosen"] else ""
+            for name, s in [*row["sets"].items(), ("pooled", row)]:
+                lines.append(
+                    f"| {dom['domain']} | {row['setting']}{mark if name == 'pooled' else ''} | {name} | "
+                    f"{s['probes']:,} | {s['refused']:,} | {_prec(s['precision'])} | {_pct(s['abstention_pct'])} | "
+                    f"{s['false_accepts']} | {s['false_refusals']} |"
+                )
+    return "\n".join(lines)
+
+
+def render_block(result: Mapping[str, Any]) -> str:
+    """The block of ``docs/readme/actions.md`` between its markers: the table and where it came from."""
+    fps = ", ".join(f"{d['domain']} {d['fingerprints']['true']}" for d in result["domains"])
+    return (
+        f"{BEGIN}\n\n{render_table(result)}\n\nRule: {result['rule']}; decided on {result['decided_on']}'s rows, "
+        f"chosen **{result['chosen']}**. Measured {result['measured']} (vocabularies with the schema family: {fps}). "
+        "Generated from the result file by `python -m solvi_lab.studies.taubench.defaults`; do not edit by hand."
+        f"\n\n{END}"
+    )
+
+
+def write_block(doc: Path, result: Mapping[str, Any]) -> str:
+    """``doc``'s text with its block replaced by :func:`render_block` (the markers must be there)."""
+    text = doc.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        raise BadInput(f"{doc} has no block {BEGIN} … {END}; add the two markers where the table goes.")
+    head, rest = text.split(BEGIN, 1)
+    return head + render_block(result) + rest.split(END, 1)[1]
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Decide, store the result file (``RESULT_FILE``) and render its block into ``docs/readme/actions.md``;
+    ``--render`` only re-renders the block from the stored file."""
+    if "--render" not in argv:
+        result = decide()
+        RESULT_FILE.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    result = json.loads(RESULT_FILE.read_text(encoding="utf-8"))
+    DOC_FILE.write_text(write_block(DOC_FILE, result), encoding="utf-8")
+    print(render_table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

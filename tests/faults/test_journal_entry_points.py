@@ -1,0 +1,51 @@
+"""Bad input at every entry point of Journal, hostile arguments to the owners' writes (issue 40, 5): the project's
+error, one line, at most 80 characters of any value (solvi_lab/journal_faults/entry_points.py)."""
+
+import pytest
+
+from solvi_lab.errors import BadInput
+from solvi_lab.journal import Journal
+from solvi_lab.journal_faults.entry_points import AllRaise, EqRaises, deep, run_cases
+
+
+def test_every_case_is_refused_with_the_projects_error_in_one_short_line(tmp_path):
+    out = run_cases(tmp_path)
+    assert out.tried == 307
+    assert out.bare == {}, out.examples
+    assert (out.long, out.multiline, out.quoted) == (0, 0, 0), out.examples
+    assert out.refused + out.accepted == out.tried and out.refused == 289
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda d: Journal(5), "Journal(): a journal path is a str or os.PathLike (pathlib.Path), got int"),
+        (lambda d: Journal.read(5), "Journal.read(): a journal path is a str or os.PathLike (pathlib.Path), got int"),
+        (
+            lambda d: Journal.repair(None),
+            "Journal.repair(): a journal path is a str or os.PathLike (pathlib.Path), got NoneType",
+        ),
+        (lambda d: Journal(str(d / "a\x00b")), "Journal(): a journal path must be non-empty and hold no NUL character"),
+        (
+            lambda d: Journal.repair(str(d / "a\x00b")),
+            "Journal.repair(): a journal path must be non-empty and hold no NUL",
+        ),
+        (lambda d: Journal(AllRaise()), "Journal(): the path's __fspath__ failed (AllRaise)"),
+        (lambda d: Journal(d / "j.jsonl", expect_head=deep(5000)), "<a list whose repr fails> is not a journal head"),
+        (lambda d: Journal(d / "j.jsonl", mode=EqRaises()), "EqRaises object at 0x"),
+        (lambda d: Journal(d / "j.jsonl", backend=AllRaise()), "backend=<a AllRaise whose repr fails>: choose one of"),
+        (lambda d: Journal.read(str(d / ("x" * 5000))), "is not a usable journal path (File name too long)"),
+    ],
+)
+def test_the_refusal_says_what_was_wrong(tmp_path, call, message):
+    with pytest.raises(BadInput) as e:
+        call(tmp_path)
+    assert message in str(e.value)
+    assert len(str(e.value)) < 300 and "\n" not in str(e.value)
+
+
+def test_a_long_path_is_quoted_by_its_prefix(tmp_path):
+    with pytest.raises(BadInput) as e:
+        Journal(tmp_path / ("x" * 5000))
+    text = str(e.value)
+    assert "(File name too long)" in text and "xxx..." in text and "x" * 81 not in text and len(text) < 400

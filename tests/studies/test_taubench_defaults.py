@@ -1,0 +1,77 @@
+"""The τ-bench defaults (issue 43): the rule that chose them, the stored decision, and the docs block rendered from it."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+
+from solvi_lab.actions import ConservativeActionModel
+from solvi_lab.errors import BadInput
+from solvi_lab.studies.taubench import defaults
+from solvi_lab.studies.taubench.airline.vocabulary import build_vocabulary as airline_vocabulary
+from solvi_lab.studies.taubench.vocabulary import build_vocabulary as retail_vocabulary
+
+
+def _row(name: str, fa: int, precision: float | None, abst: float) -> dict:
+    return {"setting": name, "false_accepts": fa, "precision": precision, "abstention_pct": abst}
+
+
+def test_the_rule_is_false_accepts_then_precision_then_abstention() -> None:
+    rows = [_row("a", 1, 1.0, 0.0), _row("b", 0, 0.99, 1.0), _row("c", 0, 1.0, 9.0), _row("d", 0, 1.0, 5.0)]
+    assert defaults.choose(rows)["setting"] == "d"
+    assert defaults.choose(rows[:3])["setting"] == "c"  # precision before abstention
+    assert defaults.choose(rows[:2])["setting"] == "b"  # no false accept before precision
+    assert defaults.choose([_row("x", 0, None, 2.0), _row("y", 0, 1.0, 3.0)])["setting"] == "x"  # None: no refusal
+    with pytest.raises(BadInput, match="at least one scored setting"):
+        defaults.choose([])
+
+
+def test_stored_decision_is_what_the_code_defaults_to() -> None:
+    result = json.loads(defaults.RESULT_FILE.read_text(encoding="utf-8"))
+    retail, airline = result["domains"]
+    assert (result["decided_on"], retail["domain"], airline["domain"]) == ("retail", "retail", "airline")
+    # the stored rows pick the stored choice by the rule (nothing typed)
+    assert defaults.choose(retail["rows"])["setting"] == retail["chosen"] == result["chosen"]
+    chosen = next(r for r in retail["rows"] if r["setting"] == result["chosen"])
+    # ... and that choice is what the code defaults to, in both domains
+    assert chosen["schema_family"] is True
+    for build in (retail_vocabulary, airline_vocabulary):
+        assert inspect.signature(build).parameters["schema_family"].default is chosen["schema_family"]
+    assert inspect.signature(ConservativeActionModel).parameters["unseen"].default == chosen["unseen"]
+    # the decision read the dev split only (never the test split)
+    assert {name for r in retail["rows"] for name in r["sets"]} == {"dev gold-step", "dev blind"}
+    assert {(r["schema_family"], r["unseen"]) for r in retail["rows"]} == {
+        (s, u) for s in (False, True) for u in ("refuse", "unknown")
+    }
+
+
+def test_actions_page_block_is_rendered_from_the_stored_file() -> None:
+    result = json.loads(defaults.RESULT_FILE.read_text(encoding="utf-8"))
+    text = defaults.DOC_FILE.read_text(encoding="utf-8")
+    assert defaults.render_block(result) in text, (
+        "docs/readme/actions.md's defaults block is stale: run python -m solvi_lab.studies.taubench.defaults --render"
+    )
+    assert defaults.write_block(defaults.DOC_FILE, result) == text
+
+
+def test_render_table_marks_the_chosen_setting_once_per_domain(tmp_path) -> None:
+    s = {"probes": 2, "refused": 1, "precision": 1.0, "abstention_pct": 50.0, "false_accepts": 0, "false_refusals": 0}
+    rows = [{"setting": label, **s, "sets": {"p": s}} for label, _, _ in defaults.SETTINGS]
+    result = {
+        "rule": "r",
+        "decided_on": "d",
+        "chosen": rows[1]["setting"],
+        "measured": "2026-12-04",
+        "domains": [{"domain": "d", "chosen": rows[1]["setting"], "rows": rows, "fingerprints": {"true": "f"}}],
+    }
+    table = defaults.render_table(result)
+    assert table.count("**(chosen)**") == 1 and len(table.splitlines()) == 2 + 2 * len(defaults.SETTINGS)
+    assert "| d | schema on, unseen='refuse' **(chosen)** | pooled | 2 | 1 | 1.0000 | 50.00% | 0 | 0 |" in table
+    page = tmp_path / "page.md"
+    page.write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(BadInput, match="has no block"):
+        defaults.write_block(page, result)
+    page.write_text(f"a\n{defaults.BEGIN}\nold\n{defaults.END}\nb\n", encoding="utf-8")
+    assert defaults.write_block(page, result) == f"a\n{defaults.render_block(result)}\nb\n"
