@@ -396,18 +396,18 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "transfer: false accepts on another policy's calls in held-out worlds (the wanderer)",
             m["transfer_explorer_wanderer_false_accepts"],
-            None,
+            0,
             f"model trained on the explorer's and the wanderer's training-world calls; trained on the explorer's "
             f"alone: {m['transfer_explorer_false_accepts']} (of {m['transfer_explorer_calls']} calls)",
             holds=m["transfer_explorer_wanderer_false_accepts"] == 0 and m["transfer_explorer_false_accepts"] == 0,
             kind="finding",
             key="transfer_no_false_accepts",
-            threshold="0 false accepts (both models; our own target: the specification states no Crafter figure)",
+            threshold="0 false accepts, both models (our own target: issue 43)",
         ),
         Comparison(
             "transfer: abstention on the wanderer's held-out calls",
             m["transfer_explorer_wanderer_abstention_share"],
-            None,
+            0.2,
             f"explorer's calls alone: {m['transfer_explorer_abstention_share']:.1%}; calls Crafter accepted that "
             f"the model accepts: {m['transfer_explorer_wanderer_accept_share']:.1%} "
             f"(explorer alone {m['transfer_explorer_accept_share']:.1%})",
@@ -415,7 +415,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             and m["transfer_explorer_wanderer_accept_share"] >= 0.75,
             kind="finding",
             key="transfer_abstention_20",
-            threshold="≤ 20% abstained and ≥ 75% of accepted calls predicted accept (our own target)",
+            threshold="≤ 20% abstained and ≥ 75% of accepted calls predicted accept (our own target: issue 43)",
         ),
         Comparison(
             "the explorer makes a stone pickaxe (deep tech tree)",
