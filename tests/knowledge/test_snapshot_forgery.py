@@ -169,3 +169,24 @@ def test_the_trial_counts_each_outcome(tmp_path: Path) -> None:
     trial(tmp_path, bold, seed=4)
     assert (bold.tried, bold.refused_at_open, bold.served_replay, bold.verify_false) == (1, 0, 0, 1)
     assert (bold.served_forged_verify_true, bold.next_open_refused, bold.other) == (0, 1, {})
+
+
+def test_the_stored_run_says_what_the_journal_page_says() -> None:
+    """docs/readme/journal.md states the outcome of the stored run in words; this holds it to the stored counts."""
+    import json
+
+    stored = Path(__file__).resolve().parents[2] / "results" / "benchmarks" / "snapshot_forgery.json"
+    rows = json.loads(stored.read_text())["rows"]
+    assert {(r["forger"], r["backend"], r["recompute"]) for r in rows} == {
+        (f, b, c)
+        for f in ("appends", "appends and rewrites the checkpoint")
+        for b in ("jsonl", "sqlite")
+        for c in (0, 1)
+    }
+    for r in rows:
+        assert r["tried"] > 0 and r["served_forged_verify_true"] == 0 and r["other"] == {}, r
+        assert r["next_open_refused"] == r["tried"], r
+        if r["forger"] == "appends":
+            assert r["refused_at_open"] == r["served_replay"] == r["tried"], r
+        else:
+            assert r["verify_false"] == r["tried"], r
