@@ -839,6 +839,9 @@ class _JsonlBackend:
 
 
 _SQLITE_MIN = 512  # a SQLite database file is at least one page; anything shorter is not one
+# The WAL index (-shm) a writer allocates on disk at open: 4 regions of 32 KiB, the index of 16,384 WAL frames (the
+# WAL is reset at each automatic checkpoint, every ~1,000 pages, unless readers hold it). See _reserve_shm.
+_SHM_RESERVE = 4 * 32768
 
 
 def _sqlite_text(data: bytes) -> str:
@@ -955,9 +958,32 @@ class _SqliteBackend:
                 n += 1
             if not self.writable:
                 self.db.execute("COMMIT")
+            else:
+                self._reserve_shm()  # the WAL index exists now (the load read through it)
             return n, prev
         except (sqlite3.Error, UnicodeDecodeError) as e:  # a TEXT cell whose bytes are not UTF-8 any more
             raise self._damaged(e) from None
+
+    def _reserve_shm(self) -> None:
+        """Allocate the WAL index's first `_SHM_RESERVE` bytes on disk now, so that a full disk later is an error
+        and never a signal. SQLite memory-maps the -shm file and, growing it, writes one byte per memory page to
+        allocate it; on a file system whose blocks are smaller than a page (ext4 with 1 KiB blocks) the rest of the
+        page stays a hole, and when SQLite writes there through the mapping on a full disk the kernel kills the
+        process with SIGBUS (issue 40; reproduced on a 1 KiB-block ext4). A disk too full for the reserve refuses
+        the writer's open with JournalWriteFailed instead. File systems without fallocate keep SQLite's own way."""
+        shm = str(self.path) + "-shm"
+        try:
+            fd = os.open(shm, os.O_RDWR)
+        except OSError:
+            return  # no index yet (SQLite makes it at the first read) or not ours to write: SQLite reports that
+        try:
+            os.posix_fallocate(fd, 0, _SHM_RESERVE)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                raise self._unavailable(e) from None
+            # EOPNOTSUPP, EINVAL: a file system that cannot reserve space; SQLite's own allocation stands
+        finally:
+            os.close(fd)
 
     def _connect_read_only(self) -> sqlite3.Connection:
         db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)

@@ -434,6 +434,21 @@ details summary { cursor: pointer; color: var(--muted); margin: 8px 0; }
 code { background: var(--bg-alt); padding: 0 4px; border-radius: 3px; font-size: 13px; }
 .meta { color: var(--muted); font-size: 14px; }
 ul.pending { color: var(--muted); padding-left: 20px; } ul.pending li { margin: 2px 0; }
+/* A phone (390 px): every table becomes one card per row, each value under its column's name (data-label), so
+   nothing runs off the screen and no value needs a sideways scroll. Checked at 390 px in tests/test_report_browser. */
+@media (max-width: 640px) {
+  main { padding: 12px 12px 48px; }
+  table, thead, tbody, tr, th, td { display: block; }
+  table, table.wide { width: 100%; margin: 4px 0 12px; }
+  thead { display: none; }
+  tr { border: 1px solid var(--line); border-radius: 4px; margin: 0 0 8px; padding: 4px 0; }
+  td, td.num, table.wide td, table.wide td.long, table.wide td.key, table.wide td.value {
+    border: none; min-width: 0; max-width: none; white-space: normal; overflow-wrap: anywhere; padding: 1px 8px;
+    text-align: left; }
+  td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; color: var(--muted); }
+  .grid { grid-template-columns: 1fr; }
+  pre, code { white-space: pre-wrap; overflow-wrap: anywhere; }
+}
 """
 
 
@@ -479,7 +494,10 @@ def _html_table(header: list[str], rows: list[list[Any]], css: str = "") -> str:
                 cls = "key"
             elif len(text) > 60:  # a note or threshold: wraps in a column of readable width
                 cls = "long"
-            cells.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
+            label = f' data-label="{html.escape(h)}"'  # a phone's card layout names each value by its column
+            cells.append(
+                f'<td class="{cls}"{label}>{html.escape(text)}</td>' if cls else f"<td{label}>{html.escape(text)}</td>"
+            )
         body.append("<tr>" + "".join(cells) + "</tr>")
     cls_attr = f' class="{css}"' if css else ""
     return f"<table{cls_attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -517,7 +535,7 @@ def markdown_to_html(text: str) -> str:
     r"""Render the Markdown a sweep summary holds (paragraphs and pipe tables) as HTML, so it wraps and fits.
 
     >>> markdown_to_html("Size: quick.\n\n| a | b |\n|---|---|\n| 1 | x |\n")
-    '<p class="meta">Size: quick.</p>\n<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td class="num">1</td><td>x</td></tr></tbody></table>'
+    '<p class="meta">Size: quick.</p>\n<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td class="num" data-label="a">1</td><td data-label="b">x</td></tr></tbody></table>'
     """
     blocks: list[str] = []
     table: list[list[str]] = []
@@ -575,9 +593,10 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
                 f'<span class="badge {html.escape(s.status)}">{html.escape(STATUS_TEXT.get(s.status, s.status))}</span>'
             )
             rows.append(
-                f'<tr><td><a href="#{html.escape(s.name)}">{html.escape(s.name)}</a></td><td>{badge}</td>'
-                f'<td>{_e(_mode(s))}</td><td class="num">{_e(s.seed)}</td>'
-                f'<td class="num">{_e(s.seconds)}</td></tr>'
+                f'<tr><td data-label="study"><a href="#{html.escape(s.name)}">{html.escape(s.name)}</a></td>'
+                f'<td data-label="status">{badge}</td><td data-label="mode">{_e(_mode(s))}</td>'
+                f'<td class="num" data-label="seed">{_e(s.seed)}</td>'
+                f'<td class="num" data-label="time (s)">{_e(s.seconds)}</td></tr>'
             )
         parts.append(
             "<h2>Summary</h2><table><thead><tr><th>study</th><th>status</th><th>mode</th><th>seed</th>"

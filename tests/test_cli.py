@@ -251,7 +251,7 @@ def test_reproduce_quick_example_writes_results_and_report(tmp_path: Path, capsy
     assert '<img src="example/running_estimate.png"' in html
     assert "<th>published</th>" in html and "<th>difference</th>" in html
     for package in ("numpy", "polars", "matplotlib", "networkx", "papermill", "solvi_lab"):
-        assert f"<td>{package}</td>" in html
+        assert f'<td data-label="package">{package}</td>' in html
     # only the studies of this run are reported
     assert "retraction" not in md
 

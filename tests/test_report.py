@@ -92,7 +92,7 @@ def test_html(results: Path) -> None:
     html = html_path.read_text()
     assert '<img src="risk_dungeon/depth%20by%20policy.png"' in html
     assert "&lt;b&gt;escaped&lt;/b&gt;" in html and "<b>escaped</b>" not in html
-    assert '<td class="no">NO</td>' in html
+    assert '<td class="no" data-label="holds">NO</td>' in html
     assert '<a href="risk_dungeon/risk_dungeon.ipynb">executed notebook</a>' in html
     assert 'class="badge failed"' in html and 'class="badge no_data"' in html
     assert str(results) not in html.split("<h2>Machine")[1]  # links are relative, the folder can move
@@ -173,7 +173,8 @@ def test_html_drops_empty_columns_and_marks_long_text(tmp_path: Path) -> None:
     html = report.build_report(tmp_path)[1].read_text()
     table = html.split('<table class="wide">', 1)[1].split("</table>", 1)[0]
     assert "<th>key</th>" not in table and "<th>threshold</th>" not in table and "<th>holds</th>" not in table
-    assert '<td class="num">1,066</td>' in table and '<td class="long">a long note' in table
+    assert '<td class="num" data-label="ours">1,066</td>' in table
+    assert '<td class="long" data-label="note">a long note' in table
 
 
 def test_values_by_kind_and_differences_from_what_is_shown() -> None:
@@ -255,4 +256,4 @@ def test_a_time_rows_label_does_not_say_seconds_beside_microseconds(results: Pat
     for text in (md.read_text(encoding="utf-8"), html_path.read_text(encoding="utf-8")):
         assert "median retraction (s)" not in text and "rebuild (s," not in text
         assert "rebuild (incl. fingerprint)" in text and "179 µs" in text
-    assert "<td>median retraction</td>" in html_path.read_text(encoding="utf-8")
+    assert '<td data-label="measure">median retraction</td>' in html_path.read_text(encoding="utf-8")

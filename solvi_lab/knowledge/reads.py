@@ -14,6 +14,7 @@ from ..errors import BadInput, UnknownId
 from ..validation import need_json, need_str, need_str_list
 from .items import KINDS, LIVE, Item, value_key
 from .staleness import fact_key
+from .view import item_status
 
 if TYPE_CHECKING:
     from .keys import _Key
@@ -108,7 +109,7 @@ def item_record(store: KnowledgeStore, iid: str) -> dict[str, Any]:
             "wrong_uses": it.wrong_uses if it.present else 0,
             "guarantee": it.guarantee,
         },
-        "status": store.status(iid),
+        "status": item_status(it, store.ticks),
         "why": it.why,
         "refuted_by": it.refuted_by,
         "version": it.version,
@@ -181,9 +182,10 @@ def query(
             continue
         if scope is not None and not (it.scope and all(it.scope.get(k) == v for k, v in scope.items())):
             continue
-        if statuses is not None and store.status(it.id) not in statuses:
+        # item_status, not store.status: a loop over the store pays no public call (net, lock) per item
+        if statuses is not None and item_status(it, store.ticks) not in statuses:
             continue
-        out.append(store.item(it.id))
+        out.append(item_record(store, it.id))
     return out
 
 
@@ -200,7 +202,7 @@ def report(store: KnowledgeStore) -> dict[str, Any]:
         if it.state == "refused":
             refused += 1
             continue
-        st = store.status(it.id)
+        st = item_status(it, store.ticks)  # not store.status: no public call (net, lock) per item
         by_status[st] = by_status.get(st, 0) + 1
         by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
         by_source[it.source] = by_source.get(it.source, 0) + 1

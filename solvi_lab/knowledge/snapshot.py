@@ -31,6 +31,7 @@ from typing import Any
 
 from ..errors import BadInput
 from .items import BEHAVIOUR_KINDS, LIVE, Item, item_id, value_key
+from .view import item_status
 
 ROLLBACK = "rollback"  # the refuted_by of a version a rollback took back
 
@@ -188,7 +189,7 @@ def snapshot(
             if it.kind == "fact":
                 facts.append(entry)
             continue
-        hint = {**entry, "status": store.status(it.id), "why": why}
+        hint = {**entry, "status": item_status(it, store.ticks), "why": why}
         if it.kind != "fact" and it.verdicts:
             hint["verdicts"] = [dict(v) for v in it.verdicts]
         if rolled:

@@ -67,6 +67,18 @@ def test_beside_retail_and_airline_reads_their_pins(result: Any) -> None:
 
 
 @needs_data
+def test_the_new_template_is_ablated_on_all_three_domains(result: Any) -> None:
+    table = result.tables["contained_values_ablation"]
+    assert table["domain"].to_list() == ["telecom, agent"] * 2 + ["retail"] * 2 + ["airline"] * 2
+    assert table["vocabulary"].to_list() == ["without contained values", "with contained values"] * 3
+    for i in (0, 2, 4):  # the same probes with and without; the template only adds conditions
+        without, with_ = table.row(i, named=True), table.row(i + 1, named=True)
+        assert (without["probes"], without["refused"]) == (with_["probes"], with_["refused"])
+        assert with_["conditions"] > without["conditions"]
+    assert table["false_accepts"].to_list() == [0] * 6
+
+
+@needs_data
 def test_dual_control_tables(result: Any) -> None:
     scopes = result.tables["dual_control_scopes"]
     assert scopes["scope"].to_list() == ["none", "crm", "phone", "both"]

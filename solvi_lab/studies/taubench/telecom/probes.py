@@ -131,7 +131,7 @@ class SideEnv:
 
     def step(self, tool: str, args: Mapping[str, Any]) -> Any:
         self._view = None
-        return self.env.step(side_of(tool), tool, args, changes=True)
+        return self.env.step(side_of(tool), tool, args, changes=False)  # the blind probes read only the verdict
 
     @property
     def state(self) -> dict[str, Any]:
@@ -264,7 +264,7 @@ def task_probes(
         other = "user" if side == "assistant" else "assistant"
         keep = cands if len(cands) <= per_step - 2 else rng.sample(cands, per_step - 2)
         for origin, s, t, kw in [("gold", side, tool, args), ("other side", other, tool, args), *keep]:
-            result = env.copy().step(s, t, kw)
+            result = env.probe(s, t, kw)
             changed = any(result.changed.values())
             first = result.observation.split("\n")[0][:160]
             out.append(TelecomTransition(index, k, state, s, t, kw, not result.refused, None, origin, changed, first))
@@ -272,7 +272,7 @@ def task_probes(
             # the same write again on the state it left (a repeated request, an "already enabled")
             after = env.copy()
             after.step(side, tool, args, changes=False)
-            result = after.copy().step(side, tool, args)
+            result = after.probe(side, tool, args)
             out.append(
                 TelecomTransition(index, k, state_view(after), side, tool, args, not result.refused, None,
                                   "chain repeat", any(result.changed.values()), result.observation.split("\n")[0][:160])

@@ -15,10 +15,10 @@ Protocol:
    refusals caused by a state only the user can change (a bill awaiting payment: only the user's payment clears it).
 4. *Soft refusals and partial writes*: accepted calls that changed nothing, and refused calls that changed
    something, per side and tool, from the probes' recorded effects.
+5. *The template telecom added* (contained values) ablated on telecom's agent model and on retail and airline
+   (:mod:`..contained_values`).
 
->>> r = run(**QUICK_PARAMS)   # doctest: +SKIP
->>> r.metrics["gold_tasks_passing"] == r.metrics["gold_tasks"]   # doctest: +SKIP
-True
+``run(**QUICK_PARAMS)`` is the CI size; ``tests/studies/test_tau2_telecom_study.py`` runs it.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from ....actions import ConservativeActionModel
+from ....errors import DataMissing
 from ...params import Param, ParamSpec
 from ...result import Comparison, StudyResult
 from ..blind_probes import BLIND_SEED, blind_probes
@@ -291,6 +292,18 @@ def run(
     )
     timings["dual_control_s"] = time.perf_counter() - t0
 
+    # 4b. the template new with telecom (contained values), ablated here and on retail and airline
+    t0 = time.perf_counter()
+    v_without = build_vocabulary(data.tools["assistant"], state0, contained=False, other_tools=USER_TOOLS)
+    ablation_rows = [
+        {"domain": "telecom, agent", "vocabulary": "without contained values", "conditions": len(v_without.names),
+         **score(zip((t.accepted for t in held_agent), _verdicts(_train(by_side["assistant"], v_without), held_agent)))},
+        {"domain": "telecom, agent", "vocabulary": "with contained values", "conditions": len(vocab["assistant"].names),
+         **score(zip((t.accepted for t in held_agent), verdict_cache[("held-out test", "assistant")]))},
+    ]  # fmt: skip
+    ablation_rows += other_domain_ablation(seed)
+    timings["contained_ablation_s"] = time.perf_counter() - t0
+
     # 5. soft refusals and partial writes, from the recorded effects of every probe
     effect_rows = []
     everything = train + [t for name, ts in sets.items() if name != "blind (test tasks)" for t in ts]
@@ -366,6 +379,10 @@ def run(
     for r in scope_rows:
         for k in ("precision", "recall", "abstention_pct", "false_accepts"):
             metrics[f"scope_{r['scope']}_{k}"] = r[k]
+    for r in ablation_rows:
+        tag = r["domain"].split(",")[0].split(" ")[0] + ("_with" if r["vocabulary"].startswith("with ") else "_without")
+        for k in ("false_accepts", "abstentions", "precision"):
+            metrics[f"contained_{tag}_{k}"] = r[k]
     for label, n in attribution.items():
         metrics["attribution_" + label.split(" (")[0].replace(" ", "_").replace("/", "").replace("'", "")] = n
 
@@ -381,6 +398,7 @@ def run(
             "dual_control_attribution": attribution_table,
             "effects": effects,
             "beside_retail_airline": beside_other_domains(metrics),
+            "contained_values_ablation": side_table(ablation_rows),
         },
         comparison=comparison,
         figures={"scopes": _figure(scopes)},
@@ -439,6 +457,46 @@ def beside_other_domains(metrics: dict[str, Any], expected_dir: Path = _EXPECTED
             rows.append({"domain": domain, "run": "pinned quick run", "probe set": label,
                          **{c: value(n) for c, n in zip(columns, names)}})  # fmt: skip
     return pl.DataFrame(rows, schema_overrides={c: pl.Int64 for c in columns})
+
+
+def other_domain_ablation(seed: int) -> list[dict[str, Any]]:
+    """The contained-values template ablated on retail (10 train tasks, 5 dev tasks) and airline (10 even tasks
+    trained, 6 odd tasks held out), each with its own vocabulary and probes; a domain whose data is absent is left
+    out."""
+    from ...taubench.airline.data import load_airline
+    from ...taubench.airline.env import AirlineEnv
+    from ...taubench.airline.probes import tasks_probes as airline_probes
+    from ...taubench.airline.vocabulary import build_vocabulary as airline_vocabulary
+    from ..contained_values import ablation
+    from ..data import load_retail
+    from ..env import RetailEnv
+    from ..probes import split_probes
+    from ..study import train as fit
+    from ..vocabulary import build_vocabulary as retail_vocabulary
+
+    rows: list[dict[str, Any]] = []
+    try:
+        retail = load_retail()
+    except DataMissing:
+        retail = None
+    if retail is not None:
+        base = RetailEnv(retail)
+        train = split_probes(retail, "train", 10, seed=seed, budget=60, base=base)
+        held = split_probes(retail, "dev", 5, seed=seed, budget=60, base=base)
+        vocab = retail_vocabulary(retail.tools, base.state, schema_family=True)
+        rows += [{"domain": "retail", **r} for r in ablation(train, held, vocab, retail.tools, base.state, fit)]
+    try:
+        airline = load_airline()
+    except DataMissing:
+        airline = None
+    if airline is not None:
+        base = AirlineEnv(airline)
+        indices = [int(t["index"]) for t in airline.tasks]
+        train = airline_probes(airline, [i for i in indices if i % 2 == 0][:10], seed=seed, budget=40, base=base)
+        held = airline_probes(airline, [i for i in indices if i % 2 == 1][:6], seed=seed, budget=40, base=base)
+        vocab = airline_vocabulary(airline.tools, schema_family=True)
+        rows += [{"domain": "airline", **r} for r in ablation(train, held, vocab, airline.tools, base.state, fit)]
+    return rows
 
 
 def _fmt(v: Any) -> str:
