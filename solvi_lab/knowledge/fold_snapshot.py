@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from ..codehash import code_fingerprint
-from ..errors import BadInput, SolviLabError
+from ..errors import BadInput, JournalWriteFailed, SolviLabError
 from ..journal import Prefix, register_kind
 from ..jsontext import bytes_decoder
 from ..validation import Opt, shape, write_lock
@@ -590,6 +590,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     path, marker = _write_file(st, j, fingerprint)
     rec = j.append(MARKER_KIND, marker)
     j.vouch(rec.position)  # this writer wrote it: its head checkpoint names it (what the next open requires)
+    try:
+        j.checkpoint()  # the vouch on disk now: a writer killed after this point still opens from the snapshot
+    except JournalWriteFailed:
+        pass  # the records are safe; the vouch is written with the next checkpoint, or at close
     st._catch_up()  # the record only moves the store's position
     st._snapshot_at = marker["position"]
     return path
