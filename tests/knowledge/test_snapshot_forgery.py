@@ -190,3 +190,26 @@ def test_the_stored_run_says_what_the_journal_page_says() -> None:
             assert r["refused_at_open"] == r["served_replay"] == r["tried"], r
         else:
             assert r["verify_false"] == r["tried"], r
+
+
+def test_a_kept_head_refuses_a_snapshot_it_does_not_cover(tmp_path: Path) -> None:
+    """The forger who rewrites the checkpoint too is refused at open when the user passes the head they kept."""
+    path = tmp_path / "ks.jsonl"
+    build(path, n=120)
+    snapshot(path)
+    with Journal(path, mode="r") as j:
+        kept = str(j.head())  # kept after the honest snapshot: it covers that one
+    with KnowledgeStore.open(path, journal_options={"expect_head": kept}) as ks:
+        assert ks.opened_from_snapshot
+        ks.close(snapshot=False)
+    iid = forge(path, _letter, recompute=True, keep_heads=False)
+    want = reference(path)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ks = KnowledgeStore.open(path, journal_options={"expect_head": kept})
+    try:
+        warned = [str(x.message) for x in w if issubclass(x.category, FoldSnapshotIgnored)]
+        assert not ks.opened_from_snapshot and len(warned) == 1 and "not covered by the head you kept" in warned[0]
+        assert ks.item(iid) == want["items"][iid] and ks.verify(head=kept)
+    finally:
+        ks.close(snapshot=False)
