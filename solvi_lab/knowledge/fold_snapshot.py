@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from ..codehash import code_fingerprint
-from ..errors import BadInput, SolviLabError
+from ..errors import BadInput, JournalWriteFailed, SolviLabError
 from ..journal import Prefix, register_kind
 from ..jsontext import bytes_decoder
 from ..validation import Opt, shape, write_lock
@@ -590,6 +590,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     path, marker = _write_file(st, j, fingerprint)
     rec = j.append(MARKER_KIND, marker)
     j.vouch(rec.position)  # this writer wrote it: its head checkpoint names it (what the next open requires)
+    try:
+        j.checkpoint()  # the vouch on disk now: a writer killed after this point still opens from the snapshot
+    except JournalWriteFailed:
+        pass  # the records are safe; the vouch is written with the next checkpoint, or at close
     st._catch_up()  # the record only moves the store's position
     st._snapshot_at = marker["position"]
     return path
@@ -897,6 +901,13 @@ class SnapshotLoader:
                 f"the journal's head checkpoint does not vouch for its record at position {self.snapshot_position} "
                 "(the record was appended after the journal's writer last wrote its checkpoint — by hand or by "
                 "another program — or the checkpoint that vouched for it is gone)"
+            )
+        kept = getattr(journal, "expected_head", None)
+        if self.accepted and kept is not None and self.snapshot_position >= kept.count:
+            self.accepted = False  # a head the user kept is trusted over the file's checkpoint: it must cover it
+            self._reject(
+                f"its record at position {self.snapshot_position} is not covered by the head you kept (it ends at "
+                f"{kept.count}): it was appended after you kept that head"
             )
         if self.header is not None:  # the journal ended before the snapshot's record
             n = self.skip_to
