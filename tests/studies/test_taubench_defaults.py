@@ -41,7 +41,7 @@ def test_stored_decision_is_what_the_code_defaults_to() -> None:
         assert inspect.signature(build).parameters["schema_family"].default is chosen["schema_family"]
     assert inspect.signature(ConservativeActionModel).parameters["unseen"].default == chosen["unseen"]
     # the decision read the dev split only (never the test split)
-    assert {name for r in retail["rows"] for name in r["sets"]} == {"dev gold-step", "dev blind"}
+    assert {name for r in retail["rows"] for name in r["sets"]} == {"dev gold-step", "dev blind", "dev reading"}
     assert {(r["schema_family"], r["unseen"]) for r in retail["rows"]} == {
         (s, u) for s in (False, True) for u in ("refuse", "unknown")
     }

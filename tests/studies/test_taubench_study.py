@@ -163,6 +163,7 @@ def test_held_out_slices_separate_what_training_already_showed(data):
         **dict.fromkeys(published_claims, "claim"),
         "training_replayed": "mechanism",
         "blind_no_false_accept": "finding",
+        "reading_no_false_accept": "finding",  # issue 43: probes of what a tool reads
     }
     # the slices are rows of the claims' table, not claims of their own; the caveats say what was seen
     assert not {"novel_vector_exact", "user_disjoint_exact", "ablations_abstain_more"} & set(keys)
