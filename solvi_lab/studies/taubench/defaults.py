@@ -254,10 +254,6 @@ def main(argv: Sequence[str] = ()) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # the reported full runs with the shipped defaults (issue 43, item 5): stored, then rendered into actions.md
 # ---------------------------------------------------------------------------------------------------------------
@@ -350,3 +346,7 @@ def write_full_block(doc: Path, result: Mapping[str, Any]) -> str:
         raise BadInput(f"{doc} has no block {FULL_BEGIN} … {FULL_END}; add the two markers where the table goes.")
     head, rest = text.split(FULL_BEGIN, 1)
     return head + render_full(result) + rest.split(FULL_END, 1)[1]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
