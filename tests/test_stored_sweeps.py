@@ -269,7 +269,9 @@ SWEEPS = DOCS / "sweeps"
 # Stored sweeps whose checked rows are not the study's current ones, until the sweep is run again and stored
 # (`solvi-lab sweep ...`, then `solvi-lab store-sweeps`). Must be exactly the set that fails below: storing a fresh
 # sweep makes the test fail until its entry is removed here.
-STALE: set[str] = set()
+# Issue 43 added the checked row `reading_no_false_accept` (probes of what a tool reads) to both τ-bench studies; their
+# stored 20-seed sweeps (f12bad3) predate it.
+STALE: set[str] = {"taubench_action_model:full", "taubench_action_model:quick", "taubench_airline:full"}
 QUICK_RUN = ("example", "explore")  # no claim record, and a quick seed-0 run takes well under a second
 
 
