@@ -399,7 +399,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
 def _cmd_new(args: argparse.Namespace) -> int:
     from . import scaffold
 
-    root = scaffold.new_study(args.name, args.dir, title=args.title)
+    scaffold.check_name(args.name)  # a bad name first: it says more than a folder we cannot write
+    try:
+        root = scaffold.new_study(args.name, args.dir, title=args.title)
+    except OSError as e:
+        raise BadInput(
+            f"--dir {args.dir}: cannot write the study there ({e.strerror or type(e).__name__}); give a folder you "
+            "can write to, e.g. --dir ~/src."
+        ) from None
     print(scaffold.next_steps(root, args.name))
     return EXIT_OK
 
