@@ -34,7 +34,10 @@ _RENDERED = re.compile(
     r"<!--\s*sweep-pass-rates:.*?<!--\s*/sweep-pass-rates\s*-->|"
     + re.escape(headlines.BEGIN)
     + r".*?"
-    + re.escape(headlines.END),
+    + re.escape(headlines.END)
+    # the action model's defaults and full-run tables, rendered by solvi_lab/studies/taubench/defaults.py from
+    # docs/sweeps/taubench_*defaults.json (tests/studies/test_taubench_defaults.py holds them to their files)
+    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->",
     flags=re.S,
 )
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
