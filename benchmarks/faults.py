@@ -249,7 +249,7 @@ def _edited_before_snapshot(path: Path, tries: int, rng: random.Random) -> Row:
     from solvi_lab.knowledge.fold_snapshot import SnapshotLoader
 
     good = path.read_bytes()
-    block = SnapshotLoader(KnowledgeStore._empty(), path).prefix.nbytes
+    block = SnapshotLoader(KnowledgeStore._empty()._fold, path).prefix.nbytes
     row = Row(
         "journal edited before its snapshot (byte change)", "jsonl", note="CorruptJournal naming the record at open"
     )

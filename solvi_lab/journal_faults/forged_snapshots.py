@@ -79,9 +79,10 @@ def forge(path: Path, change: Callable[[KnowledgeStore], str], *, recompute: boo
         ks.fingerprint()
         iid = change(ks)
         if recompute:
-            ks._touch(ks._items[iid])
+            ks._fold._touch(ks._fold._items[iid])
+            ks._fold._flush_digests()  # the item's digest and the sums moved (a read never settles them)
         fp = ks.fingerprint()  # what the forger names: its rows' fingerprint as their kept sums give it
-        _, marker = fs._write_file(ks, ks.journal, fp)
+        _, marker = fs._write_file(ks._fold, ks.journal, fp)
         ks.close(snapshot=False)
     with Journal(path) as j:
         rec = j.append(fs.MARKER_KIND, marker)
@@ -106,7 +107,7 @@ def append_unchecked(path: Path, n: int = 4) -> None:
 def _pick(ks: KnowledgeStore, rng: random.Random, late: bool) -> Any:
     items = [
         it
-        for it in ks._items.values()
+        for it in ks._fold._items.values()
         if it.state == "active"
         and isinstance(it.body, dict)
         and isinstance(it.body.get("o"), str)

@@ -106,6 +106,7 @@ def snapshot_path(journal_path: str | os.PathLike) -> Path:
 # -- the rules stamp --------------------------------------------------------------------------------------------
 _FOLD_MODULES = (  # the fold's rules, state and digests (knowledge/fold.py's family), and this file's format
     "solvi_lab.knowledge.fold",
+    "solvi_lab.knowledge.fold_state",
     "solvi_lab.knowledge.refold",
     "solvi_lab.knowledge.digests",
     "solvi_lab.knowledge.keys",
@@ -427,8 +428,8 @@ def _item_decoder(scopes: list, key_names: list) -> Any:
     return decode
 
 
-def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int) -> None:
-    """Put a snapshot into an empty store (the inverse of `_lines`): everything but the items, which stay rows of
+def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_min: int | None = None) -> None:
+    """Put a snapshot into an empty fold `st` (the inverse of `_lines`): everything but the items, which stay rows of
     `data` in a LazyItems table and are built when first read. Rows are parsed only once their digest is the one
     the journal recorded (`_parsed_lines`), so a row's shape is this module's own."""
     from .items import Item, item_id
@@ -488,7 +489,7 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int) -> None
     decode = _item_decoder(scopes, key_names)
     # The freeze threshold as a value, not the store: the table must not hold the store (no cycle; see
     # freeze_after_load).
-    src = RowSource(data, offsets, positions, decode, _ROWS_LOADS, freeze_min=st.FREEZE_MIN_RECORDS)
+    src = RowSource(data, offsets, positions, decode, _ROWS_LOADS, freeze_min=freeze_min)
     items = st._items = LazyItems(src)
     if st._indexed:
         dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
@@ -575,19 +576,19 @@ def _write_snapshot(st: Any, j: Any) -> Path:
             f"this store {st._diverged}; a fold snapshot is written only from a state never seen to differ. "
             "Open the journal again (it is folded from scratch) and write the snapshot from that store."
         )
-    st._catch_up()
-    st._flush_digests()
-    build_all = getattr(st._items, "build_all", None)
+    st._catch_up()  # (which settles the fold's digests, as every write does)
+    fold = st._fold
+    build_all = getattr(fold._items, "build_all", None)
     if build_all is not None:
         build_all()  # the rows are written from built items anyway; recomputed() then hashes them once
-    fingerprint, _, kept = digests.recomputed(st)  # from the items, questions and flags, not the kept digests
-    if kept or fingerprint != st.fingerprint():
+    fingerprint, _, kept = digests.recomputed(fold)  # from the items, questions and flags, not the kept digests
+    if kept or fingerprint != digests.fingerprint(fold):
         st._diverged = "holds digests that differ from its items (" + (kept or "fingerprint") + ")"
         raise BadInput(
             f"this store {st._diverged}; no fold snapshot is written from it. Open the journal again (it is folded "
             "from scratch) and write the snapshot from that store."
         )
-    path, marker = _write_file(st, j, fingerprint)
+    path, marker = _write_file(fold, j, fingerprint)
     rec = j.append(MARKER_KIND, marker)
     j.vouch(rec.position)  # this writer wrote it: its head checkpoint names it (what the next open requires)
     st._catch_up()  # the record only moves the store's position
@@ -596,7 +597,7 @@ def _write_snapshot(st: Any, j: Any) -> Path:
 
 
 def _write_file(st: Any, j: Any, fingerprint: str) -> tuple[Path, dict]:
-    """Write the file of `st`'s state at `j`'s head; return its path and the payload of the record naming it."""
+    """Write the file of the fold `st`'s state at `j`'s head; return its path and the payload of the record naming it."""
     n = j.position
     if n == 0:
         raise BadInput("the journal is empty: there is nothing to snapshot yet.")
@@ -705,7 +706,7 @@ def freeze_after_load(st: Any) -> None:
     reference counting; the store holds no reference cycle (the journal's on_load is a SnapshotLoader, which lets go
     of the store after the load). The price: reference cycles alive at that moment (the caller's garbage included)
     are collected only after gc.unfreeze(). `KnowledgeStore.FREEZE_MIN_RECORDS = None` turns this off."""
-    if st.FREEZE_MIN_RECORDS is not None and st._folded >= st.FREEZE_MIN_RECORDS:
+    if st.FREEZE_MIN_RECORDS is not None and st._fold._folded >= st.FREEZE_MIN_RECORDS:
         gc.freeze()
 
 
@@ -737,9 +738,11 @@ class SnapshotLoader:
     store's catch-up then folds the journal from scratch) after one warning saying why.
     """
 
-    def __init__(self, st: Any, journal_path: Any, use: bool = True):
-        self.st = st
-        self.fold = st._load
+    def __init__(self, fold: Any, journal_path: Any, use: bool = True, freeze_min: int | None = None):
+        self.st = fold  # the store's fold (knowledge/fold.py): what the records and the snapshot's rows go into
+        self.fold = fold._load
+        self.freeze_min = freeze_min  # the store's FREEZE_MIN_RECORDS (the lazy item table's freeze threshold)
+        self.snapshot_position: int | None = None  # the position of the snapshot used (None: none)
         self.path = snapshot_path(journal_path) if journal_path is not None and use else None  # None: not read
         self.header: dict | None = None
         self.body: tuple[bytes, int, int, int] | None = None  # the file's bytes; where its rows start, end, and its
@@ -844,13 +847,13 @@ class SnapshotLoader:
         # pos == n: the record that must name this snapshot's digest
         if self._at_marker(record):
             try:
-                _load_rows(self.st, *self.body)
+                _load_rows(self.st, *self.body, freeze_min=self.freeze_min)
             except Exception as e:  # noqa: BLE001 - a snapshot that cannot be loaded is not used, whatever the cause
                 self._reject(f"its rows cannot be loaded ({type(e).__name__}: {e})")
             else:
                 if self.st.position != n:
                     self._reject(f"its rows are of position {self.st.position}, its header says {n}")
-                elif self.st.fingerprint() != record.payload.get("fingerprint"):
+                elif self._fingerprint() != record.payload.get("fingerprint"):
                     self._reject(
                         "its state's fingerprint is not the one the journal's record names for it (a snapshot "
                         "written by older code, or a forged one)"
@@ -867,8 +870,13 @@ class SnapshotLoader:
         (what the journal alone gives). One that differs was not written by this library from a sound state (an
         appended forgery, or a state that had diverged); it is noted, and said in the open's one warning."""
         named = record.payload.get("fingerprint") if type(record.payload) is dict else None
-        if isinstance(named, str) and named != self.st.fingerprint():
+        if isinstance(named, str) and named != self._fingerprint():
             self.false_markers.append(record.position)
+
+    def _fingerprint(self) -> str:
+        """The fold's fingerprint here, its pending digests settled (the load is the fold's write path)."""
+        self.st._flush_digests()
+        return digests.fingerprint(self.st)
 
     def _at_marker(self, record: Any) -> bool:
         p = record.payload
@@ -883,14 +891,14 @@ class SnapshotLoader:
             return False
         return True
 
-    def finish(self, journal: Any) -> None:
-        """After the journal's load: warn once when a snapshot was not used, and drop the reference to the store
-        (the journal keeps this loader as its on_load; the store must not be kept alive through it).
+    def finish(self, journal: Any) -> int | None:
+        """After the journal's load: warn once when a snapshot was not used, and drop the reference to the fold
+        (the journal keeps this loader as its on_load; the store must not be kept alive through it). Returns the
+        position of the snapshot used (None: none; the store notes it).
 
         A snapshot the load bore out is used only when the journal's head checkpoint vouches for its record
         (`Journal.vouched`): the writer that wrote the snapshot vouched for its record, and a record appended to the
         file by anyone else — after the writer's last checkpoint — is vouched for by no checkpoint."""
-        st = self.st
         if self.accepted and journal.vouched != self.snapshot_position:
             self.accepted = False
             self._reject(
@@ -941,8 +949,6 @@ class SnapshotLoader:
                 )
             else:
                 log.info("%s: no fold snapshot; the store is folded from the journal", self.path)
-        if self.accepted:  # else the class defaults (None, False): an in-memory store carries no snapshot wiring
-            st._snapshot_at = self.snapshot_position
-            st.opened_from_snapshot = True
         self.st = self.fold = None
+        return self.snapshot_position if self.accepted else None
         self.body = None

@@ -30,7 +30,7 @@ def journal(tmp_path: Path) -> Path:
 
 def test_recomputed_equals_kept_on_a_sound_store(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
-        fp, present, differs = recomputed(ks)
+        fp, present, differs = recomputed(ks._fold)
         assert (fp, present, differs) == (ks.fingerprint(), len(ks), "")
         assert ks.verify()
 
@@ -39,7 +39,7 @@ def test_a_changed_item_with_its_kept_digest_is_found(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
         assert ks.verify()
         before = ks.fingerprint()
-        it = next(it for it in ks._items.values() if it.state == "active")
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
         it.body = {**it.body, "o": "forged"}  # not touched: its kept digest, and the fingerprint, stay
         assert ks.fingerprint() == before
         v = ks.verify()
@@ -53,7 +53,7 @@ def test_a_changed_item_with_its_kept_digest_is_found(journal: Path) -> None:
 def test_a_changed_status_is_found(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
         ks.fingerprint()  # every pending digest settled: the change below is behind the fold's back
-        it = next(it for it in ks._items.values() if it.state == "active")
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
         it.state = "hypothesis"
         v = ks.verify()
         assert not v and "kept digests (items)" in v.problem
@@ -66,7 +66,7 @@ def test_a_row_not_built_yet_is_hashed_without_being_built(tmp_path: Path) -> No
     snapshot(journal)
     with KnowledgeStore.open(journal) as ks:
         assert ks.opened_from_snapshot
-        items = ks._items
+        items = ks._fold._items
         assert isinstance(items, LazyItems) and items._src is not None
         built = dict.__len__(items)
         assert ks.verify()
@@ -96,8 +96,8 @@ def test_a_row_not_built_yet_is_hashed_without_being_built(tmp_path: Path) -> No
 
 def test_forged_retractions_do_not_steer_the_replay(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
-        it = next(it for it in ks._items.values() if it.state == "active")
-        ks._retracted[it.id] = {"position": 0, "by": "x", "why": "forged"}
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
+        ks._fold._retracted[it.id] = {"position": 0, "by": "x", "why": "forged"}
         v = ks.verify()
         assert not v and "its retractions" in v.problem  # the replay skips the journal's retractions, not these
         ks.close(snapshot=False)
