@@ -563,6 +563,37 @@ class Agenda(JournalOwner):
         return report
 
     # -- reading -------------------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        """One line: its scope, goals (how many done) and gates (how many overridden)."""
+        done = sum(1 for g in self._goals.values() if g.state)
+        overridden = sum(1 for g in self._gates.values() if g.override)
+        return (
+            f"<Agenda scope={self.scope!r} · {len(self._goals)} goals ({done} done) · "
+            f"{len(self._gates)} gates ({overridden} overridden)>"
+        )
+
+    def _repr_html_(self) -> str:
+        """A small card for Jupyter: each goal (requires, done at the last update) and gate (blocks, override)."""
+        from .display import card
+
+        state = {True: "done", False: "not done", None: "unchecked"}
+        rows: list[tuple[str, Any]] = [
+            (
+                f"goal {n}",
+                state.get(g.state, str(g.state)) + (f" · requires {', '.join(g.requires)}" if g.requires else ""),
+            )
+            for n, g in self._goals.items()
+        ]
+        rows += [
+            (
+                f"gate {n}",
+                f"blocks {', '.join(g.blocks)}"
+                + (f" · overridden by {g.override.get('by')}: {g.override.get('why')}" if g.override else ""),
+            )
+            for n, g in self._gates.items()
+        ]
+        return card(f"Agenda {self.scope!r}: {len(self._goals)} goals, {len(self._gates)} gates", rows)
+
     def goals(self) -> dict[str, dict[str, Any]]:
         """Every goal: requires, check fingerprint, store item and the last observed done value (None: unchecked)."""
         return {

@@ -6,6 +6,10 @@ import os
 import tempfile
 from pathlib import Path
 
+#: The mode of every file the toolkit writes through a temporary file (mkstemp makes owner-only 0600 files; results,
+#: maps, sweeps and exports are meant to be read by others, like a file `open()` makes under the usual umask).
+FILE_MODE = 0o644
+
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write to a temporary file beside `path`, flush it to disk, then rename it over `path`.
@@ -23,7 +27,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes owner-only files; results and maps are meant to be read by others
+        os.chmod(tmp, FILE_MODE)  # mkstemp makes owner-only files; results and maps are meant to be read by others
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

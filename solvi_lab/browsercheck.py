@@ -1,6 +1,6 @@
 """Check an HTML report in a real headless browser (Debian's `chromium`): it fits the window, images load, links resolve.
 
-`check_page(path, width=1400)` opens a copy of the page beside it (so relative links and images resolve the same)
+`check_page(path, width=1400)` (or a phone's 390: see MIN_WINDOW) opens a copy of the page beside it (so relative links and images resolve the same)
 with a small script appended, lets chromium load it (`--headless --dump-dom`, a virtual-time budget so every image
 has loaded), and reads back what the script measured:
 
@@ -34,19 +34,25 @@ from urllib.parse import unquote, urlsplit
 from .errors import SolviLabError
 
 INSTALL = "apt-get update && apt-get install -y chromium"
+#: Headless chromium's narrowest window (px). A narrower check (a phone's 390 px) lays the page out in an <html> of
+#: that width inside the 500-px window: what overflows is measured against the narrower width; the page's media
+#: queries see 500 px, so a narrow-screen rule must apply at 500 px too (the report's apply below 640 px).
+MIN_WINDOW = 500
 
 _SCRIPT = r"""
 <script>
 window.addEventListener("load", () => {
-  const w = window.innerWidth;
+  const w = window.__solviWidth || window.innerWidth;
   const describe = (el) => {
     const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
       (el.className && typeof el.className === "string" ? "." + el.className.trim().replace(/\s+/g, ".") : "");
     return name + " “" + (el.textContent || el.getAttribute("src") || "").trim().slice(0, 60) + "”";
   };
   const wide = [];
+  let rightmost = 0;
   for (const el of document.querySelectorAll("body *")) {
     const r = el.getBoundingClientRect();
+    if (r.width > 0) rightmost = Math.max(rightmost, r.right);
     if (r.width > 0 && r.right > w + 0.5) {
       // report the outermost element that overflows, not each of its children
       if (!wide.some((o) => o.el.contains(el))) wide.push({el, right: Math.round(r.right)});
@@ -59,7 +65,8 @@ window.addEventListener("load", () => {
   const out = document.createElement("pre");
   out.id = "solvi-browser-check";
   out.textContent = JSON.stringify({
-    width: w, scrollWidth: document.documentElement.scrollWidth,
+    width: w,
+    scrollWidth: window.__solviWidth ? Math.max(w, Math.round(rightmost)) : document.documentElement.scrollWidth,
     overflowing: wide.map((o) => describe(o.el) + " ends at " + o.right + " px"),
     images, links, ids,
     smallestImage: Math.min(...[...document.images].map((i) => i.getBoundingClientRect().width), 1e9),
@@ -173,7 +180,10 @@ def check_page(page: Path | str, *, width: int = 1400, height: int = 1000, budge
         raise SolviLabError(f"no chromium on PATH to check {page.name} in a browser; install it: `{INSTALL}`.")
     probe = page.with_name(f".browsercheck-{os.getpid()}-{page.name}")
     text = page.read_text(encoding="utf-8")
-    probe.write_text(text.replace("</body>", _SCRIPT + "</body>") if "</body>" in text else text + _SCRIPT)
+    script = _SCRIPT
+    if width < MIN_WINDOW:  # chromium's window is never narrower: lay the page out in a column that wide
+        script = f"<style>html {{ width: {width}px; }}</style><script>window.__solviWidth = {width};</script>" + _SCRIPT
+    probe.write_text(text.replace("</body>", script + "</body>") if "</body>" in text else text + script)
     try:
         with tempfile.TemporaryDirectory(prefix="solvi-chromium-") as profile:
             env = {**os.environ, "HOME": profile, "XDG_CONFIG_HOME": profile, "XDG_CACHE_HOME": profile}
@@ -186,7 +196,7 @@ def check_page(page: Path | str, *, width: int = 1400, height: int = 1000, budge
                 "--hide-scrollbars",
                 "--allow-file-access-from-files",
                 f"--user-data-dir={profile}",
-                f"--window-size={width},{height}",
+                f"--window-size={max(width, MIN_WINDOW)},{height}",
                 f"--virtual-time-budget={budget_ms}",
                 "--dump-dom",
                 probe.as_uri(),

@@ -29,6 +29,9 @@ from pathlib import Path
 from .errors import BadInput, SolviLabError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: A study skipped because its data is missing (not a failure; the line says how to get the data): `run` of that
+#: study, and `reproduce` when nothing failed but a study was skipped so. docs/readme/reproduce.md, "Exit codes".
+EXIT_SKIPPED = 3
 
 
 def _parameter_option(parser: argparse.ArgumentParser, help: str) -> None:
@@ -183,7 +186,11 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _check_out(out: Path) -> None:
-    """--out must be a folder (created if missing), never an existing file."""
+    """--out must be a folder (created if missing) this process can write in, never an existing file: checked by
+    creating it and a probe file in it before anything runs, so a folder that cannot be written is one line naming
+    --out (exit 2), not an OSError from the first result written."""
+    import tempfile
+
     if out.exists() and not out.is_dir():
         raise BadInput(f"--out {out} is an existing file; give a folder (it is created if missing).")
     for parent in out.parents:
@@ -191,6 +198,16 @@ def _check_out(out: Path) -> None:
             if not parent.is_dir():
                 raise BadInput(f"--out {out}: {parent} is a file, not a folder; give a folder path.")
             break
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".solvi-write-probe-"):
+            pass
+    except OSError as e:
+        why = e.strerror or type(e).__name__
+        raise BadInput(
+            f"--out {out}: cannot write there ({why}); give a folder you can write to, e.g. --out results "
+            "(it is created if missing)."
+        ) from None
 
 
 def _resolve_notebook(arg: str) -> tuple[Path, str]:
@@ -221,6 +238,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .studies import registry
 
     notebook, study = _resolve_notebook(args.notebook)
+    if notebook.exists():
+        reproduce.check_notebook(notebook)  # a corrupt notebook: one line, exit 2, before any kernel starts
     info = registry.STUDIES.get(study)
     if info is not None and notebook.resolve() != info.notebook_path.resolve():
         info = None  # a notebook of the same name elsewhere: its parameters are its own
@@ -237,7 +256,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         notebook, args.out, study=study, quick=args.quick, overrides=overrides, progress=shown
     )
     print(reproduce.describe_run(result), file=sys.stdout if result.status == "ok" else sys.stderr)
-    # `run` names one notebook: if it did not run (failed, no data, not written), the caller should know.
+    # `run` names one notebook: if it did not run, the caller should know — skipped for missing data (3, as
+    # `reproduce`), failed or not written (1).
+    if result.status == "no_data":
+        return EXIT_SKIPPED
     return EXIT_OK if result.status == "ok" else EXIT_FAILED
 
 
@@ -300,6 +322,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
+    skipped = [r.study for r in runs if r.status == "no_data"]
+    if skipped:
+        print(
+            f"note: {len(skipped)} of {len(runs)} studies skipped, their data missing (how to get it: above): "
+            f"{', '.join(skipped)}; exit status {EXIT_SKIPPED}.",
+            file=sys.stderr,
+        )
+        return EXIT_SKIPPED
     return EXIT_OK
 
 
@@ -337,13 +367,17 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from . import report
     from .report import build_report
 
     if not args.out.is_dir():
         raise BadInput(f"results folder {args.out} does not exist; run `solvi-lab reproduce --out {args.out}` first.")
     md, html_path = build_report(args.out)
     print(f"report: {md} and {html_path}")
-    return EXIT_OK
+    damaged = report.problems(report.collect(args.out))
+    for line in damaged:  # the report is built without them; each is named for what it is
+        print(f"error: {line}", file=sys.stderr)
+    return EXIT_FAILED if damaged else EXIT_OK
 
 
 def _cmd_list(args: argparse.Namespace) -> int:

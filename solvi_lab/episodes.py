@@ -129,6 +129,38 @@ class Episode:
         """The episode as plain JSON (a copy): what a decision is given."""
         return {"episode": self.name, "events": copy.deepcopy(self.events)}
 
+    def __repr__(self) -> str:
+        """One line: its name and its events by kind.
+
+        >>> ep = Episode("t1"); ep.note("act", "go"); ep.fact("door", "open"); ep
+        <Episode 't1' · 2 events: act 1, fact 1>
+        """
+        from .display import counts_text
+
+        kinds: dict[str, int] = {}
+        for e in self.events:
+            kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+        return f"<Episode {self.name!r} · {len(self.events)} events: {counts_text(kinds)}>"
+
+    def _repr_html_(self) -> str:
+        """A small card for Jupyter: events by kind, the facts board, and the last events."""
+        from .display import MAX_LIST, card, counts_text, short
+
+        kinds: dict[str, int] = {}
+        board: dict[str, Any] = {}
+        for e in self.events:
+            kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+            if e["kind"] == FACT:
+                board[short(e["key"], 30)] = e["detail"]
+        rows: list[tuple[str, Any]] = [("events", f"{len(self.events):,}: {counts_text(kinds)}")]
+        if board:
+            rows.append(("facts", board))
+        last = [
+            f"{e['kind']} {short(e['key'], 40)}" + (f" = {short(e['detail'], 40)}" if e["detail"] is not None else "")
+            for e in self.events[-MAX_LIST:]
+        ]
+        return card(f"Episode {self.name!r}", rows, listed=last, more=max(0, len(self.events) - len(last)))
+
     def record(self, store: Any, outcome: Any, stored_ids: Any = ()) -> str:
         """Keep the finished episode in a knowledge store as an "episode" item (source "outcome").
 

@@ -381,7 +381,7 @@ class _MemoryBackend:
     def read_checkpoint(self) -> Head | None:
         return None
 
-    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None, first: str | None = None) -> None:
         pass
 
     def close(self) -> None:
@@ -464,10 +464,32 @@ def _whole_lines(f: Any, size: int) -> Iterator[bytes]:
             return
 
 
-def _write_checkpoint(path: Path, head: Head, fd: int | None = None, vouch: tuple[int, str] | None = None) -> None:
-    """Write the head checkpoint of the JSONL journal at `path` (every place it is kept: solvi_lab.journal_head).
-    The one writer of a JSONL checkpoint — appends, close() and Journal.repair all come here."""
-    journal_head.write_checkpoint(path, journal_head.checkpoint_text(head.count, head.hash, vouch), fd)
+def _write_checkpoint(
+    path: Path,
+    head: Head,
+    fd: int | None = None,
+    vouch: tuple[int, str] | None = None,
+    first: str | None = None,
+    siblings: bool = False,
+) -> None:
+    """Write the head checkpoint of the JSONL journal at `path` (every place it is kept: solvi_lab.journal_head),
+    naming the file (device, inode) and the journal's first record. The one writer of a JSONL checkpoint — appends,
+    close() and Journal.repair (`siblings`: also every other .head naming the file) all come here."""
+    file = journal_head.identity(path if fd is None else fd)
+    text = journal_head.checkpoint_text(head.count, head.hash, vouch, first, file)
+    journal_head.write_checkpoint(path, text, fd, siblings)
+
+
+def _meta_of(d: Any) -> dict[str, Any]:
+    """What a checkpoint says besides its head: the record it vouches for, the journal's first record hash, and
+    the file it was written for (None each where it says nothing: an older checkpoint)."""
+    d = d if type(d) is dict else {}
+    f, first = d.get("file"), d.get("first")
+    return {
+        "vouch": _vouch_of(d),
+        "first": first if isinstance(first, str) else None,
+        "file": (f[0], f[1]) if type(f) is list and len(f) == 2 else None,
+    }
 
 
 def _vouch_of(d: Any) -> tuple[int, str] | None:
@@ -787,19 +809,26 @@ class _JsonlBackend:
                 f"trusted, Journal.repair('{self.path}') writes a new one."
             ) from None
         heads = [(where, _parse_checkpoint(self.path, where, text)) for where, text in found]
-        self.vouches_seen = [_vouch_of(_loads(text)) for _, text in found]  # parsed above: each is JSON
+        self.checkpoint_meta = [_meta_of(_loads(text)) for _, text in found]  # parsed above: each is JSON
         return heads
+
+    def identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the journal file: the writer's own descriptor, or the file at its path."""
+        try:
+            return journal_head.identity(self.fd if self.fd is not None else self.path)
+        except OSError:
+            return None
 
     def read_checkpoint(self) -> Head | None:
         """The checkpoint that counts the most records (None when there is none)."""
         found = self.read_checkpoints()
         return max((h for _, h in found), key=lambda h: h.count, default=None)
 
-    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None, first: str | None = None) -> None:
         # The records the checkpoint counts must be on disk before the checkpoint is.
         try:
             os.fsync(self.fd)
-            _write_checkpoint(self.path, head, self.fd, vouch)
+            _write_checkpoint(self.path, head, self.fd, vouch, first)
         except OSError as e:
             raise _write_failed(self.path, "its head checkpoint", e, "the records themselves are in the file.") from e
 
@@ -810,6 +839,9 @@ class _JsonlBackend:
 
 
 _SQLITE_MIN = 512  # a SQLite database file is at least one page; anything shorter is not one
+# The WAL index (-shm) a writer allocates on disk at open: 4 regions of 32 KiB, the index of 16,384 WAL frames (the
+# WAL is reset at each automatic checkpoint, every ~1,000 pages, unless readers hold it). See _reserve_shm.
+_SHM_RESERVE = 4 * 32768
 
 
 def _sqlite_text(data: bytes) -> str:
@@ -926,9 +958,32 @@ class _SqliteBackend:
                 n += 1
             if not self.writable:
                 self.db.execute("COMMIT")
+            else:
+                self._reserve_shm()  # the WAL index exists now (the load read through it)
             return n, prev
         except (sqlite3.Error, UnicodeDecodeError) as e:  # a TEXT cell whose bytes are not UTF-8 any more
             raise self._damaged(e) from None
+
+    def _reserve_shm(self) -> None:
+        """Allocate the WAL index's first `_SHM_RESERVE` bytes on disk now, so that a full disk later is an error
+        and never a signal. SQLite memory-maps the -shm file and, growing it, writes one byte per memory page to
+        allocate it; on a file system whose blocks are smaller than a page (ext4 with 1 KiB blocks) the rest of the
+        page stays a hole, and when SQLite writes there through the mapping on a full disk the kernel kills the
+        process with SIGBUS (issue 40; reproduced on a 1 KiB-block ext4). A disk too full for the reserve refuses
+        the writer's open with JournalWriteFailed instead. File systems without fallocate keep SQLite's own way."""
+        shm = str(self.path) + "-shm"
+        try:
+            fd = os.open(shm, os.O_RDWR)
+        except OSError:
+            return  # no index yet (SQLite makes it at the first read) or not ours to write: SQLite reports that
+        try:
+            os.posix_fallocate(fd, 0, _SHM_RESERVE)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                raise self._unavailable(e) from None
+            # EOPNOTSUPP, EINVAL: a file system that cannot reserve space; SQLite's own allocation stands
+        finally:
+            os.close(fd)
 
     def _connect_read_only(self) -> sqlite3.Connection:
         db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
@@ -1022,7 +1077,7 @@ class _SqliteBackend:
             v = self.db.execute("SELECT count, hash FROM head WHERE id = 1").fetchone()
         except sqlite3.Error as e:
             raise self._damaged(e) from None
-        self.vouches_seen = [_vouch_of({"vouch": list(v)}) if v is not None else None]
+        self.checkpoint_meta = [_meta_of({"vouch": list(v)} if v is not None else {})]
         try:
             return [("head table", Head.parse(tuple(row)))]
         except BadInput:
@@ -1034,7 +1089,7 @@ class _SqliteBackend:
     def read_checkpoint(self) -> Head | None:
         return self.read_checkpoints()[0][1]
 
-    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None) -> None:
+    def write_checkpoint(self, head: Head, vouch: tuple[int, str] | None = None, first: str | None = None) -> None:
         try:
             with self.db:
                 self.db.execute("INSERT OR REPLACE INTO head VALUES (0, ?, ?)", (head.count, head.hash))
@@ -1135,10 +1190,13 @@ def _backend_for(path: str | os.PathLike | None, backend: str | None, durability
         raise BadInput(f"backend={backend!r} needs a file path; pass Journal('run.jsonl') or Journal() for memory.")
     if not isinstance(path, (str, os.PathLike)):
         raise BadInput(f"a journal path is a str or os.PathLike, got {type(path).__name__}.")
+    # Resolved once, at open (absolute; symlinks are followed where the file is opened, as before): a later
+    # os.chdir never sends a read or a write to another folder's file of the same name.
+    path = Path(os.path.abspath(path))
     if backend == "jsonl":
-        return _JsonlBackend(Path(path), durability, writable)
+        return _JsonlBackend(path, durability, writable)
     if backend == "sqlite":
-        return _SqliteBackend(Path(path), durability, writable)
+        return _SqliteBackend(path, durability, writable)
     raise BadInput(f"unknown journal backend {backend!r}; use 'memory', 'jsonl' or 'sqlite'.")
 
 
@@ -1166,6 +1224,7 @@ class Journal:
     """
 
     _vouch: tuple[int, str] | None = None  # the record the head checkpoint vouches for (vouch())
+    _cp_stale = False  # the checkpoint on disk says something else than this writer would (written at close)
 
     @_short_messages
     def __init__(
@@ -1234,6 +1293,7 @@ class Journal:
         self.checkpoint_seconds = float(checkpoint_seconds)
         self._closed = True  # until the load succeeded: a failed open has nothing to close
         self._backend = _backend_for(path, backend, durability, mode == "a")
+        self.path = getattr(self._backend, "path", None)  # absolute: what every later read and write uses
         self._writable = mode == "a"
         self._timestamps = timestamps
         self._on_load = on_load
@@ -1261,6 +1321,9 @@ class Journal:
         self._vouch = self._vouch_read()
         self._closed = False
         self._cp_count = self._n
+        lock = getattr(self._backend, "lock", None)
+        if lock is not None and lock.created and isinstance(self._backend, _JsonlBackend):
+            self._cp_stale = True  # a new file: its own checkpoint at close, over any other file's left at this name
         self._cp_failed_at = -1  # the count at which a checkpoint last failed (tried again checkpoint_every later)
         self._cp_time = time.monotonic()
         self.checkpoint_failure = ""  # why the last checkpoint could not be written ('' when it was)
@@ -1293,7 +1356,7 @@ class Journal:
     def _vouch_read(self) -> tuple[int, str] | None:
         """The record the head checkpoints vouch for as this journal holds it: every place that holds a checkpoint
         names the same (position, hash), and this journal's record at that position has that hash; else None."""
-        seen = getattr(self._backend, "vouches_seen", None)
+        seen = [m["vouch"] for _, m in self._applying(getattr(self._backend, "checkpoints_seen", ()))]
         if not seen or any(v != seen[0] for v in seen) or seen[0] is None:
             return None
         pos, h = seen[0]
@@ -1321,7 +1384,7 @@ class Journal:
             new = None if position is None else (position, self._backend.get(position).hash)
             if new != self._vouch:
                 self._vouch = new
-                self._cp_count = -1  # the checkpoint on disk no longer says this: written at the next one, or close
+                self._cp_stale = True  # the checkpoint on disk no longer says this: written at the next one, or close
 
     def head(self) -> Head:
         """(count, last_hash): how many records the journal holds and the hash of the last one. Print it, keep
@@ -1368,8 +1431,23 @@ class Journal:
                 f"{h.hash[:12]}…): the journal was rewritten at or before that position. Restore it from a backup."
             )
 
+    def _applying(self, found: Any) -> list[tuple[tuple[str, Head], dict[str, Any]]]:
+        """The checkpoints among `found` (the backend's last read, with its `checkpoint_meta`) that are this
+        journal's. Every one is, except a `.head` found by name that names another file when this open created the
+        file: nothing was at this name, so it was left by a journal moved away (or deleted), and a new journal
+        starts here. (A file that was there is checked against every checkpoint found by its name, whatever file
+        they name: an older copy moved over a journal, or a journal rewritten into a new file, is refused.)"""
+        found = list(found)
+        meta = list(getattr(self._backend, "checkpoint_meta", ()))
+        meta += [_meta_of({})] * (len(found) - len(meta))
+        lock = getattr(self._backend, "lock", None)
+        if lock is None or not lock.created:
+            return list(zip(found, meta))
+        me = self._backend.identity() if hasattr(self._backend, "identity") else None
+        return [(item, m) for item, m in zip(found, meta) if m["file"] is None or m["file"] == me]
+
     def _check_checkpoint(self) -> None:
-        for where, cp in getattr(self._backend, "checkpoints_seen", ()):
+        for (where, cp), _ in self._applying(getattr(self._backend, "checkpoints_seen", ())):
             problem = self._checkpoint_problem(where, cp)
             if problem:
                 raise CorruptJournal(problem)
@@ -1400,8 +1478,9 @@ class Journal:
             raise BadInput("checkpoint() needs a journal open for appending.")
         with self.lock:
             h = self.head()
-            self._backend.write_checkpoint(h, self._vouch)
+            self._backend.write_checkpoint(h, self._vouch, self._backend.get(0).hash if self._n else None)
             self._cp_count, self._cp_time = self._n, time.monotonic()
+            self._cp_stale = False
             self.checkpoint_failure = ""
             return h
 
@@ -1596,7 +1675,7 @@ class Journal:
             found = read()
         except (CorruptJournal, JournalWriteFailed) as e:
             return str(e)
-        for where, cp in found:
+        for (where, cp), _ in self._applying(found):
             if cp.count <= self._n or self._writable:
                 problem = self._checkpoint_problem(where, cp)
                 if problem:
@@ -1626,7 +1705,7 @@ class Journal:
         """Write the head checkpoint (writers) and release the file, its connection and its writer lock."""
         if not self._closed:
             try:
-                if self._writable and self._n != self._cp_count:
+                if self._writable and (self._n != self._cp_count or self._cp_stale):
                     self._try_checkpoint()
             finally:
                 self._backend.close()
@@ -1653,6 +1732,33 @@ class Journal:
     def read(path: str | os.PathLike, backend: str | None = None) -> Journal:
         """Open a journal read-only: no writer lock, no write (for analysis beside a running writer)."""
         return Journal(_file_path(path, "Journal.read()"), backend=backend, mode="r")
+
+    @staticmethod
+    def forget_head(path: str | os.PathLike) -> None:
+        """Forget the head checkpoint of the JSONL journal at `path` — its extended attribute, its `.head` and any
+        other `.head` beside it naming the same file — so that the next open takes the file as it is. The documented
+        way to replace a journal on purpose (call it, then put the new journal in place; or the other way round):
+        deleting the `.head` by hand leaves the attribute, which follows the file. Takes the writer lock (refused
+        while a writer is open). A SQLite journal keeps its head inside the file: a replacement brings its own."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise BadInput(f"Journal.forget_head needs a journal path (str or os.PathLike), got {type(path).__name__}.")
+        path = Path(os.path.abspath(path))
+        if _backend_name(path, None) != "jsonl":
+            raise BadInput(
+                f"{path}: Journal.forget_head is for JSONL journals; a SQLite journal keeps its head inside the "
+                "file (a replacement brings its own; Journal.repair accepts a shorter one)."
+            )
+        if not path.exists():
+            journal_head.head_file(path).unlink(missing_ok=True)
+            return
+        lock = _FileLock(path)
+        lock.acquire()
+        try:
+            journal_head.remove_checkpoints(path, siblings=True)
+        except OSError as e:
+            raise _write_failed(path, "while forgetting its head checkpoint", e, "nothing else was changed.") from e
+        finally:
+            lock.release()
 
     @staticmethod
     @_short_messages
@@ -1715,7 +1821,10 @@ def _repair_jsonl(path: Path, keep: int | None) -> int:
         f.truncate(len(kept))
         f.flush()
         os.fsync(f.fileno())
-    _write_checkpoint(path, Head(n, prev))
+    # Every checkpoint that names this file — its attribute, this name's .head and any other name's beside it (a
+    # repair through a hard link) — says what was kept: the journal opens through each of its names.
+    first = _check(_loads(good[0]), 0, GENESIS, str(path)).hash if good else None
+    _write_checkpoint(path, Head(n, prev), first=first, siblings=True)
     return n
 
 

@@ -12,6 +12,19 @@ The checkpoint (`{"count": n, "hash": last}` as canonical JSON) is kept in two p
 A reader checks the journal against every place it finds; a writer writes both (the attribute first: where the
 directory is read-only the attribute is still written). `Journal.repair` writes both for what it kept.
 
+**The checkpoint names its file** (issue 40): besides the count and the last hash it holds the file's identity
+(`"file"`: device and inode) and the journal's first record hash (`"first"`). So
+
+- a `.head` found by name that names neither this file nor this journal's first record is another journal's (the
+  file it was written for was moved away or replaced by a new journal): it is not this journal's checkpoint, and is
+  not checked (a new journal at a moved journal's old name opens);
+- a name that has no `.head` of its own (a hard link, or the new name after a move) finds the `.head` files beside
+  it that name its file (`sibling_checkpoints`), so a cut made through a hard link is refused by `.head` alone on a
+  file system without user attributes, or after a copy that dropped them. (A hard link in *another* directory has
+  no `.head` beside it: without the attribute, such a name sees no checkpoint.)
+- `Journal.repair` through any name rewrites every checkpoint that names the file, and `Journal.forget_head(path)`
+  removes them all: the documented way to replace a journal on purpose.
+
 >>> import tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "j.jsonl"; _ = p.write_bytes(b"")
 >>> write_checkpoint(p, checkpoint_text(0, "0" * 64))
@@ -22,6 +35,7 @@ True
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -33,42 +47,109 @@ XATTR = "user.solvi_lab.head"
 _NO_XATTR = {errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS}
 
 
+SUFFIX = ".head"
+
+
 def head_file(path: str | os.PathLike) -> Path:
     """The `.head` file of the journal at `path`: beside the file the path resolves to (symlinks followed)."""
-    return Path(os.path.realpath(path) + ".head")
+    return Path(os.path.realpath(path) + SUFFIX)
 
 
-def checkpoint_text(count: int, last_hash: str, vouch: tuple[int, str] | None = None) -> str:
+def checkpoint_text(
+    count: int,
+    last_hash: str,
+    vouch: tuple[int, str] | None = None,
+    first: str | None = None,
+    file: tuple[int, int] | None = None,
+) -> str:
     """The checkpoint's content: what every place holds (one function, so a new field goes in once). `vouch`: the
-    (position, hash) of a record the writer vouches for (`Journal.vouch`), left out when there is none."""
+    (position, hash) of a record the writer vouches for (`Journal.vouch`); `first`: the journal's first record hash
+    (None for an empty journal); `file`: the journal file's (device, inode). Each is left out when None."""
     d: dict = {"count": count, "hash": last_hash}
     if vouch is not None:
         d["vouch"] = [vouch[0], vouch[1]]
+    if first is not None:
+        d["first"] = first
+    if file is not None:
+        d["file"] = [file[0], file[1]]
     return dumps_canonical(d) + "\n"
 
 
-def write_checkpoint(path: str | os.PathLike, text: str, fd: int | None = None) -> None:
+def identity(path: str | os.PathLike | int) -> tuple[int, int]:
+    """(device, inode) of the file at `path` (or of an open descriptor): what every name of one file shares."""
+    st = os.fstat(path) if isinstance(path, int) else os.stat(path)
+    return st.st_dev, st.st_ino
+
+
+def names_file(text: str, file: tuple[int, int]) -> bool:
+    """True when checkpoint `text` names the file of identity `file` (False for an older checkpoint naming none)."""
+    try:
+        d = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    f = d.get("file") if type(d) is dict else None
+    return type(f) is list and len(f) == 2 and (f[0], f[1]) == tuple(file)
+
+
+def sibling_checkpoints(path: str | os.PathLike) -> list[tuple[str, str]]:
+    """(where, text) of each `<name>.head` beside the file `path` resolves to, other than its own, that names that
+    file (a hard link's, or the one left at a moved file's old name). A `.head` whose journal is another live file
+    (another inode under that name) is not read."""
+    real = Path(os.path.realpath(path))
+    try:
+        me = identity(real)
+        entries = list(os.scandir(real.parent))
+    except OSError:
+        return []
+    own = real.name + SUFFIX
+    found: list[tuple[str, str]] = []
+    for e in entries:
+        if not e.name.endswith(SUFFIX) or e.name == own:
+            continue
+        stem = real.parent / e.name[: -len(SUFFIX)]
+        try:
+            if identity(stem) != me:
+                continue  # the .head of another file that is still there
+        except FileNotFoundError:
+            pass  # its file is gone (moved): the .head may name this one
+        except OSError:
+            continue
+        try:
+            text = Path(e.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if names_file(text, me):
+            found.append((e.path, text))
+    return sorted(found)
+
+
+def write_checkpoint(path: str | os.PathLike, text: str, fd: int | None = None, siblings: bool = False) -> None:
     """Write the checkpoint `text` to both places; OSError naming what failed when a place could not be written
     (the attribute is tried first and a failure of one does not stop the other). `fd`: an open descriptor of the
-    journal (the writer's), so the attribute goes to the very file it holds."""
+    journal (the writer's), so the attribute goes to the very file it holds. `siblings`: also rewrite every other
+    `.head` that names this file (`sibling_checkpoints`: what a repair through one name does for the others)."""
     problems: list[str] = []
     try:
         os.setxattr(path if fd is None else fd, XATTR, text.encode("utf-8"))
     except OSError as e:
         if e.errno not in _NO_XATTR:
             problems.append(f"extended attribute {XATTR}: {e.strerror or e}")
-    target = head_file(path)
-    try:
-        atomic_write_text(target, text)
-    except OSError as e:
-        problems.append(f"{target}: {e.strerror or e}")
+    targets = [head_file(path)]
+    if siblings:
+        targets += [Path(where) for where, _ in sibling_checkpoints(path)]
+    for target in targets:
+        try:
+            atomic_write_text(target, text)
+        except OSError as e:
+            problems.append(f"{target}: {e.strerror or e}")
     if problems:
         raise OSError(errno.EIO, "; ".join(problems))
 
 
-def read_checkpoints(path: str | os.PathLike) -> list[tuple[str, str]]:
-    """(where, text) of each place that holds a checkpoint of the journal at `path` (none: an empty list).
-    OSError/UnicodeDecodeError when a place exists but cannot be read."""
+def read_checkpoints(path: str | os.PathLike, siblings: bool = True) -> list[tuple[str, str]]:
+    """(where, text) of each place that holds a checkpoint of the journal at `path` (none: an empty list): its
+    attribute, its `.head`, and (`siblings`) every other `.head` beside it naming its file. OSError/UnicodeDecodeError
+    when the attribute or its own `.head` exists but cannot be read."""
     found: list[tuple[str, str]] = []
     try:
         found.append((XATTR, os.getxattr(path, XATTR).decode("utf-8")))
@@ -80,18 +161,34 @@ def read_checkpoints(path: str | os.PathLike) -> list[tuple[str, str]]:
         found.append((str(target), target.read_text(encoding="utf-8")))
     except FileNotFoundError:
         pass
+    if siblings:
+        found += sibling_checkpoints(path)
     return found
 
 
-def remove_checkpoints(path: str | os.PathLike) -> None:
-    """Delete the checkpoint from both places (what someone who cuts a journal on purpose and wants no
-    checkpoint to notice would do; the fault harness and tests use it)."""
+def remove_checkpoints(path: str | os.PathLike, siblings: bool = False) -> None:
+    """Delete the checkpoint from both places (and, with `siblings`, every other `.head` naming this file):
+    `Journal.forget_head` (the documented way to replace a journal on purpose); the fault harness and tests use it to
+    cut a journal that no checkpoint should notice."""
     try:
         os.removexattr(path, XATTR)
     except OSError as e:
         if e.errno != errno.ENODATA and e.errno not in _NO_XATTR:
             raise
+    if siblings:
+        for where, _ in sibling_checkpoints(path):
+            Path(where).unlink(missing_ok=True)
     head_file(path).unlink(missing_ok=True)
 
 
-__all__ = ["XATTR", "checkpoint_text", "head_file", "read_checkpoints", "remove_checkpoints", "write_checkpoint"]
+__all__ = [
+    "XATTR",
+    "checkpoint_text",
+    "head_file",
+    "identity",
+    "names_file",
+    "read_checkpoints",
+    "remove_checkpoints",
+    "sibling_checkpoints",
+    "write_checkpoint",
+]

@@ -55,3 +55,21 @@ class Prediction:
         """
         hard = " [hard]" if self.hard else ""
         return f"{self.verdict}{hard} (risk {self.risk:.2f}, support {self.support}): {self.reason}"
+
+    def _repr_html_(self) -> str:
+        """A small card for Jupyter: the verdict, its risk and support, and the reason.
+
+        >>> "refuse (hard)" in Prediction("refuse", risk=1.0, support=2, reason="r", hard=True)._repr_html_()
+        True
+        """
+        from .display import card
+
+        rows: list[tuple[str, Any]] = [
+            ("verdict", self.verdict + (" (hard)" if self.hard else "")),
+            ("risk", f"{self.risk:.2f}"),
+            ("support", f"{self.support} cases"),
+            ("reason", self.reason or "—"),
+        ]
+        if self.effects is not None:
+            rows.append(("effects", self.effects or "nothing changes"))
+        return card(f"Prediction: {self.verdict}" + (" (hard)" if self.hard else ""), rows)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import html
 import json
-import os
 import re
 import struct
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from urllib.parse import quote
 
 from .notebook import atomic_write_text
 from .studies import registry
-from .studies.result import part_summary, shown
+from .studies.result import is_time, part_summary, shown
 from .sweep.summary import sweep_summary
 
 STATUS_TEXT = {
@@ -56,6 +55,7 @@ class Section:
     figures: list[str] = field(default_factory=list)  # paths relative to the results folder
     tables: list[str] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # results files that could not be read (corrupt), with the fix
 
     @property
     def status(self) -> str:
@@ -75,6 +75,37 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return None
+
+
+def read_object(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A JSON object file: (the object, None), or (None, what is wrong: "missing", "unreadable (…)", "corrupt (…)").
+
+    >>> import tempfile, pathlib
+    >>> bad = pathlib.Path(tempfile.mkdtemp()) / "run.json"
+    >>> _ = bad.write_text('{"status": "ok"')
+    >>> read_object(bad)
+    (None, "corrupt (not JSON: expecting ',' delimiter at line 1, column 16)")
+    >>> read_object(bad.with_name("none.json"))
+    (None, 'missing')
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, "missing"
+    except (OSError, UnicodeDecodeError) as e:
+        return None, f"unreadable ({getattr(e, 'strerror', None) or type(e).__name__})"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        return None, f"corrupt (not JSON: {e.msg[0].lower() + e.msg[1:]} at line {e.lineno}, column {e.colno})"
+    if not isinstance(value, dict):
+        return None, f"corrupt (a JSON {type(value).__name__} where an object is expected)"
+    return value, None
+
+
+def problems(sections: list[Section]) -> list[str]:
+    """One line per results file the report could not read (a corrupt run.json or metrics.json), with the fix."""
+    return [p for s in sections for p in s.problems]
 
 
 def effective_parameters(run: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +129,18 @@ def collect(out: Path, studies: list[str] | None = None) -> list[Section]:
     sections = []
     for name in names:
         folder = out / name
-        run = _read_json(folder / "run.json") or {"status": "unknown", "message": f"{folder}/run.json is missing"}
+        run, wrong = read_object(folder / "run.json")
+        again = f"run the study again: solvi-lab run {name} --out {out}"
+        found_problems = []
+        if run is None:
+            message = f"{folder / 'run.json'} is {wrong}; {again}"
+            run = {"status": "unknown", "message": message}
+            if wrong != "missing":  # a study named but never run is not a damaged file
+                found_problems.append(message)
+        metrics, wrong = read_object(folder / "metrics.json")
+        if wrong is not None and wrong != "missing":
+            found_problems.append(f"{folder / 'metrics.json'} is {wrong}; {again}")
+            run = {**run, "message": "\n".join(filter(None, [str(run.get("message") or ""), found_problems[-1]]))}
         info = registry.STUDIES.get(name)
         comparison: list[dict[str, str]] = []
         if (folder / "comparison.csv").exists():
@@ -114,7 +156,8 @@ def collect(out: Path, studies: list[str] | None = None) -> list[Section]:
                 comparison=comparison,
                 figures=[f"{name}/{p.name}" for p in sorted(folder.glob("*.png"))],
                 tables=[f"{name}/{p.name}" for p in sorted(folder.glob("*.csv")) if p.name != "comparison.csv"],
-                metrics=_read_json(folder / "metrics.json") or {},
+                metrics=metrics or {},
+                problems=found_problems,
             )
         )
     return sections
@@ -209,11 +252,20 @@ def seeds_note(section: Section, out: Path) -> tuple[str, str | None, dict[str, 
     if stored is None:
         return text, None, None
     path = registry.REPO_ROOT / "docs" / "sweeps" / stored["file"]
+    # A copy inside the results folder, linked relatively: the link survives moving or copying results/ (a link
+    # to ../docs/sweeps/ broke as soon as the folder moved). Rewritten on every build, so it is never stale.
+    copy = Path(out) / STORED_SWEEPS / stored["file"]
     try:
-        rel = Path(os.path.relpath(path, Path(out).resolve())).as_posix()
-    except ValueError:  # another drive (Windows)
-        rel = path.as_posix()
-    return text, rel, stored
+        text_of = path.read_text(encoding="utf-8")
+    except OSError:
+        return text, None, stored
+    if not copy.is_file() or copy.read_text(encoding="utf-8") != text_of:
+        atomic_write_text(copy, text_of)
+    return text, f"{STORED_SWEEPS}/{stored['file']}", stored
+
+
+#: Where the report keeps its copies of the stored sweeps it links (`docs/sweeps/<file>`), inside the results folder.
+STORED_SWEEPS = "stored-sweeps"
 
 
 def section_caveats(section: Section) -> list[str]:
@@ -303,7 +355,7 @@ def render_markdown(sections: list[Section], machine: dict[str, Any], out: Path)
             summary = part_summary(s.comparison)  # claims, findings and mechanism checks counted apart
             lines += [f"**{summary}**", ""] if summary else []
             lines += [caveats_block(out, s.name)] if caveats_block(out, s.name) else []
-            header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
+            header, rows = drop_empty_columns(list(s.comparison[0]), comparison_rows(s.comparison))
             lines += _md_table(header, rows)
         elif s.status == "ok":
             lines += ['_The notebook saved no comparison table (`rec.save_table("comparison", ...)`)._', ""]
@@ -382,6 +434,21 @@ details summary { cursor: pointer; color: var(--muted); margin: 8px 0; }
 code { background: var(--bg-alt); padding: 0 4px; border-radius: 3px; font-size: 13px; }
 .meta { color: var(--muted); font-size: 14px; }
 ul.pending { color: var(--muted); padding-left: 20px; } ul.pending li { margin: 2px 0; }
+/* A phone (390 px): every table becomes one card per row, each value under its column's name (data-label), so
+   nothing runs off the screen and no value needs a sideways scroll. Checked at 390 px in tests/test_report_browser. */
+@media (max-width: 640px) {
+  main { padding: 12px 12px 48px; }
+  table, thead, tbody, tr, th, td { display: block; }
+  table, table.wide { width: 100%; margin: 4px 0 12px; }
+  thead { display: none; }
+  tr { border: 1px solid var(--line); border-radius: 4px; margin: 0 0 8px; padding: 4px 0; }
+  td, td.num, table.wide td, table.wide td.long, table.wide td.key, table.wide td.value {
+    border: none; min-width: 0; max-width: none; white-space: normal; overflow-wrap: anywhere; padding: 1px 8px;
+    text-align: left; }
+  td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; color: var(--muted); }
+  .grid { grid-template-columns: 1fr; }
+  pre, code { white-space: pre-wrap; overflow-wrap: anywhere; }
+}
 """
 
 
@@ -427,10 +494,31 @@ def _html_table(header: list[str], rows: list[list[Any]], css: str = "") -> str:
                 cls = "key"
             elif len(text) > 60:  # a note or threshold: wraps in a column of readable width
                 cls = "long"
-            cells.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
+            label = f' data-label="{html.escape(h)}"'  # a phone's card layout names each value by its column
+            cells.append(
+                f'<td class="{cls}"{label}>{html.escape(text)}</td>' if cls else f"<td{label}>{html.escape(text)}</td>"
+            )
         body.append("<tr>" + "".join(cells) + "</tr>")
     cls_attr = f' class="{css}"' if css else ""
     return f"<table{cls_attr}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def measure_label(measure: str) -> str:
+    """A row's label as shown: a time row loses its "(s)", since its values carry their own unit (µs, ms, s, min) —
+    a label saying seconds beside "179 µs" misleads.
+
+    >>> measure_label("median retraction (s)"), measure_label("rebuild (s, incl. fingerprint)"), measure_label("depth")
+    ('median retraction', 'rebuild (incl. fingerprint)', 'depth')
+    """
+    if not is_time(measure):
+        return measure
+    label = re.sub(r"\s*\((?:s|seconds)\)", "", measure)
+    return re.sub(r"\((?:s|seconds), ", "(", label).strip()
+
+
+def comparison_rows(comparison: list[dict[str, str]]) -> list[list[Any]]:
+    """The comparison table's rows as shown: the measure column by `measure_label`."""
+    return [[measure_label(v) if k == "measure" else v for k, v in r.items()] for r in comparison]
 
 
 def drop_empty_columns(header: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
@@ -447,7 +535,7 @@ def markdown_to_html(text: str) -> str:
     r"""Render the Markdown a sweep summary holds (paragraphs and pipe tables) as HTML, so it wraps and fits.
 
     >>> markdown_to_html("Size: quick.\n\n| a | b |\n|---|---|\n| 1 | x |\n")
-    '<p class="meta">Size: quick.</p>\n<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td class="num">1</td><td>x</td></tr></tbody></table>'
+    '<p class="meta">Size: quick.</p>\n<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td class="num" data-label="a">1</td><td data-label="b">x</td></tr></tbody></table>'
     """
     blocks: list[str] = []
     table: list[list[str]] = []
@@ -505,9 +593,10 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
                 f'<span class="badge {html.escape(s.status)}">{html.escape(STATUS_TEXT.get(s.status, s.status))}</span>'
             )
             rows.append(
-                f'<tr><td><a href="#{html.escape(s.name)}">{html.escape(s.name)}</a></td><td>{badge}</td>'
-                f'<td>{_e(_mode(s))}</td><td class="num">{_e(s.seed)}</td>'
-                f'<td class="num">{_e(s.seconds)}</td></tr>'
+                f'<tr><td data-label="study"><a href="#{html.escape(s.name)}">{html.escape(s.name)}</a></td>'
+                f'<td data-label="status">{badge}</td><td data-label="mode">{_e(_mode(s))}</td>'
+                f'<td class="num" data-label="seed">{_e(s.seed)}</td>'
+                f'<td class="num" data-label="time (s)">{_e(s.seconds)}</td></tr>'
             )
         parts.append(
             "<h2>Summary</h2><table><thead><tr><th>study</th><th>status</th><th>mode</th><th>seed</th>"
@@ -547,7 +636,7 @@ def render_html(sections: list[Section], machine: dict[str, Any], out: Path) -> 
                 f'<pre class="message {html.escape(s.status)}">{html.escape(str(s.run["message"]).strip())}</pre>'
             )
         if s.comparison:
-            header, rows = drop_empty_columns(list(s.comparison[0]), [list(r.values()) for r in s.comparison])
+            header, rows = drop_empty_columns(list(s.comparison[0]), comparison_rows(s.comparison))
             parts.append("<h3>Ours beside the published figures</h3>")
             if part_summary(s.comparison):
                 parts.append(f'<p class="meta"><b>{html.escape(part_summary(s.comparison))}</b></p>')

@@ -37,7 +37,7 @@ from tqdm import tqdm  # plain tqdm: tqdm.auto needs ipywidgets and renders as t
 
 from . import kernel, machine
 from . import progress as live  # `progress` is the keyword that turns bars on
-from .errors import BadParameter, SolviLabError
+from .errors import BadInput, BadParameter, SolviLabError
 from .machine import usable_cores
 from .notebook import atomic_write_text
 from .studies import registry
@@ -290,6 +290,22 @@ def notebook_defaults(notebook: Path) -> dict[str, Any]:
     return defaults
 
 
+def check_notebook(notebook: Path) -> None:
+    """BadInput in one line unless `notebook` reads as a Jupyter notebook (JSON, nbformat 4, valid cells):
+    `solvi-lab run` says so before any kernel starts, instead of a papermill traceback."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(str(notebook), as_version=4)
+        nbformat.validate(nb)
+    except Exception as err:  # NotJSONError, ValidationError, a wrong type anywhere in the cells
+        reason = " ".join(str(err).split())[:160] or type(err).__name__
+        raise BadInput(
+            f"notebook {notebook} is corrupt ({type(err).__name__}: {reason}); open it in Jupyter to repair it, "
+            "or restore it from git (git checkout -- FILE)."
+        ) from None
+
+
 def _failure_message(err: BaseException) -> str:
     from papermill.exceptions import PapermillExecutionError
 
@@ -357,8 +373,9 @@ def run_notebook(
     except Exception as err:  # a failing study is reported, and the others still run
         record.status = "failed"
         record.message = _failure_message(err)
-        if not executed.exists():
-            record.message += "\n" + "".join(traceback.format_exception_only(type(err), err)).strip()
+        shown = "".join(traceback.format_exception_only(type(err), err)).strip()
+        if not executed.exists() and shown.split(": ", 1)[-1] != record.message.split(": ", 1)[-1]:
+            record.message += "\n" + shown  # the exception's own lines, when they say more than the message
     record.seconds = round(time.perf_counter() - t0, 2)
     record.save(out)
     return record

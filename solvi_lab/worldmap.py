@@ -977,6 +977,27 @@ class WorldMap(JournalOwner):
             f"{c['refuted']} refuted, {len(self.journal)} entries)"
         )
 
+    def _repr_html_(self) -> str:
+        """A small card for Jupyter: claims by status, journal entries, and the first claims."""
+        from .display import MAX_LIST, card, counts_text
+
+        c = self.counts()
+        claims = self.claims()
+        listed = [
+            f"{x.status}: {short_node(x.state)} —{short_node(x.action)}→ {short_node(x.to) if x.to is not None else '?'}"
+            f" ({x.source})"
+            for x in claims[:MAX_LIST]
+        ]
+        rows = [("claims", f"{sum(c.values()):,}: {counts_text(c)}"), ("journal entries", f"{len(self.journal):,}")]
+        return card(f"WorldMap {self.scope!r}", rows, listed=listed, more=len(claims) - len(listed))
+
+
+def short_node(node: Any) -> str:
+    """A state or action as a short text for a card."""
+    from .display import short
+
+    return short(node, 30)
+
 
 def _with_dropped(c: Claim, dropped: bool) -> Claim:
     out = c._copy()

@@ -154,13 +154,81 @@ def test_missing_notebook_and_missing_data_are_skips_not_failures(
         ),
     }
     monkeypatch.setattr(registry, "STUDIES", studies)
-    assert cli.main(["reproduce", "--out", str(tmp_path), "--no-progress"]) == 0
-    out = capsys.readouterr().out
+    assert cli.main(["reproduce", "--out", str(tmp_path), "--no-progress"]) == cli.EXIT_SKIPPED == 3
+    shown = capsys.readouterr()
+    out = shown.out
+    assert (
+        shown.err.splitlines()[-1]
+        == "note: 1 of 2 studies skipped, their data missing (how to get it: above): nodata; exit status 3."
+    )
     assert "unwritten: not yet available" in out
     assert "nodata: skipped, data missing (not a failure)" in out
     report = (tmp_path / "REPORT.md").read_text()
     assert "not yet available" in report and "skipped — data missing" in report
     assert "solvi_lab.studies.no_such_pkg.data" in report  # the instruction is in the report
+
+
+def test_run_of_a_study_without_its_data_is_the_same_skip_and_exit_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SOLVI_LAB_TAUBENCH", str(tmp_path / "nowhere"))
+    argv = ["run", "taubench_action_model", "--quick", "--out", str(tmp_path), "--no-progress"]
+    assert cli.main(argv) == cli.EXIT_SKIPPED == 3
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(
+        f"taubench_action_model: skipped, data missing (not a failure) — SOLVI_LAB_TAUBENCH={tmp_path / 'nowhere'} "
+        "does not exist. To fix: set the environment variable SOLVI_LAB_TAUBENCH"
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "example", "--quick"],
+        ["reproduce", "--quick", "--only", "example"],
+        ["sweep", "example", "--seeds", "0", "--quick"],
+    ],
+)
+def test_an_out_that_cannot_be_written_is_one_line_naming_out(command: list[str], capsys) -> None:
+    for out, why in (
+        ("/sys/solvi-lab-results", "Operation not permitted"),
+        ("/proc/solvi-lab-results", "No such file"),
+    ):
+        assert cli.main([*command, "--out", out, "--no-progress"]) == cli.EXIT_USAGE
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: --out {out}: cannot write there ({why}")
+        assert err[0].endswith("give a folder you can write to, e.g. --out results (it is created if missing).")
+
+
+def test_a_corrupt_notebook_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
+    for text, what in (('{"cells": [', "NotJSONError"), ('{"cells": 3}', "TypeError"), ("[]", "")):
+        nb = tmp_path / "mine.ipynb"
+        nb.write_text(text)
+        assert cli.main(["run", str(nb), "--out", str(tmp_path / "out"), "--no-progress"]) == cli.EXIT_USAGE
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: notebook {nb} is corrupt ({what}")
+        assert err[0].endswith("open it in Jupyter to repair it, or restore it from git (git checkout -- FILE).")
+        assert not (tmp_path / "out" / "mine").exists()  # nothing ran
+
+
+def test_report_names_a_corrupt_run_json_and_metrics_json(tmp_path: Path, capsys) -> None:
+    for name in ("alpha", "beta"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "alpha" / "run.json").write_text('{"status": "ok"')
+    (tmp_path / "beta" / "run.json").write_text(json.dumps({"study": "beta", "status": "ok", "seconds": 1.0}))
+    (tmp_path / "beta" / "metrics.json").write_text("[1, 2]")
+    assert cli.main(["report", "--out", str(tmp_path)]) == cli.EXIT_FAILED
+    shown = capsys.readouterr()
+    assert shown.out.startswith("report: ")
+    assert shown.err.splitlines() == [
+        f"error: {tmp_path / 'alpha' / 'run.json'} is corrupt (not JSON: expecting ',' delimiter at line 1, column 16);"
+        f" run the study again: solvi-lab run alpha --out {tmp_path}",
+        f"error: {tmp_path / 'beta' / 'metrics.json'} is corrupt (a JSON list where an object is expected);"
+        f" run the study again: solvi-lab run beta --out {tmp_path}",
+    ]
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "run.json is corrupt" in report and "metrics.json is corrupt" in report and "is missing" not in report
 
 
 def test_reproduce_quick_example_writes_results_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -183,7 +251,7 @@ def test_reproduce_quick_example_writes_results_and_report(tmp_path: Path, capsy
     assert '<img src="example/running_estimate.png"' in html
     assert "<th>published</th>" in html and "<th>difference</th>" in html
     for package in ("numpy", "polars", "matplotlib", "networkx", "papermill", "solvi_lab"):
-        assert f"<td>{package}</td>" in html
+        assert f'<td data-label="package">{package}</td>' in html
     # only the studies of this run are reported
     assert "retraction" not in md
 
@@ -299,3 +367,29 @@ def test_a_run_writes_nothing_under_home(tmp_path: Path) -> None:
     assert "example: ok" in done.stdout
     assert done.stderr == ""  # nothing to ignore: no kernel, papermill or library warning
     assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
+
+
+def test_outputs_share_one_file_mode(tmp_path: Path, capsys) -> None:
+    """Sweep rows, the combined sweep, its summary, a Parquet export and its digest: all 0644, as results are."""
+    import stat
+
+    from solvi_lab.atomicfile import FILE_MODE
+    from solvi_lab.explore.parquet import export_journal
+    from solvi_lab.knowledge import KnowledgeStore
+
+    old = os.umask(0o022)
+    try:
+        argv = ["sweep", "example", "--seeds", "0-1", "--quick", "--workers", "0", "--no-progress"]
+        assert cli.main([*argv, "--out", str(tmp_path / "sweeps")]) == 0
+        ks = KnowledgeStore()
+        ks.add("fact", {"s": "a", "r": "b", "o": 1}, source="person")
+        export_journal(ks.journal, tmp_path / "export" / "run.parquet")
+    finally:
+        os.umask(old)
+    files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    names = {p.name for p in files}
+    assert {"sweep.parquet", "summary.parquet", "SUMMARY.md", "run.parquet", "run.parquet.sha256"} <= names
+    assert len([p for p in files if p.parent.name == "points"]) == 2
+    assert {p.relative_to(tmp_path).as_posix(): oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == {
+        p.relative_to(tmp_path).as_posix(): oct(FILE_MODE) for p in files
+    }

@@ -3,6 +3,7 @@ after a durable record is a warning; the head follows the file through links; a 
 unnoticed; threads take turns; lock=False is refused. (The RLIMIT_FSIZE / chattr sweeps: tests/faults.)"""
 
 import errno
+import json
 import os
 import sqlite3
 import threading
@@ -123,7 +124,9 @@ def test_jsonl_checkpoint_lives_on_the_file_and_beside_its_real_path(tmp_path):
     assert not (tmp_path / "link.jsonl.head").exists() and head_file(link) == tmp_path / "data" / "j.jsonl.head"
     texts = dict(read_checkpoints(real))
     assert set(texts) == {XATTR, str(head_file(real))}
-    assert len({*texts.values()}) == 1 and f'"count":1,"hash":"{h.hash}"' in texts[XATTR]
+    cp = json.loads(texts[XATTR])  # the count and hash, and (issue 40) the file and first record it belongs to
+    assert len({*texts.values()}) == 1 and (cp["count"], cp["hash"], cp["first"]) == (1, h.hash, h.hash)
+    assert tuple(cp["file"]) == (real.stat().st_dev, real.stat().st_ino)
 
 
 @pytest.mark.parametrize("how", ["symlink", "hard link"])

@@ -164,3 +164,18 @@ def test_readme_is_a_front_door() -> None:
     assert len(lines) <= 300
     table = [ln for ln in lines if ln.startswith("| ") and "](docs/readme/" in ln]
     assert len(table) >= 7  # one line per study, each linked to its page
+    # what it is, for whom and how to run it fit one screen before the first example (issue 44)
+    first_example = next(i for i, ln in enumerate(lines) if ln.startswith("```python"))
+    assert first_example <= 45 and "for people" in "\n".join(lines[:10])
+    headings = [ln for ln in lines if ln.startswith("## ")]
+    assert headings[0].startswith("## Two commands") and not any("This round" in h for h in headings)
+
+
+def test_the_rounds_are_in_the_changelog() -> None:
+    """The history of rounds lives in CHANGELOG.md, dated, newest first, in Keep a Changelog's format."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert text.startswith("# Changelog\n") and "keepachangelog.com" in text
+    versions = re.findall(r"^## \[([^\]]+)\]", text, flags=re.M)
+    assert versions[0] == "Unreleased" and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) for v in versions[1:])
+    assert versions[1:] == sorted(versions[1:], reverse=True) and len(versions) >= 2
+    assert set(re.findall(r"^### (\w+)", text, flags=re.M)) <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}

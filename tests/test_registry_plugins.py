@@ -167,5 +167,5 @@ def test_builtin_titles_come_from_their_modules() -> None:
     assert registry.get("example").title == example.TITLE
     assert registry.get("risk_dungeon").description == dungeon.DESCRIPTION
     assert [registry.get(n).needs_data for n in registry.builtins()] == [
-        n in ("taubench_action_model", "taubench_airline") for n in registry.builtins()
+        n in ("taubench_action_model", "taubench_airline", "tau2_telecom") for n in registry.builtins()
     ]

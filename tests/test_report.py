@@ -92,7 +92,7 @@ def test_html(results: Path) -> None:
     html = html_path.read_text()
     assert '<img src="risk_dungeon/depth%20by%20policy.png"' in html
     assert "&lt;b&gt;escaped&lt;/b&gt;" in html and "<b>escaped</b>" not in html
-    assert '<td class="no">NO</td>' in html
+    assert '<td class="no" data-label="holds">NO</td>' in html
     assert '<a href="risk_dungeon/risk_dungeon.ipynb">executed notebook</a>' in html
     assert 'class="badge failed"' in html and 'class="badge no_data"' in html
     assert str(results) not in html.split("<h2>Machine")[1]  # links are relative, the folder can move
@@ -138,7 +138,10 @@ def test_seed_zero_section_says_how_to_get_intervals_and_links_the_stored_sweep(
     stored = report.stored_sweep("risk_dungeon")  # written by `solvi-lab store-sweeps` from the sweep's own rows
     assert "Stored: [seeds 0-19 at full size](" in text and f"{stored['date']}, commit {stored['commit']}" in text
     link = text.split("Stored: [seeds 0-19 at full size](", 1)[1].split(")", 1)[0]
-    assert (results / link).resolve() == (report.registry.REPO_ROOT / "docs/sweeps/risk_dungeon_full.md").resolve()
+    # a copy inside the results folder, linked relatively: the link survives moving results/
+    assert link == "stored-sweeps/risk_dungeon_full.md"
+    source = report.registry.REPO_ROOT / "docs/sweeps/risk_dungeon_full.md"
+    assert (results / link).read_text(encoding="utf-8") == source.read_text(encoding="utf-8")
     assert "One seed" not in text.split("## retraction", 1)[1].split("## ", 1)[0]  # failed: no note
     # with a sweep beside the table, the note goes
     sweep = results / "sweeps" / "risk_dungeon"
@@ -170,7 +173,8 @@ def test_html_drops_empty_columns_and_marks_long_text(tmp_path: Path) -> None:
     html = report.build_report(tmp_path)[1].read_text()
     table = html.split('<table class="wide">', 1)[1].split("</table>", 1)[0]
     assert "<th>key</th>" not in table and "<th>threshold</th>" not in table and "<th>holds</th>" not in table
-    assert '<td class="num">1,066</td>' in table and '<td class="long">a long note' in table
+    assert '<td class="num" data-label="ours">1,066</td>' in table
+    assert '<td class="long" data-label="note">a long note' in table
 
 
 def test_values_by_kind_and_differences_from_what_is_shown() -> None:
@@ -235,4 +239,21 @@ def test_a_moved_results_folder_still_links_its_executed_notebooks(results: Path
     _, html_path = report.build_report(moved)
     html = html_path.read_text(encoding="utf-8")
     assert '<a href="risk_dungeon/risk_dungeon.ipynb">executed notebook</a>' in html
+    assert '<a href="stored-sweeps/' in html and (moved / "stored-sweeps").is_dir()  # no link out of results/
+    assert 'href="../' not in html
     assert str(results) not in html
+
+
+def test_a_time_rows_label_does_not_say_seconds_beside_microseconds(results: Path) -> None:
+    csv_path = results / "risk_dungeon" / "comparison.csv"
+    csv_path.write_text(
+        "measure,ours,published,difference,holds,note\n"
+        "median retraction (s),179 µs,190 ms,-190 ms,—,\n"
+        "\"rebuild (s, incl. fingerprint)\",1.20 s,2.00 s,-0.80 s,—,\n",
+        encoding="utf-8",
+    )
+    md, html_path = report.build_report(results)
+    for text in (md.read_text(encoding="utf-8"), html_path.read_text(encoding="utf-8")):
+        assert "median retraction (s)" not in text and "rebuild (s," not in text
+        assert "rebuild (incl. fingerprint)" in text and "179 µs" in text
+    assert '<td data-label="measure">median retraction</td>' in html_path.read_text(encoding="utf-8")

@@ -6,6 +6,7 @@ machine without a browser; with `CI` set (`.ci/run` exports `CI=1` and installs 
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -118,11 +119,31 @@ def test_a_missing_page_says_so(tmp_path: Path) -> None:
         browsercheck.check_page(tmp_path / "report.html")
 
 
-def test_quick_report_fits_1400_px_every_image_loads_every_link_resolves(chromium: str, quick_report: Path) -> None:
-    found = browsercheck.check_page(quick_report, width=1400)
-    assert found.problems() == []
+def test_a_phone_width_narrower_than_chromiums_window_is_measured_at_that_width(chromium: str, tmp_path: Path) -> None:
+    (tmp_path / "page.html").write_text(
+        "<html><body style='margin:0'><div id='box' style='width:450px'>x</div><p>short</p></body></html>",
+        encoding="utf-8",
+    )
+    phone = browsercheck.check_page(tmp_path / "page.html", width=390)
+    assert (phone.width, phone.scroll_width) == (390, 450)
+    assert phone.problems()[0] == "the page scrolls sideways: 450 px wide in a 390-px window"
+    assert any(p.startswith("overflows the window: div#box") for p in phone.problems())
+    assert browsercheck.check_page(tmp_path / "page.html", width=1400).problems() == []
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_quick_report_fits_a_phone_and_a_desktop_every_image_loads_every_link_resolves(
+    chromium: str, quick_report: Path, width: int
+) -> None:
+    found = browsercheck.check_page(quick_report, width=width)
+    assert found.width == width and found.problems() == []
     assert found.links > 10  # the summary's anchors, executed notebooks, stored sweeps: really checked
     assert found.images_smallest_px >= 300  # figures at a readable size, not thumbnails
+    html = quick_report.read_text(encoding="utf-8")
+    for run_json in sorted(quick_report.parent.glob("*/run.json")):  # every study's time, from its run
+        run = json.loads(run_json.read_text(encoding="utf-8"))
+        if run["status"] == "ok":
+            assert f'<td class="num" data-label="time (s)">{run["seconds"]:g}</td>' in html
     html = quick_report.read_text(encoding="utf-8")
     assert "solvi-lab reproduce --seeds 20" in html  # seed 0 only: how to get intervals
     stored = report.stored_sweep("risk_dungeon")  # the stored sweeps, with their date and commit

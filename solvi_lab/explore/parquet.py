@@ -38,6 +38,7 @@ from typing import Any
 
 import polars as pl
 
+from ..atomicfile import FILE_MODE
 from ..errors import BadInput, CorruptJournal
 
 # The record hash is the journal's own definition (journal.py); importing it keeps the two from drifting apart.
@@ -117,6 +118,7 @@ def export_journal(journal: Journal, path: str | os.PathLike) -> Path:
         meta.update({HEAD_COUNT: str(head.count).encode(), HEAD_HASH: head.hash.encode()})
         pq.write_table(table.replace_schema_metadata(meta), tmp)
         digest = _file_digest(Path(tmp))
+        os.chmod(tmp, FILE_MODE)  # as every other output (mkstemp's file is owner-only)
         os.replace(tmp, path)
         _write_digest(path, digest)
     except BaseException:
@@ -149,6 +151,7 @@ def _write_digest(path: Path, digest: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(f"{digest}  {path.name}\n")
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, side)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -99,7 +99,11 @@ def run_mix(
             t.join()
     finally:
         sys.setswitchinterval(old)
-    same = all(mix.live(o) == mix.replay(o) for o in targets)
+    try:
+        same = all(mix.live(o) == mix.replay(o) for o in targets)
+    except Exception as e:  # noqa: BLE001 - a live owner so damaged that reading its state fails is counted too
+        errors.append(f"{type(e).__name__} reading the state after the run: {e}"[:300])
+        same = False
     return errors, same, obj
 
 
@@ -567,9 +571,10 @@ def thread_read_rows(directory_factory: Callable[[], Any], runs: int, *, calls: 
                             mix.close(obj)
                     except Exception as e:  # noqa: BLE001 - counted
                         errors.append(f"{type(e).__name__}: {e}"[:300])
-                for e in errors:
-                    row.count(e.split(":")[0], e)
-                if not errors:
+                if errors:  # one outcome per run: its first bare exception (the others as examples)
+                    row.count(errors[0].split(":")[0], errors[0])
+                    row.examples.extend(errors[1 : 4 - len(row.examples)])
+                else:
                     row.count("unchanged" if same else "silent", f"run {r}: live state differs from the replay")
             row.note = f"{row.unchanged} of {runs} runs: live = replay, no bare exception"
             if mix is STORE:

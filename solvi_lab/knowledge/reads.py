@@ -241,6 +241,7 @@ def query(
             continue
         if scope is not None and not (it.scope and all(it.scope.get(k) == v for k, v in scope.items())):
             continue
+        # item_status, not ks.status: a loop over the store pays no public call (net, lock) per item
         if statuses is not None and item_status(it, fold.ticks) not in statuses:
             continue
         out.append(item_record(fold, it.id))
@@ -253,18 +254,22 @@ def report(fold: Fold) -> dict[str, Any]:
     by_status: dict[str, int] = {}
     by_kind: dict[str, int] = {}
     by_source: dict[str, int] = {}
-    refused = 0
+    refused = present = 0
+    # one set of items for every count: each item written and admitted, retracted ones included (by_status says
+    # how many are retracted; `present` how many are not); refused writes are counted apart
     for it in fold._items.values():
         if it.state == "refused":
             refused += 1
             continue
-        st = item_status(it, fold.ticks)
+        st = item_status(it, fold.ticks)  # not fold.status: no public call (net, lock) per item
         by_status[st] = by_status.get(st, 0) + 1
-        if it.present:
-            by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
-            by_source[it.source] = by_source.get(it.source, 0) + 1
+        by_kind[it.kind] = by_kind.get(it.kind, 0) + 1
+        by_source[it.source] = by_source.get(it.source, 0) + 1
+        present += bool(it.present)
     return {
         "items": len(fold._items) - refused,
+        "counted": "every item written and admitted, retracted ones included; refused writes apart",
+        "present": present,
         "refused_writes": refused,
         "by_status": by_status,
         "by_kind": by_kind,

@@ -28,20 +28,24 @@ True
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, UnknownId, WriteRefused
 from ..journal import Journal, Record, _owner_refuses
+from ..journal_head import head_file
 from ..owner import JournalOwner, _check_upto, serialised
-from ..validation import need_json, need_str, need_str_list, writing_call
+from ..validation import need_bool, need_json, need_str, need_str_list, writing_call
 from . import admission, digests, exit_release, from_scratch, reads
 from .admission import DEFAULT, add_record
+from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, write_snapshot
+from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, snapshot_path, write_snapshot
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import Item, item_id, value_key
@@ -61,6 +65,18 @@ class StoreFold(Fold):
         """A decision record: read by decisions.read_decision, kept as `_decision_info`."""
         d = read_decision(record)
         self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
+
+
+def _start_fresh(path: Any) -> None:
+    """Delete the journal at `path` and what is kept beside it (KnowledgeStore.open(path, fresh=True))."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise BadInput(f"fresh=True needs a journal file path, got {path!r}.")
+    journal = Path(path)
+    if journal.is_dir():
+        raise BadInput(f"{journal} is a directory, not a journal file; give the journal's file path.")
+    sides = [head_file(journal), snapshot_path(journal)] + [Path(f"{journal}{x}") for x in ("-wal", "-shm", "-journal")]
+    for side in [*sides, journal]:
+        side.unlink(missing_ok=True)
 
 
 @validation.public_calls
@@ -482,8 +498,9 @@ class KnowledgeStore(JournalOwner):
         return StoreView(self._fold, self)
 
     def item(self, iid: str) -> dict[str, Any]:
-        """The full record of an item (see README: the specification's field names)."""
-        return reads.item_record(self._fold, iid)
+        """The full record of an item (see README: the specification's field names); a dict that renders as a
+        small card in Jupyter (knowledge/cards.py)."""
+        return ItemRecord(reads.item_record(self._fold, iid))
 
     def __contains__(self, iid: object) -> bool:
         it = self._fold._items.get(iid) if isinstance(iid, str) else None
@@ -525,7 +542,8 @@ class KnowledgeStore(JournalOwner):
         (['vip'], [])
         """
         self._catch_up()  # records other writers (the decision log) appended: the position is the journal's now
-        return _snapshot(self._fold, about, scope=scope, r=r, valid_at=valid_at, names=self._names_index)
+        snap = _snapshot(self._fold, about, scope=scope, r=r, valid_at=valid_at, names=self._names_index)
+        return Snapshot(snap)  # a dict; a card in Jupyter
 
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
@@ -533,8 +551,22 @@ class KnowledgeStore(JournalOwner):
         return digests.fingerprint(self._fold)
 
     def report(self) -> dict[str, Any]:
-        """Counts by status, kind and source; open disputes; flags; the clock; position and fingerprint."""
+        """Counts by status, kind and source — each over the same items: every item written and admitted, retracted
+        ones included (`present` counts those not retracted, `len(ks)`); refused writes apart —; open disputes;
+        flags; the clock; position and fingerprint."""
         return reads.report(self._fold)
+
+    def __repr__(self) -> str:
+        """One line: where it lives, its position, its items by status, its open disputes."""
+        return store_text(self)
+
+    def _repr_html_(self) -> str:
+        """A small card for Jupyter: path, position, items by status, kind and source, open disputes, fingerprint,
+        the last verify() on this object (knowledge/cards.py)."""
+        return store_card(self)
+
+    #: (Verification, journal position) of the last verify() on this object; None before one (shown by the card).
+    last_verification: tuple[Verification, int] | None = None
 
     # ------------------------------------------------------------------------------------ owner protocol
     @classmethod
@@ -606,13 +638,24 @@ class KnowledgeStore(JournalOwner):
     @classmethod
     @_gc_paused
     def open(
-        cls, path: Any, *, journal_options: dict[str, Any] | None = None, snapshot: bool = True, **options: Any
+        cls,
+        path: Any,
+        *,
+        journal_options: dict[str, Any] | None = None,
+        snapshot: bool = True,
+        fresh: bool = False,
+        **options: Any,
     ) -> KnowledgeStore:
         """Open the store kept in the journal file at `path` (created when absent) and continue it; the file is
         folded in one pass as it loads — from its fold snapshot on, when it has one the journal bears out
         (knowledge/fold_snapshot.py). `journal_options` go to Journal (timestamps, expect_head, durability,
         backend, ...); `options` (gates) to the store. `snapshot=False` neither reads nor (on close) writes a fold
         snapshot. Close it (or use `with`) to release the file.
+
+        An existing journal is continued: every write appends to it. `fresh=True` starts it again instead — the
+        journal and the files kept beside it (head checkpoint, fold snapshot, SQLite's side files) are deleted
+        first — so a notebook's Restart & Run All writes the same journal each time instead of appending its
+        writes again.
 
         >>> import pathlib, tempfile
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "ks.sqlite"
@@ -621,7 +664,13 @@ class KnowledgeStore(JournalOwner):
         >>> with KnowledgeStore.open(path) as again:
         ...     again.status(a)
         'active'
+        >>> with KnowledgeStore.open(path, fresh=True) as anew:
+        ...     len(anew), anew.position
+        (0, 0)
         """
+        need_bool("fresh", fresh)
+        if fresh:
+            _start_fresh(path)
         st = cls._empty(**options)
         loader = SnapshotLoader(st._fold, path, use=snapshot, freeze_min=st.FREEZE_MIN_RECORDS)
         jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False, "skip_prefix": loader.prefix}
@@ -735,6 +784,7 @@ class KnowledgeStore(JournalOwner):
             j = self.journal
             if j.path is not None and not j.closed and j.mode == "a":
                 j.vouch(None)
+        self.last_verification = (v, self.position)  # what the store's card shows as its last verify
         return v
 
 

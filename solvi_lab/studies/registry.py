@@ -313,7 +313,7 @@ def get(name: str) -> StudyInfo:
     >>> get("nope")
     Traceback (most recent call last):
     ...
-    solvi_lab.errors.BadInput: unknown study 'nope'; known studies: retraction, taubench_action_model, taubench_airline, risk_dungeon, toy_crafting, crafter, learner_evidence, explore, example.
+    solvi_lab.errors.BadInput: unknown study 'nope'; known studies: retraction, taubench_action_model, taubench_airline, tau2_telecom, risk_dungeon, toy_crafting, crafter, learner_evidence, explore, example.
     """
     try:
         return STUDIES[name]

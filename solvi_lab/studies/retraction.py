@@ -340,6 +340,7 @@ def run(
         "median_component_share": med_comp / present_before,
         "max_component": largest,
         "median_component_before_all": statistics.median(comps_before),
+        "median_component_share_before_all": statistics.median(comps_before) / present_before,
         "distinct_component_sizes": len(set(comps)),
         "distinct_component_sizes_before_all": len(set(comps_before)),
         "retractions_in_largest_component": sum(c == largest for c in comps),
@@ -379,7 +380,16 @@ def run(
             "median component share of the store",
             round(metrics["median_component_share"], 4),
             PUBLISHED["median_component_share"],
-            "component at the time / items present before the retractions",
+            "at the time of each retraction (earlier retractions removed) / items present before the retractions: "
+            "what a retraction in this sequence actually touches",
+        ),
+        Comparison(
+            "median component share of the store, static (computed once, before all retractions)",
+            round(metrics["median_component_share_before_all"], 4),
+            PUBLISHED["median_component_share"],
+            "the definition that matches the published figure: the specification's 6,057 of 10,000 names no time, "
+            "and only a component measured on the whole store, before any retraction, can be that large a share; "
+            "the row above is the other definition, shown so neither is chosen silently",
         ),
         Comparison(
             "distinct component sizes among the retractions (ties)",

@@ -206,7 +206,8 @@ def render_table(docs: Path, page: Path) -> str:
             f"{'#' + p.split('#', 1)[1] if '#' in p else ''})"
             for t, p in row.pages
         )
-        provenance = f"[{e['size']}, seeds {e['seeds']}, `{str(e['commit'])[:7]}`]({sweep_link})"
+        stale = ", **stale**: its first line says why" if text.lstrip().startswith("**Stale.**") else ""
+        provenance = f"[{e['size']}, seeds {e['seeds']}, `{str(e['commit'])[:7]}`]({sweep_link}){stale}"
         lines.append(f"| {row.label} | {row.headline} | {ours} | {published} | {provenance} | {links} |")
     notes = [f"- {row.label}: " + "; ".join(row.caveats) + "." for row in ROWS if row.caveats]
     if notes:

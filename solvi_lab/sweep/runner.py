@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from tqdm import tqdm
 
 from ..atomicfile import atomic_write_text
 from ..errors import BadInput
+from ..progress import is_terminal
 from . import store, summary
 from .grid import Point
 from .point import run_point
@@ -160,8 +162,10 @@ def sweep(
     if scheduler is not None and todo:
         check_scheduler(scheduler)  # before the bar: an unreachable scheduler is one clear line, nothing else
     name = points[0].study if points else out.name
+    # a bar on a terminal only: in a CI log or a file its redraws would be a line each (the summary line says it all)
+    shown = progress and is_terminal(sys.stderr)
     bar = tqdm(
-        total=len(points), initial=len(points) - len(todo), unit="point", desc=f"sweep {name}", disable=not progress
+        total=len(points), initial=len(points) - len(todo), unit="point", desc=f"sweep {name}", disable=not shown
     )
     for row in _completed(todo, workers=workers, scheduler=scheduler):
         store.write_point(out, row)

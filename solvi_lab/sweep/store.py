@@ -13,6 +13,8 @@ from typing import Any
 
 import polars as pl
 
+from ..atomicfile import FILE_MODE
+
 
 def points_dir(out: Path) -> Path:
     return Path(out) / "points"
@@ -29,6 +31,7 @@ def write_point(out: Path, row: dict[str, Any]) -> Path:
         pl.DataFrame([row], infer_schema_length=None).write_parquet(tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
+        os.chmod(tmp, FILE_MODE)  # as every other output (mkstemp's file is owner-only)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -61,6 +64,7 @@ def combine(out: Path) -> Path:
     os.close(fd)
     try:
         frame.write_parquet(tmp)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

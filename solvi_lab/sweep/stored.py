@@ -288,14 +288,20 @@ def block_rows(
         threshold = _md_cell(declared.get(r["name"], {}).get("threshold", "")) or "—"
         lines.append(f"| {r['shown']} | `{r['name']}` | {r['passes']} | {_interval(r['interval'])} | {threshold} |")
     names = [r["name"] for r in rows]
-    sentences = [(n, declared[n]["sentence"]) for n in names if declared.get(n, {}).get("sentence")]
-    if sentences:
-        lines += ["", "The specification's sentence each claim tests:", ""]
-        lines += [f"- `{n}`: “{_md_cell(t)}”" for n, t in sentences]
-    caveats = [(n, c) for n in names for c in declared.get(n, {}).get("caveats", [])]
-    if caveats:
+    by_sentence: dict[str, list[str]] = {}  # one sentence, the rows that test it (in the table's order)
+    for n in names:
+        if declared.get(n, {}).get("sentence"):
+            by_sentence.setdefault(declared[n]["sentence"], []).append(n)
+    if by_sentence:
+        lines += ["", "The specification's sentences these rows test:", ""]
+        lines += [f"- {', '.join(f'`{n}`' for n in ns)}: “{_md_cell(t)}”" for t, ns in by_sentence.items()]
+    by_caveat: dict[str, list[str]] = {}  # one caveat, the rows it is attached to
+    for n in names:
+        for c in declared.get(n, {}).get("caveats", []):
+            by_caveat.setdefault(c, []).append(n)
+    if by_caveat:
         lines += ["", "Caveats of these rows:", ""]
-        lines += [f"- `{n}`: {_md_cell(c)}" for n, c in caveats]
+        lines += [f"- {', '.join(f'`{n}`' for n in ns)}: {_md_cell(c)}" for c, ns in by_caveat.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -337,12 +343,19 @@ def render_block(docs: Path, study: str, size: str, page: Path) -> str:
         f"last point finished {e['date']}. Every metric and figure: [{e['file']}]({link}). Generated from that file "
         "by `solvi-lab store-sweeps`; do not edit by hand."
     )
+    declared = declared_rows(docs.parent, study)
+    table = block_rows(text, where=str(stored), declared=declared)
     if text.lstrip().startswith("**Stale.**"):  # a stored file marked by hand as older than the study's rows
+        # said above the table too: its pass rates were counted at the thresholds of the commit the sweep ran on
+        warning = (
+            f"**Stale**: these pass rates are not the study's current rows or thresholds (the first line of "
+            f"{e['file']} says why); they were counted at the commit named below.\n\n"
+        )
         provenance = (
             f"**Stale**: these are not the study's current rows (the first line of {e['file']} says why). " + provenance
         )
-    declared = declared_rows(docs.parent, study)
-    return block_rows(text, where=str(stored), declared=declared) + "\n" + provenance + "\n"
+        table = warning + table
+    return table + "\n" + provenance + "\n"
 
 
 @dataclass(frozen=True)

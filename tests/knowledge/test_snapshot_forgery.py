@@ -7,14 +7,17 @@ verify() says the store differs from the replay. An honest snapshot stays used a
 
 from __future__ import annotations
 
+import sys
 import warnings
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from snapshot_forgery import ForgeryRow, append_unchecked, forge, trial  # noqa: E402
 from test_fold_snapshot import build, reference, snapshot
 
 from solvi_lab.journal import Journal
-from solvi_lab.journal_faults.forged_snapshots import ForgeryRow, append_unchecked, forge, trial
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge import fold_snapshot as fs
 from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored

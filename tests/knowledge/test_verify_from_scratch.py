@@ -110,3 +110,16 @@ def test_served_yields_built_items_then_unbuilt_rows_without_keeping_them() -> N
     served = list(items.served())
     assert served[0] is five and [it.pos for it in served] == [5, 1, 9]
     assert dict.__len__(items) == 1 and len(items) == 3
+
+
+def test_no_snapshot_is_written_from_a_state_whose_kept_digests_differ(journal: Path) -> None:
+    with KnowledgeStore.open(journal, snapshot=False) as ks:
+        ks.fingerprint()
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
+        it.why = "changed behind the fold's back"  # its kept digest is the old one
+        with pytest.raises(BadInput, match=r"holds digests that differ from its items \(items\)"):
+            ks.write_snapshot()
+        assert not fs.snapshot_path(journal).exists()
+        with pytest.raises(BadInput, match="holds digests that differ"):
+            ks.write_snapshot()  # and not later either
+        ks.close(snapshot=False)

@@ -44,6 +44,15 @@ INJECTED: dict[str, dict[str, Any]] = {
         "schema_family": False,
         "seed": 3,
     },
+    "tau2_telecom": {
+        "budget": 20,
+        "train_tasks": 5,
+        "test_tasks": 3,
+        "outside_tasks": 2,
+        "blind_budget": 8,
+        "replay": "small",
+        "seed": 1,
+    },
     "crafter": {
         "train_worlds": 1,
         "test_worlds": 1,

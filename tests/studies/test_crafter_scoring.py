@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import polars as pl
 import pytest
 
 from solvi_lab.errors import BadInput
@@ -90,3 +91,44 @@ def test_the_chart_has_22_groups_and_one_series_per_arm_on_a_log_scale() -> None
     wood = 22 + ACHIEVEMENTS.index("collect_wood")
     assert heights[wood] == 100.0
     assert all(math.isnan(h) for i, h in enumerate(heights[22:], start=22) if i != wood)  # 0% draws no bar
+
+
+def test_the_scoreboard_reads_stored_episodes_and_renders_the_table(tmp_path) -> None:
+    import json
+
+    from solvi_lab.studies.crafter import scoreboard
+
+    def row(arm: str, world: int, died: bool, cause: str | None, got: set[str]) -> dict:
+        return {
+            "arm": arm,
+            "world": world,
+            "seed": 500 + world,
+            "steps": 10 if died else 10_000,
+            "died": died,
+            "cause": cause,
+            "limit": 10_000,
+            **{f"a:{a}": int(a in got) for a in ACHIEVEMENTS},
+        }
+
+    (tmp_path / "survivor.jsonl").write_text(
+        "\n".join(
+            json.dumps(row("survivor", i, i == 0, "zombie" if i == 0 else None, {"collect_wood"})) for i in range(2)
+        )
+    )
+    (tmp_path / "random.jsonl").write_text(json.dumps(row("random", 0, True, "arrow", set())))
+    assert scoreboard.stored(tmp_path) == tmp_path
+    assert scoreboard.stored(tmp_path / "none") is None
+    episodes = scoreboard.load(tmp_path)
+    t = scoreboard.table(episodes)
+    assert t["arm"].to_list() == ["random", "survivor"]  # the study's order, not the files'
+    s = t.row(1, named=True)
+    assert s["score"] == pytest.approx(101.0 ** (1 / 22) - 1)  # collect_wood in both episodes
+    assert (s["deaths"], s["death_share"], s["mean_steps"], s["causes"]) == (1, 0.5, 5005.0, "zombie 1")
+    assert s["mean_of_8_episode_scores"] is None  # fewer than 8 episodes
+    assert scoreboard.rates(episodes).filter(pl.col("achievement") == "collect_wood").row(0) == (
+        "collect_wood",
+        0.0,
+        100.0,
+    )
+    with pytest.raises(BadInput, match="no stored score runs"):
+        scoreboard.load(tmp_path / "none")

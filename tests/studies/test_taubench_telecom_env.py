@@ -588,3 +588,17 @@ def test_model_rendering_and_flatten_without_data() -> None:
     assert e.data_hash() != copy.data_hash()
     with pytest.raises(BadInput, match="needs a TelecomDB and a TelecomUserDB"):
         TelecomEnv({}, {})  # type: ignore[arg-type]
+
+
+@needs_data
+def test_probe_is_a_step_on_a_copy(env: TelecomEnv) -> None:
+    before = env.data_hash()
+    probed = env.probe("assistant", "disable_roaming", {"customer_id": "C1001", "line_id": "L1002"})
+    assert env.data_hash() == before
+    stepped = env.copy().step("assistant", "disable_roaming", {"customer_id": "C1001", "line_id": "L1002"})
+    assert (probed.observation, probed.refused, probed.changed) == (
+        stepped.observation,
+        stepped.refused,
+        stepped.changed,
+    )
+    assert probed.changed["crm"] == {"lines.L1002.roaming_enabled": False}

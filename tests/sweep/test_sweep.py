@@ -224,3 +224,11 @@ def test_a_sweep_where_every_point_raises_says_each_distinct_error_once(tmp_path
     summary = (tmp_path / "retraction" / "SUMMARY.md").read_text(encoding="utf-8")
     assert "### Sweep of retraction: 4 points (2 seeds), 4 raised" in summary
     assert "No point finished without an error: nothing to summarise (the errors are below)." in summary
+
+
+def test_a_sweep_into_a_log_draws_no_bar(tmp_path: Path, capsys) -> None:
+    """Progress on, stderr not a terminal (a CI log, a file): no redraws, only the summary line on stdout."""
+    argv = ["sweep", "example", "--seeds", "0-1", "--quick", "--workers", "0", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    shown = capsys.readouterr()
+    assert shown.err == "" and shown.out.startswith("example: 2 points (2 run now, 0 done before), 0 raised")

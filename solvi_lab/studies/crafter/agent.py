@@ -195,6 +195,7 @@ class Agent:
         self._focus: tuple[str, int] | None = None
         self.night = NIGHT  # daylight below which it shelters (the explorer shelters earlier)
         self.dig = False  # whether shelter may mine a pocket into stone (the explorer does)
+        self.rest_needs = 2  # drink and food above which it shelters for the night (else it goes to eat and drink)
         self.flee_below = 5  # health at or below which it moves away from skeletons and arrows (they hit for 2)
 
     # -- learning ---------------------------------------------------------------------------------------------
@@ -412,7 +413,7 @@ class Agent:
                 return flee
         # zombies hit a sleeper for 7: sleep sheltered
         rest = state.daylight < self.night or inv["energy"] <= 3 or self._wants_rest(state)
-        if rest and inv["drink"] > 2 and inv["food"] > 2:
+        if rest and inv["drink"] > self.rest_needs and inv["food"] > self.rest_needs:
             # block with stone only when a pickaxe can open the pocket again in the morning
             block = "place_stone" if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else None
             way = self.nav.shelter(

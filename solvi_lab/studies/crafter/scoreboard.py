@@ -18,7 +18,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from ...errors import BadInput
-from .protocol import ARM_LABELS
+from .protocol import ARM_LABELS, ARMS
 from .scoring import ACHIEVEMENTS, achievement_chart, chunked_score, crafter_score, success_rates, world_interval
 
 __all__ = ["PUBLISHED", "INPUT_OURS", "STORED", "stored", "load", "table", "rates", "chart", "published_table"]
@@ -54,7 +54,7 @@ def load(folder: str | Path) -> pl.DataFrame:
     files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     if not files:
         raise BadInput(f"no stored score runs in {folder}; run `python benchmarks/crafter_score.py --out {folder}`.")
-    order = ["random", *[a for a in ARM_LABELS if a != "random"]]  # random, the study's arms, survivor, ablations
+    order = ["random", *ARMS[1:], *[a for a in ARM_LABELS if a not in ARMS]]  # the study's arms, then the survivor's
     files.sort(
         key=lambda f: (order.index(f.stem.split("@")[0]) if f.stem.split("@")[0] in order else len(order), f.stem)
     )

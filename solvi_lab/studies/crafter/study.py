@@ -166,6 +166,7 @@ def run(
         scored_by[ablation] = learning.totals(per_action)
         if ablation == "full":
             per_action_full = per_action
+            full_model = model
     bar.update()
     graded = graded_by["full"]
     reached = learning.tree_reached(train_calls)
@@ -182,7 +183,6 @@ def run(
     wander_train = evaluation.record([by_seed[s] for s in train_seeds], explore_steps, seed)
     wander_test = evaluation.record([by_seed[s] for s in test_seeds], explore_steps, seed)
     diverse = learning.train(train_calls + wander_train)
-    full_model = learning.train(train_calls)
     transfer_by = {
         "explorer": evaluation.transfer(full_model, wander_test),
         "explorer_wanderer": evaluation.transfer(diverse, wander_test),

@@ -9,8 +9,10 @@ carried across worlds, the failure memory's hard check, the world map of :class:
   them: facing grass without a sapling, try for one; facing a ripe plant, eat it; holding a sapling facing grass
   in a walled spot, plant it (anywhere once ``PLANT_ANYWHERE`` steps passed without such a spot);
 - **survival as goals**: the explorer's night (it shelters from dusk, daylight < 0.5, and digs a sealed pocket into
-  stone with its pickaxe when it knows none), drink and food before they run low, sleep when tired — sleeping
-  sheltered is what unlocks ``wake_up``; fight a zombie next to it, flee skeletons' arrows when hurt;
+  stone with its pickaxe when it knows none; it shelters whenever food and drink are above 0, not 2), drink and
+  food before they run low and to the full when the light is dim (``EVENING``: before the night and after it), sleep when tired — sleeping sheltered is
+  what unlocks ``wake_up``; shelter and rest when hurt (health ≤ ``HEAL_BELOW`` until ``HEALED``); fight a zombie
+  next to it, flee skeletons' arrows when hurt (health ≤ 6);
 - **the garden**: a sapling is planted on grass whose three other neighbours are walls (a tree, stone, water, a
   table ...: cells no cow or zombie walks on), then the player steps back twice, turns, and closes the cell it
   planted from with a stone. A plant dies when a cow, zombie or skeleton stands next to it and only grows while the
@@ -71,6 +73,9 @@ PIECES = ("carried", "agenda", "failures", "world_map", "survival", "cheap_first
 DUSK = 0.5  # daylight below which it shelters (the explorer's)
 PLANT_ANYWHERE = 400  # steps holding a sapling without a walled spot, after which it plants anywhere
 RIPE_AFTER = 350  # steps after planting when it goes to look (a plant ripens after 300 updates near the player)
+EVENING = 0.8  # daylight below which it eats and drinks to the full (before the night, and after it)
+FULL_DRINK, FULL_FOOD = 8, 7  # ... to these
+LOW = 6  # otherwise it drinks and eats below this
 HEAL_BELOW = 4  # health at or below which it shelters to heal
 HEALED = 8  # ... until this health
 GARDENS = 3  # living plants it keeps before it stops trying for saplings
@@ -106,6 +111,7 @@ class Survivor(Agent):
         self.cheap_first = cheap_first
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
+            self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
         else:
             self.night = 0.0  # no shelter at night (it still rests when exhausted: the planner's own rule)
         self.gardens: dict[tuple[int, int], dict[str, Any]] = {}  # plant cell -> {"door": cell, "at": step}
@@ -135,9 +141,21 @@ class Survivor(Agent):
         return rest + gather
 
     def options(self, state: SymState) -> list[str]:
-        if self.survival:
-            return super().options(state)
-        return self._plain(state)  # no survival goals: nothing urgent
+        """Survival first: drink and food before they run low, and to the full in the evening (the night is spent
+        sealed in, and a hungry or thirsty agent cannot stay in: its shelter needs both above 2); then the goals."""
+        if not self.survival:
+            return self._plain(state)  # no survival goals: nothing urgent
+        inv = state.inventory
+        dim = state.daylight < EVENING  # the evening (or the morning after a night sealed in)
+        drink, food = (FULL_DRINK, FULL_FOOD) if dim else (LOW, LOW)
+        urgent = []
+        if inv["drink"] < drink or (inv["drink"] < 9 and state.faced[0] == "water"):
+            urgent.append("do_water")
+        if inv["food"] < food or (inv["food"] < 9 and state.faced[1] == "cow"):
+            urgent.append("do_cow")
+        if inv["energy"] < 1:
+            urgent.append("sleep")
+        return urgent + self._plain(state)
 
     # -- the garden -------------------------------------------------------------------------------------------
     def _walled(self, cell: tuple[int, int], door: tuple[int, int]) -> bool:

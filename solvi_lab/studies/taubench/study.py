@@ -40,9 +40,9 @@ __all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "PUBLISHED", "evaluate"]
 #: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
 TITLE = "τ-bench retail: the conservative action model (no LLM)"
 DESCRIPTION = (
-    "Probes around the gold steps of 400 training tasks train the model; the 115 test tasks are held out: "
-    "refusal precision and recall, abstentions, replay, three vocabulary ablations, effects. Needs the "
-    "τ-bench retail data."
+    "Probes around the gold steps of the training tasks train the model; held-out tasks evaluate it (the test "
+    "split at the full size, the dev split at the quick size; the run's parameters give the counts): refusal "
+    "precision and recall, abstentions, replay, three vocabulary ablations, effects. Needs the τ-bench retail data."
 )
 NEEDS_DATA = True  # located by the sibling module `data` (find_data_dir), which says how to get it
 

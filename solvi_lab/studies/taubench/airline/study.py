@@ -55,7 +55,7 @@ TITLE = "τ-bench airline: the action model on a second domain and on a real age
 DESCRIPTION = (
     "Probes around the gold steps of half of the 50 airline tasks train the model, the other half is held "
     "out (two folds); then the 200 recorded GPT-4o runs are replayed on our environment and each call is "
-    "predicted before it is made: recall and precision on the 73 refused calls, abstentions, Protect. "
+    "predicted before it is made: recall and precision on the refused calls, abstentions, Protect. "
     "Needs the τ-bench airline data."
 )
 NEEDS_DATA = True  # located by the sibling module `data` (find_data_dir), which says how to get it

@@ -178,6 +178,15 @@ class TelecomEnv:
         """
         return self._call(requestor, name, arguments, end_sync=True, changes=changes)
 
+    def probe(self, requestor: str, name: str, arguments: Mapping[str, Any] | None = None) -> TelecomStep:
+        """:meth:`step` on a copy, this environment left as it was (the changes are read against it: one copy)."""
+        trial = self.copy()
+        result = trial._call(requestor, name, arguments, end_sync=True, changes=False)
+        changed: dict[str, dict[str, Any]] = {"crm": {}, "phone": {}}
+        _walk(self.crm, trial.crm, "", changed["crm"])
+        _walk(self.phone, trial.phone, "", changed["phone"])
+        return TelecomStep(result.observation, result.refused, changed)
+
     def _call(
         self, requestor: str, name: str, arguments: Mapping[str, Any] | None, end_sync: bool, changes: bool
     ) -> TelecomStep:

@@ -9,9 +9,11 @@ gold call plus a seeded sample of variations run on copies of it, each with the 
 * ``amount``: a number argument at 0, negative, fractional, huge, as a string, as a boolean;
 * ``enum``: the network modes, off-schema and mis-cased ones; app names and permissions, known and not;
 * ``shape``: an argument dropped, an extra one, a misspelt one, a wrongly typed value;
-* ``other tool``: every tool of the same side with arguments taken from the task's calls (the ids of John's
-  account), so reads and writes of either side are probed in every state the gold trajectory passes through;
-* ``other side``: the gold call made by the other side (refused as an unknown tool).
+* ``other tool``: every tool of both sides, made by the side that holds it, with arguments taken from the task's
+  calls (the ids of John's account), so each side's reads and writes are probed in the states the other side's
+  calls produce;
+* ``other side``: the gold call made by the other side (refused as an unknown tool);
+* ``chain repeat``: after a gold write, the same write again on the state it left.
 
 Each probe is a :class:`TelecomTransition`: the state view before (both databases as plain dicts), the side, the
 call, whether the environment accepted it, and whether it changed anything (an accepted call that changes nothing
@@ -56,13 +58,15 @@ def side_of(tool: str) -> str:
 
 
 def _plain(value: Any) -> Any:
-    # Enums become their strings, dates stay dates: predicates compare values, not types of enum.
+    # Enums become their strings and dates ISO strings: the state a model reads is JSON.
     if isinstance(value, dict):
         return {(k.value if hasattr(k, "value") else k): _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if hasattr(value, "value") and isinstance(value, str):
         return value.value
+    if hasattr(value, "isoformat"):  # dates and datetimes: conditions compare JSON values
+        return value.isoformat()
     return value
 
 
@@ -127,7 +131,7 @@ class SideEnv:
 
     def step(self, tool: str, args: Mapping[str, Any]) -> Any:
         self._view = None
-        return self.env.step(side_of(tool), tool, args, changes=True)
+        return self.env.step(side_of(tool), tool, args, changes=False)  # the blind probes read only the verdict
 
     @property
     def state(self) -> dict[str, Any]:
@@ -179,8 +183,7 @@ def _variations(
         rest = {k: v for k, v in args.items() if k != name}
         yield f"shape misspelt {name}", tool, {**rest, name.replace("_", ""): value}
     yield "shape extra", tool, w(note="x")
-    side_tools = USER_TOOLS if tool in _USER else AGENT_TOOLS
-    for other in side_tools:
+    for other in AGENT_TOOLS + USER_TOOLS:  # both sides: each acts on states the other side's calls produced
         if other != tool:
             yield f"other tool {other}", other, _fill(other, filler)
 
@@ -261,10 +264,19 @@ def task_probes(
         other = "user" if side == "assistant" else "assistant"
         keep = cands if len(cands) <= per_step - 2 else rng.sample(cands, per_step - 2)
         for origin, s, t, kw in [("gold", side, tool, args), ("other side", other, tool, args), *keep]:
-            result = env.copy().step(s, t, kw)
+            result = env.probe(s, t, kw)
             changed = any(result.changed.values())
             first = result.observation.split("\n")[0][:160]
             out.append(TelecomTransition(index, k, state, s, t, kw, not result.refused, None, origin, changed, first))
+        if tool in AGENT_WRITING_TOOLS | USER_WRITING_TOOLS:
+            # the same write again on the state it left (a repeated request, an "already enabled")
+            after = env.copy()
+            after.step(side, tool, args, changes=False)
+            result = after.probe(side, tool, args)
+            out.append(
+                TelecomTransition(index, k, state_view(after), side, tool, args, not result.refused, None,
+                                  "chain repeat", any(result.changed.values()), result.observation.split("\n")[0][:160])
+            )  # fmt: skip
         env.step(side, tool, args, changes=False)
     return out
 

@@ -66,7 +66,7 @@ def declaration_lines() -> int:
 
     source = inspect.getsource(__import__(__name__, fromlist=["x"]))
     start = source.index("DATA_MODEL: dict")
-    return source[start : source.index("\n}\n", start) + 2].count("\n")
+    return source[start : source.index("\n}\n", start) + 3].count("\n")  # from "DATA_MODEL" to the closing brace
 
 
 def entity_of_arg(name: str) -> str | None:
@@ -180,13 +180,15 @@ def build_vocabulary(
     scope: tuple[str, ...] = ("crm", "phone"),
     pairs: bool = True,
     schema_family: bool = True,
+    contained: bool = True,
     other_tools: Sequence[str] = (),
 ) -> Vocabulary:
     """The vocabulary of one side's tools over the state view (:func:`.probes.state_view`).
 
     scope: the databases whose records the conditions may read (``("crm",)``, ``("phone",)``, both, or none:
-        arguments and schema only). other_tools: names the side does not hold (the other side's tools, probed as
-        unknown names): they get no condition.
+        arguments and schema only). contained: the contained-values template (``<arg>:<kind>s.<field>``; off for
+        its ablation). other_tools: names the side does not hold (the other side's tools, probed as unknown names):
+        they get no condition.
     """
     if not tools:
         raise BadInput("build_vocabulary: tools must be a non-empty list of tool schemas (tools.json).")
@@ -232,7 +234,7 @@ def build_vocabulary(
                 add(f"{arg}:{field}", _t_field(arg, kind, field), arg)
             for field in info[kind]["sized"]:
                 add(f"{arg}:{field}#n", _t_size(arg, kind, field), arg)
-            for sub_kind, field in DATA_MODEL[kind].get("contains", {}).items():
+            for sub_kind, field in (DATA_MODEL[kind].get("contains", {}) if contained else {}).items():
                 for sub_field in info[sub_kind]["categorical"]:
                     add(
                         f"{arg}:{sub_kind}s.{sub_field}",
