@@ -45,13 +45,15 @@ from . import admission, digests, exit_release, from_scratch, reads
 from .admission import DEFAULT, add_record
 from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, snapshot_path, write_snapshot
+from .fold_snapshot import snapshot_path
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import Item, item_id, value_key
 from .records import RECORD_KIND
 from .snapshot import snapshot as _snapshot
 from .snapshot_files import clean_on_open
+from .snapshot_load import SnapshotLoader
+from .snapshot_write import close_store, freeze_after_load, write_snapshot
 from .staleness import validate_flag_target
 from .view import StoreView
 

@@ -20,8 +20,10 @@ from solvi_lab.errors import BadInput, CorruptJournal, UnknownId
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge import fold_snapshot as fs
+from solvi_lab.knowledge import snapshot_rows as rows
 from solvi_lab.knowledge.fold import Fold
 from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored, snapshot_path
+from solvi_lab.knowledge.snapshot_load import SnapshotLoader
 from solvi_lab.knowledge.store import StoreFold
 from solvi_lab.studies.synthetic import apply_stream, iter_operations
 
@@ -444,14 +446,14 @@ def test_the_snapshot_covers_every_field_of_the_fold_state():
     from solvi_lab.knowledge.keys import _Key
     from solvi_lab.knowledge.staleness import Flag
 
-    fields = fs.SNAPSHOT_FIELDS + fs.REBUILT_FIELDS + fs.TRANSIENT_FIELDS
+    fields = rows.SNAPSHOT_FIELDS + rows.REBUILT_FIELDS + rows.TRANSIENT_FIELDS
     assert len(set(fields)) == len(fields)
     assert set(fields) == set(Fold.FIELDS)  # the fold state as knowledge/fold.py declares it
     st = StoreFold()
     assert set(vars(st)) == set(fields)  # every field the fold state starts with, each in exactly one group
-    assert tuple(_Key.__slots__) == fs.KEY_FIELDS
-    assert tuple(f.name for f in dataclasses.fields(Flag)) == fs.FLAG_FIELDS
-    assert Item.__slots__ == fs._SLOTS
+    assert tuple(_Key.__slots__) == rows.KEY_FIELDS
+    assert tuple(f.name for f in dataclasses.fields(Flag)) == rows.FLAG_FIELDS
+    assert Item.__slots__ == rows._SLOTS
 
 
 # -- the journal before the snapshot, checked as one block of bytes (Journal(skip_prefix=...)) ---------------------
@@ -460,7 +462,7 @@ def _marker_position(path: Path) -> int:
 
 
 def _prefix(path: Path):
-    return fs.SnapshotLoader(StoreFold(), path).prefix
+    return SnapshotLoader(StoreFold(), path).prefix
 
 
 def _edit_line(path: Path, position: int, rehash: bool) -> None:
@@ -634,7 +636,7 @@ def test_checkpoints_stay_unparsed_until_a_refold_needs_them(tmp_path, monkeypat
         shutil.copyfile(str(path) + suffix, str(other) + suffix)
     with KnowledgeStore.open(path) as ks:  # a snapshot written from pending checkpoints keeps their text
         kinds = {type(k.checkpoints) for k in ks._fold._keys.values()}
-        assert kinds == {fs.PendingCheckpoints, type(None)}
+        assert kinds == {rows.PendingCheckpoints, type(None)}
         ks.add("fact", {"s": "n", "r": "tier", "o": "1"}, source="person")
         ks.write_snapshot()
         assert {type(k.checkpoints) for k in ks._fold._keys.values()} <= kinds

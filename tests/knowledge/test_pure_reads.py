@@ -20,9 +20,9 @@ import pytest
 from solvi_lab.explore import store_frame
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge.fold import Fold
-from solvi_lab.knowledge.fold_snapshot import PendingCheckpoints
 from solvi_lab.knowledge.items import Item
 from solvi_lab.knowledge.keys import _Key
+from solvi_lab.knowledge.snapshot_rows import PendingCheckpoints
 from solvi_lab.knowledge.staleness import Flag, FlagIndex
 
 

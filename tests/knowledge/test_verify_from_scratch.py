@@ -15,6 +15,7 @@ from test_fold_snapshot import build, snapshot
 from solvi_lab.errors import BadInput
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge import fold_snapshot as fs
+from solvi_lab.knowledge import snapshot_rows as rows
 from solvi_lab.knowledge.digests import recomputed
 from solvi_lab.knowledge.lazy_items import LazyItems, RowSource
 
@@ -74,11 +75,11 @@ def test_a_row_not_built_yet_is_hashed_without_being_built(tmp_path: Path) -> No
         # A row edited in place (what a forged file holds): its item was never built, its kept digest never
         # recomputed. Its confirmations count moves by one (one digit: the row keeps its length and offsets).
         src = items._src
-        at = fs._SLOTS.index("confirmations")
+        at = rows._SLOTS.index("confirmations")
         for r, p in enumerate(src.positions):
             start, end = src.offsets[r], src.offsets[r + 1] - 1
             v = json.loads(bytes(src.view[start:end]))
-            if not dict.__contains__(items, f"k{p}") and v[at] < 9 and v[fs._SLOTS.index("state")] == "refuted":
+            if not dict.__contains__(items, f"k{p}") and v[at] < 9 and v[rows._SLOTS.index("state")] == "refuted":
                 break
         else:
             raise AssertionError("no unbuilt refuted row")
