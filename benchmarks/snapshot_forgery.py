@@ -87,7 +87,7 @@ def forge(path: Path, change: Callable[[KnowledgeStore], str], *, recompute: boo
     as they were before the append; False: this library's writer wrote them, vouching for the forged record."""
     saved = heads(path)
     with KnowledgeStore.open(path, snapshot=False) as ks:
-        ks.fingerprint()
+        ks._fold._flush_digests()  # every kept digest settled first (a read leaves them pending)
         iid = change(ks)
         if recompute:
             ks._fold._touch(ks._fold._items[iid])

@@ -158,8 +158,10 @@ def _fingerprint_of(items_sum: int, keys_sum: int, flags_sum: int, ticks: int) -
     return hashlib.sha256(f"{items_sum:064x}|{keys_sum:064x}|{flags_sum:064x}|{ticks}".encode()).hexdigest()
 
 
-def fingerprint(self: FoldState) -> str:
+def fingerprint(self: FoldState, items_sum: int | None = None) -> str:
     """A 256-bit digest of the whole observable state: SHA-256 over the three sums and the clock, pending item
-    digests counted on the side (`settled`): reading it changes no field of the fold."""
-    items_sum = settled(self)[0] if self._touched else self._items_sum
+    digests counted on the side (`settled`; `items_sum`: that sum when the caller has it): reading it changes no
+    field of the fold."""
+    if items_sum is None:
+        items_sum = settled(self)[0] if self._touched else self._items_sum
     return _fingerprint_of(items_sum, self._keys_sum, self._flags_sum, self.ticks)

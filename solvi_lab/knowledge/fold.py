@@ -41,8 +41,8 @@ class Fold(FoldState):
     """The fold state of a knowledge store and the rules that move it (see the module docstring).
 
     `Fold()` is the state before any record (the fields of FoldState, knowledge/fold_state.py); `_fold(records)`
-    folds records in journal order. The store (KnowledgeStore) is a Fold with a journal, validation and the public
-    API around it."""
+    folds records in journal order. The store (KnowledgeStore) holds one (`ks._fold`) and puts a journal,
+    validation and the public API around it."""
 
     KINDS: tuple[str, ...] = (RECORD_KIND,)
 

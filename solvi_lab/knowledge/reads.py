@@ -248,7 +248,7 @@ def query(
     return out
 
 
-def report(fold: Fold) -> dict[str, Any]:
+def report(fold: Fold, fingerprint: str | None = None) -> dict[str, Any]:
     """ks.report: counts by status, kind and source; open disputes; flags; the clock; position and fingerprint."""
 
     by_status: dict[str, int] = {}
@@ -279,7 +279,7 @@ def report(fold: Fold) -> dict[str, Any]:
         "flags": [f.as_dict() for f in fold._flags.flags.values()],
         "clock": fold.ticks,
         "position": fold.position,
-        "fingerprint": digests.fingerprint(fold),
+        "fingerprint": digests.fingerprint(fold) if fingerprint is None else fingerprint,
     }
 
 

@@ -85,15 +85,19 @@ class _Shadow:
 
 
 def shadow_fold(live: Fold, payload: dict[str, Any]) -> Fold:
-    """A new fold: `live` with the add `payload` folded into copy-on-write overlays of its dicts (`live` unchanged)."""
+    """A new fold: `live` with the add `payload` folded into copy-on-write overlays of its dicts (`live`: its
+    pending digests settled — this runs inside add(), a write —, nothing else changed)."""
     # The payload's values are already what the journal will give back (knowledge/admission.py decoded the caller's
     # values once: lists, not tuples), so the shadow folds them as they are; the fold never changes a payload.
     sh = type(live).__new__(type(live))
     # Scalars shared by value; every dict behind a copy-on-write overlay (the ones an add writes to are set up
     # below); other objects (flags, the skip set) are read, never written, by an add.
     sh.__dict__.update({k: _Overlay(v) if type(v) is dict else v for k, v in live.__dict__.items()})
-    # The sums the shadow starts from are the live fold's, whose digests the store settles at the end of every
-    # write (none is pending here): the shadow hashes only what the candidate changes, on its own copies.
+    # The sums the shadow starts from must be settled: add() is a write (under the journal's lock), so the live
+    # fold's pending digests are settled here, as the next write would; the shadow then hashes only what the
+    # candidate changes, on its own copies.
+    live._flush_digests()
+    sh._items_sum, sh._present = live._items_sum, live._present
     sh._touched = set()
     sh.last_propagation = {"keys": 0, "items": 0, "events": 0}
     key = payload["key"]

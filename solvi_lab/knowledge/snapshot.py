@@ -149,9 +149,10 @@ def snapshot(
     r: str | None = None,
     valid_at: Any = None,
     names: dict[str, Any] | None = None,
+    fingerprint: str | None = None,
 ) -> dict[str, Any]:
     """The snapshot described in the module docstring, of `fold` as it stands (KnowledgeStore.snapshot calls this
-    after folding what other writers appended). `names`: the store's name index (see `_named`)."""
+    after folding what other writers appended). `names`: the store's name index (see `_named`); `fingerprint`: the store's, when it has it."""
     if scope is not None and not isinstance(scope, dict):
         raise BadInput(f"scope must be a dict such as {{'map': 'A'}} or None, got {scope!r}.")
     if r is not None and not isinstance(r, str):
@@ -191,6 +192,6 @@ def snapshot(
         "facts": facts,
         "hints": hints,
         "rests_on": rests_on(fold, [e["id"] for e in facts + hints]),
-        "fingerprint": digests.fingerprint(fold),
+        "fingerprint": digests.fingerprint(fold) if fingerprint is None else fingerprint,
         "position": fold.position,
     }

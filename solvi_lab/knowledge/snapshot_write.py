@@ -46,8 +46,9 @@ def _write_snapshot(st: Any, j: Any) -> Path:
             f"this store {st._diverged}; a fold snapshot is written only from a state never seen to differ. "
             "Open the journal again (it is folded from scratch) and write the snapshot from that store."
         )
-    st._catch_up()  # (which settles the fold's digests, as every write does)
+    st._catch_up()
     fold = st._fold
+    fold._flush_digests()  # a write (under the lock): the digests the rows carry are settled
     build_all = getattr(fold._items, "build_all", None)
     if build_all is not None:
         build_all()  # the rows are written from built items anyway; recomputed() then hashes them once

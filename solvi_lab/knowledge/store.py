@@ -153,7 +153,6 @@ class KnowledgeStore(JournalOwner):
                 journal.check_head(expect_head)
         self._attach(journal)
         self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
-        self._fold._flush_digests()  # the load is the store's write path: its digests are settled here
         self.decisions = DecisionLog(self.journal)
         if path is not None:
             freeze_after_load(self)
@@ -165,6 +164,8 @@ class KnowledgeStore(JournalOwner):
             if not hasattr(g, "admit"):
                 raise BadInput(f"gate {g!r} has no admit(store, item, shadow) method; subclass WriteGate.")
         self._fold = StoreFold()
+        self._settle_next = False  # a read asked the next write to settle the fold's pending digests (_sums)
+        self._settled: tuple[tuple[int, int, int], tuple[int, int]] | None = None  # _sums's result, and for what
         self._names_index: dict[str, Any] = {}  # snapshot(about=)'s name index (knowledge/snapshot.py), beside the fold
         self.journal = None
         self.decisions = None
@@ -209,7 +210,6 @@ class KnowledgeStore(JournalOwner):
                 fold._fold((r,))
             except Exception as e:  # a record another writer appended that the fold cannot read
                 raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
-        fold._flush_digests()  # a write path (under the lock): no read settles digests
 
     def _apply(self, record: Record) -> None:
         """The journal-owner protocol's fold of one record: the fold's."""
@@ -217,8 +217,8 @@ class KnowledgeStore(JournalOwner):
 
     @serialised
     def _write(self, kind: str, payload: Any) -> Record:
-        """The live path (solvi_lab.owner): fold what others appended, append the record, fold it, settle the
-        fold's digests — all under the journal's lock, so no read ever settles anything."""
+        """The live path (solvi_lab.owner): fold what others appended, append the record, fold it (and settle the
+        fold's pending digests when a read asked: `_sums`) — all under the journal's lock."""
         if self._read_only:
             raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
         self._catch_up()
@@ -232,8 +232,25 @@ class KnowledgeStore(JournalOwner):
         fold = self._fold
         fold._apply(rec)
         fold._folded += 1
-        if fold._touched:
-            fold._flush_digests()
+        if self._settle_next:  # the store is being read: hash what changed now, once (see _sums)
+            self._settle_next = False
+            if fold._touched:
+                fold._flush_digests()
+
+    def _sums(self) -> tuple[int, int]:
+        """(item sum, present count) with the fold's pending item digests counted on the side — a read changes no
+        field of the fold. The result is kept for the next read of the same state, and the next write is asked to
+        settle the digests (under the lock): a store that is read pays each changed digest once, after the write
+        that changed it; a store only written pays nothing until it is read (a bulk load, a build)."""
+        fold = self._fold
+        self._settle_next = True
+        touched = fold._touched
+        if not touched:
+            return fold._items_sum, fold._present
+        at = (fold.position, id(touched), len(touched))
+        if self._settled is None or self._settled[0] != at:
+            self._settled = (at, digests.settled(fold))
+        return self._settled[1]
 
     def _write_knowledge(self, payload: dict[str, Any]) -> int:
         return self._write(RECORD_KIND, payload).position
@@ -509,7 +526,7 @@ class KnowledgeStore(JournalOwner):
         return it is not None and it.present
 
     def __len__(self) -> int:
-        return digests.present(self._fold)
+        return self._sums()[1]
 
     @writing_call
     def query(
@@ -544,19 +561,20 @@ class KnowledgeStore(JournalOwner):
         (['vip'], [])
         """
         self._catch_up()  # records other writers (the decision log) appended: the position is the journal's now
-        snap = _snapshot(self._fold, about, scope=scope, r=r, valid_at=valid_at, names=self._names_index)
+        fp = self.fingerprint()
+        snap = _snapshot(self._fold, about, scope=scope, r=r, valid_at=valid_at, names=self._names_index, fingerprint=fp)
         return Snapshot(snap)  # a dict; a card in Jupyter
 
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
         last write) to read, and reading it changes nothing; knowledge/digests.py)."""
-        return digests.fingerprint(self._fold)
+        return digests.fingerprint(self._fold, self._sums()[0])
 
     def report(self) -> dict[str, Any]:
         """Counts by status, kind and source — each over the same items: every item written and admitted, retracted
         ones included (`present` counts those not retracted, `len(ks)`); refused writes apart —; open disputes;
         flags; the clock; position and fingerprint."""
-        return reads.report(self._fold)
+        return reads.report(self._fold, self.fingerprint())
 
     def __repr__(self) -> str:
         """One line: where it lives, its position, its items by status, its open disputes."""
@@ -601,7 +619,6 @@ class KnowledgeStore(JournalOwner):
                 else "rebuilt without some items (skip=)"
             )
         from_scratch.fold_definition(st._fold, journal.records(0, upto), skip, bool(st._read_only))
-        st._fold._flush_digests()
         if not st._read_only:
             st.decisions = DecisionLog(journal)
         return st
@@ -634,7 +651,6 @@ class KnowledgeStore(JournalOwner):
         recs = [r for r in records if upto is None or r.position < upto]
         took = None if at is None else (lambda p: at(st, p))
         from_scratch.fold_definition(st._fold, recs, skip, True, took, at_positions)
-        st._fold._flush_digests()
         return st
 
     @classmethod
@@ -682,7 +698,6 @@ class KnowledgeStore(JournalOwner):
             clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             st._attach(journal)
             st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
-            st._fold._flush_digests()  # the load is the store's write path: its digests are settled here
             st.decisions = DecisionLog(journal)
         except BaseException:
             journal.close()
@@ -736,7 +751,7 @@ class KnowledgeStore(JournalOwner):
         self._catch_up()
         fold = self._fold
         return {
-            "fingerprint": digests.fingerprint(fold),
+            "fingerprint": self.fingerprint(),
             "ticks": fold.ticks,
             "position": fold.position,
             "retracted": {k: dict(v) for k, v in fold._retracted.items()},

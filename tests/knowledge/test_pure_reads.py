@@ -1,7 +1,8 @@
 """Reads are pure (issue 41, item 2): no public read of a knowledge store changes a field of the fold it holds.
 
-Digests are settled on the write path (under the journal's lock: every write, an open, a rebuild), and a read that
-needs a pending digest counts it on the side (digests.settled), so the fold's fields — every one of
+Digests are settled on the write path (under the journal's lock: the write after a read, a snapshot's write, a
+gate's shadow inside add()), and a read that needs a pending digest counts it on the side (digests.settled), so the
+fold's fields — every one of
 `Fold.FIELDS`, compared by value — are the same before and after each public read: the store's methods, its
 properties, `len`/`in`, its view's calls, a snapshot, verify() and the explore functions that read it. A store
 opened from a fold snapshot (items built on first read, knowledge/lazy_items.py) is read the same way: building a
@@ -135,21 +136,30 @@ def test_a_public_read_leaves_every_field_of_the_fold_as_it_was(store, read):
     assert READS[read](ks, ids) == first  # and reading again gives the same answer
 
 
-def test_the_digests_are_settled_when_a_write_returns():
+def test_writes_alone_leave_digests_pending_and_the_write_after_a_read_settles_them():
     ks = KnowledgeStore()
     ids = _busy(ks)
-    assert ks._fold._touched == set()
-    ks.confirm(ids["c"], by="ann")
-    assert ks._fold._touched == set()
+    fold = ks._fold
+    assert fold._touched != set()  # only written so far: nothing hashed yet (a build pays no digest)
+    fp = ks.fingerprint()  # counted on the side
+    assert fold._touched != set()
+    ks.confirm(ids["c"], by="ann")  # the write after a read settles what is pending
+    assert fold._touched == set()
+    assert fp != ks.fingerprint() == KnowledgeStore.from_journal(ks.journal).fingerprint()
+    ks.confirm(ids["c"], by="bob")  # read since: settled again
+    assert fold._touched == set()
+    ks.confirm(ids["c"], by="cem")  # no read since: pending
+    assert fold._touched != set()
     assert ks.fingerprint() == KnowledgeStore.from_journal(ks.journal).fingerprint()
 
 
 def test_a_pending_digest_is_counted_on_the_side_by_a_read():
-    # A fold with a digest pending (a bare Fold between steps): the fingerprint and len count it, and change nothing.
+    # A fold with a digest pending: the fingerprint and len count it, and change nothing.
     ks = KnowledgeStore()
     ids = _busy(ks)
     reference = ks.fingerprint()
     fold = ks._fold
+    fold._flush_digests()  # (as the next write would)
     it = fold._items[ids["c"]]
     it.uses += 1  # as a "use" record would, without its settling
     fold._touch(it)
@@ -165,6 +175,7 @@ def test_the_comparison_sees_a_read_that_settles_digests():
     # The negative case: what the reads did before issue 41 (flush the pending digests) changes the fold's fields.
     ks = KnowledgeStore()
     ids = _busy(ks)
+    ks._fold._flush_digests()
     it = ks._fold._items[ids["c"]]
     it.uses += 1
     ks._fold._touch(it)
