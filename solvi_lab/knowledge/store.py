@@ -153,6 +153,7 @@ class KnowledgeStore(JournalOwner):
                 journal.check_head(expect_head)
         self._attach(journal)
         self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
+        self._fold._flush_digests()  # a load is a write path: its digests are settled once, here
         self.decisions = DecisionLog(self.journal)
         if path is not None:
             freeze_after_load(self)
@@ -619,6 +620,7 @@ class KnowledgeStore(JournalOwner):
                 else "rebuilt without some items (skip=)"
             )
         from_scratch.fold_definition(st._fold, journal.records(0, upto), skip, bool(st._read_only))
+        st._fold._flush_digests()  # a rebuild is a write path: its digests are settled once, here
         if not st._read_only:
             st.decisions = DecisionLog(journal)
         return st
@@ -651,6 +653,7 @@ class KnowledgeStore(JournalOwner):
         recs = [r for r in records if upto is None or r.position < upto]
         took = None if at is None else (lambda p: at(st, p))
         from_scratch.fold_definition(st._fold, recs, skip, True, took, at_positions)
+        st._fold._flush_digests()
         return st
 
     @classmethod
@@ -698,6 +701,7 @@ class KnowledgeStore(JournalOwner):
             clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             st._attach(journal)
             st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
+            st._fold._flush_digests()  # a load is a write path: its digests are settled once, here
             st.decisions = DecisionLog(journal)
         except BaseException:
             journal.close()
