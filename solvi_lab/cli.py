@@ -127,8 +127,8 @@ def _store_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         help="store sweeps in docs/sweeps/ (SUMMARY.md + index entry) and regenerate every pass-rate block",
         description="Copy each sweep's SUMMARY.md to <docs>/sweeps/<study>_<size>.md and write its index.json entry "
         "from its rows (commit, seeds, size, date, machine; a +dirty, unknown or mixed commit is refused unless "
-        "--allow-mixed), then rebuild every <!-- sweep-pass-rates: STUDY SIZE --> block of <docs>/**/*.md and "
-        "README.md from docs/sweeps/. With --blocks-only nothing is stored; with --check nothing is written and "
+        "--allow-mixed), then rebuild every <!-- sweep-pass-rates: STUDY SIZE --> block and the <!-- studies-table "
+        "--> of <docs>/**/*.md and README.md from docs/sweeps/. With --blocks-only nothing is stored; with --check nothing is written and "
         "the exit status is 1 if a block is out of date. See docs/readme/sweeps.md.",
     )
     st.add_argument(
@@ -399,7 +399,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
 def _cmd_new(args: argparse.Namespace) -> int:
     from . import scaffold
 
-    root = scaffold.new_study(args.name, args.dir, title=args.title)
+    scaffold.check_name(args.name)  # a bad name first: it says more than a folder we cannot write
+    try:
+        root = scaffold.new_study(args.name, args.dir, title=args.title)
+    except OSError as e:
+        raise BadInput(
+            f"--dir {args.dir}: cannot write the study there ({e.strerror or type(e).__name__}); give a folder you "
+            "can write to, e.g. --dir ~/src."
+        ) from None
     print(scaffold.next_steps(root, args.name))
     return EXIT_OK
 
@@ -431,7 +438,7 @@ def _cmd_store_sweeps(args: argparse.Namespace) -> int:
     for page in changed:
         print(f"{'out of date' if args.check else 'regenerated'}: {page}")
     if not changed:
-        print("every sweep-pass-rates block is up to date")
+        print("every generated block (pass rates, the studies table) is up to date")
     return EXIT_FAILED if args.check and changed else EXIT_OK
 
 

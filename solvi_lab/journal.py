@@ -1224,6 +1224,7 @@ class Journal:
     """
 
     _vouch: tuple[int, str] | None = None  # the record the head checkpoint vouches for (vouch())
+    expected_head: Head | None = None  # the head passed as expect_head= (an owner may ask what it covers)
     _cp_stale = False  # the checkpoint on disk says something else than this writer would (written at close)
 
     @_short_messages
@@ -1319,6 +1320,7 @@ class Journal:
             self._backend.close()
             raise
         self._vouch = self._vouch_read()
+        self.expected_head = expect  # the head the opener kept (expect_head), checked above; None when none
         self._closed = False
         self._cp_count = self._n
         lock = getattr(self._backend, "lock", None)

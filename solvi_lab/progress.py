@@ -260,9 +260,15 @@ class JobProgress:
         self._now.pop(name, None)
         if self.live:
             # the line names only what still runs (the last one finished: nothing)
-            left = status_line(self._now, self._left(self._now)) if len(self.done) < len(self.order) else ""
+            left = ""
+            if len(self.done) < len(self.order):
+                left = status_line(self._now, self._left(self._now))
+                queued = [n for n in self.order if n not in self.done and n not in self._now]
+                if not self._now and queued:  # between two studies: name the next one, not "starting"
+                    left = left.replace("starting", f"next {queued[0]}", 1)
             self._bar.set_postfix_str(left, refresh=False)
             self._bar.update(1)
+            self._bar.refresh()  # drawn now, whatever tqdm's own redraw interval says
             if not ok:
                 self._bar.write(outcome, file=self.stream)
             return

@@ -393,3 +393,11 @@ def test_outputs_share_one_file_mode(tmp_path: Path, capsys) -> None:
     assert {p.relative_to(tmp_path).as_posix(): oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == {
         p.relative_to(tmp_path).as_posix(): oct(FILE_MODE) for p in files
     }
+
+
+def test_new_into_a_folder_that_cannot_be_written_is_one_line(capsys) -> None:
+    assert cli.main(["new", "zz_solvi_probe", "--dir", "/sys/solvi-lab-studies"]) == cli.EXIT_USAGE
+    assert capsys.readouterr().err == (
+        "error: --dir /sys/solvi-lab-studies: cannot write the study there (Operation not permitted); give a folder "
+        "you can write to, e.g. --dir ~/src.\n"
+    )

@@ -75,6 +75,7 @@ def test_on_a_terminal_one_live_line_names_the_running_studies_cells_and_time_le
         and "running retraction 10/50 cells · about 2 min 11 s left (last run, cells so far)" in text
     )
     assert "running explore 2/30 cells · about 10 s left (last run)" in text
+    assert "reproduce: 1/2 studies [00:00], next explore · about 11 s left (last run)" in text  # between the two
     assert "explore: FAILED — ValueError: x\n" in text  # a failure is said at once, above the line
     assert "retraction: ok in 40.0 s" not in text  # successes are summed up after the job, not interleaved
     assert "started" not in text and "\r" in text  # redrawn in place: no plain lines

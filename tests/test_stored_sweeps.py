@@ -269,11 +269,10 @@ SWEEPS = DOCS / "sweeps"
 # Stored sweeps whose checked rows are not the study's current ones, until the sweep is run again and stored
 # (`solvi-lab sweep ...`, then `solvi-lab store-sweeps`). Must be exactly the set that fails below: storing a fresh
 # sweep makes the test fail until its entry is removed here.
-STALE: set[str] = {
-    # held_out_no_false_accept folded into refusal_recall (issue 44), marked stale in its file too (abstention_rare
-    # and the two ablation false-refusal rows have the specification's thresholds since); the quick size is re-swept
-    "taubench_action_model:full",
-}
+# held_out_no_false_accept folded into refusal_recall (issue 44; abstention_rare and the two ablation false-refusal rows
+# have the specification's thresholds since), and issue 43 added the checked row `reading_no_false_accept` (probes of
+# what a tool reads) to both τ-bench studies: their stored 20-seed sweeps predate both.
+STALE: set[str] = {"taubench_action_model:full", "taubench_action_model:quick", "taubench_airline:full"}
 QUICK_RUN = ("example", "explore")  # no claim record, and a quick seed-0 run takes well under a second
 
 

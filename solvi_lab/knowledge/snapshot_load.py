@@ -195,6 +195,13 @@ class SnapshotLoader:
                 "(the record was appended after the journal's writer last wrote its checkpoint — by hand or by "
                 "another program — or the checkpoint that vouched for it is gone)"
             )
+        kept = getattr(journal, "expected_head", None)
+        if self.accepted and kept is not None and self.snapshot_position >= kept.count:
+            self.accepted = False  # a head the user kept is trusted over the file's checkpoint: it must cover it
+            self._reject(
+                f"its record at position {self.snapshot_position} is not covered by the head you kept (it ends at "
+                f"{kept.count}): it was appended after you kept that head"
+            )
         if self.header is not None:  # the journal ended before the snapshot's record
             n = self.skip_to
             self._reject(

@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadInput, SolviLabError
+from ..errors import BadInput, JournalWriteFailed, SolviLabError
 from ..validation import write_lock
 from . import digests
 from .fold_snapshot import FORMAT, MARKER_KIND, VERSION, FoldSnapshotIgnored, _dumps, rules_stamp, snapshot_path
@@ -62,6 +62,10 @@ def _write_snapshot(st: Any, j: Any) -> Path:
     path, marker = _write_file(fold, j, fingerprint)
     rec = j.append(MARKER_KIND, marker)
     j.vouch(rec.position)  # this writer wrote it: its head checkpoint names it (what the next open requires)
+    try:
+        j.checkpoint()  # the vouch on disk now: a writer killed after this point still opens from the snapshot
+    except JournalWriteFailed:
+        pass  # the records are safe; the vouch is written with the next checkpoint, or at close
     st._catch_up()  # the record only moves the store's position
     st._snapshot_at = marker["position"]
     return path

@@ -169,3 +169,47 @@ def test_the_trial_counts_each_outcome(tmp_path: Path) -> None:
     trial(tmp_path, bold, seed=4)
     assert (bold.tried, bold.refused_at_open, bold.served_replay, bold.verify_false) == (1, 0, 0, 1)
     assert (bold.served_forged_verify_true, bold.next_open_refused, bold.other) == (0, 1, {})
+
+
+def test_the_stored_run_says_what_the_journal_page_says() -> None:
+    """docs/readme/journal.md states the outcome of the stored run in words; this holds it to the stored counts."""
+    import json
+
+    stored = Path(__file__).resolve().parents[2] / "results" / "benchmarks" / "snapshot_forgery.json"
+    rows = json.loads(stored.read_text())["rows"]
+    assert {(r["forger"], r["backend"], r["recompute"]) for r in rows} == {
+        (f, b, c)
+        for f in ("appends", "appends and rewrites the checkpoint")
+        for b in ("jsonl", "sqlite")
+        for c in (0, 1)
+    }
+    for r in rows:
+        assert r["tried"] > 0 and r["served_forged_verify_true"] == 0 and r["other"] == {}, r
+        assert r["next_open_refused"] == r["tried"], r
+        if r["forger"] == "appends":
+            assert r["refused_at_open"] == r["served_replay"] == r["tried"], r
+        else:
+            assert r["verify_false"] == r["tried"], r
+
+
+def test_a_kept_head_refuses_a_snapshot_it_does_not_cover(tmp_path: Path) -> None:
+    """The forger who rewrites the checkpoint too is refused at open when the user passes the head they kept."""
+    path = tmp_path / "ks.jsonl"
+    build(path, n=120)
+    snapshot(path)
+    with Journal(path, mode="r") as j:
+        kept = str(j.head())  # kept after the honest snapshot: it covers that one
+    with KnowledgeStore.open(path, journal_options={"expect_head": kept}) as ks:
+        assert ks.opened_from_snapshot
+        ks.close(snapshot=False)
+    iid = forge(path, _letter, recompute=True, keep_heads=False)
+    want = reference(path)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ks = KnowledgeStore.open(path, journal_options={"expect_head": kept})
+    try:
+        warned = [str(x.message) for x in w if issubclass(x.category, FoldSnapshotIgnored)]
+        assert not ks.opened_from_snapshot and len(warned) == 1 and "not covered by the head you kept" in warned[0]
+        assert ks.item(iid) == want["items"][iid] and ks.verify(head=kept)
+    finally:
+        ks.close(snapshot=False)

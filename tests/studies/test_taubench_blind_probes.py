@@ -95,13 +95,18 @@ def test_small_retail_run_reports_blind_families_unseen_and_schema(retail):
     assert fam["family"][0] == "all" and {"false_accepts", "false_accept_rate"} <= set(fam.columns)
     assert fam["probes"][0] == r.metrics["blind_probes"] == sum(fam["probes"][1:])
     both = r.tables["unseen_both_ways"]
-    assert both["probe set"].to_list() == ["held_out", "held_out", "blind", "blind"]
-    assert both["unseen"].to_list() == ["refuse", "unknown"] * 2
+    assert both["probe set"].to_list() == ["held_out", "held_out", "blind", "blind", "reading", "reading"]
+    assert both["unseen"].to_list() == ["refuse", "unknown"] * 3
     keys = {c.key for c in r.comparison}
     assert {"held_out_no_false_accept", "blind_no_false_accept", "schema_blind_ablation"} <= keys
     # the main model has the schema family (issue 43); the ablation row is the same vocabulary without it
     schema = r.tables["schema_family"]
-    assert schema["vocabulary"].to_list() == ["without schema family", "with schema family"] * 2
+    assert schema["vocabulary"].to_list() == ["without schema family", "with schema family"] * 3
+    # issue 43: the probes of what a tool reads, per family, false accepts apart
+    reading = r.tables["reading_families"]
+    assert reading["family"][0] == "all" and reading["probes"][0] == r.metrics["reading_probes"]
+    assert set(reading["family"][1:]) <= {"expression", "list", "money"}
+    assert "reading_no_false_accept" in keys
     main_blind = schema.filter((schema["probe set"] == "blind") & (schema["vocabulary"] == "with schema family"))
     assert main_blind["false_accepts"][0] == r.metrics["blind_false_accepts"]
     assert r.params["schema_family"] is True

@@ -41,7 +41,7 @@ def test_stored_decision_is_what_the_code_defaults_to() -> None:
         assert inspect.signature(build).parameters["schema_family"].default is chosen["schema_family"]
     assert inspect.signature(ConservativeActionModel).parameters["unseen"].default == chosen["unseen"]
     # the decision read the dev split only (never the test split)
-    assert {name for r in retail["rows"] for name in r["sets"]} == {"dev gold-step", "dev blind"}
+    assert {name for r in retail["rows"] for name in r["sets"]} == {"dev gold-step", "dev blind", "dev reading"}
     assert {(r["schema_family"], r["unseen"]) for r in retail["rows"]} == {
         (s, u) for s in (False, True) for u in ("refuse", "unknown")
     }
@@ -75,3 +75,21 @@ def test_render_table_marks_the_chosen_setting_once_per_domain(tmp_path) -> None
         defaults.write_block(page, result)
     page.write_text(f"a\n{defaults.BEGIN}\nold\n{defaults.END}\nb\n", encoding="utf-8")
     assert defaults.write_block(page, result) == f"a\n{defaults.render_block(result)}\nb\n"
+
+
+def test_full_run_block_is_rendered_from_the_stored_file() -> None:
+    """The full runs with the shipped defaults (issue 43, item 5): stored, then rendered; the specification's retail
+    figures hold there (precision and recall 1.000, every training transition replayed) and no probe set has a
+    false accept."""
+    full = json.loads(defaults.FULL_FILE.read_text(encoding="utf-8"))
+    text = defaults.DOC_FILE.read_text(encoding="utf-8")
+    assert defaults.render_full(full) in text, (
+        "docs/readme/actions.md's full-run block is stale: run python -m solvi_lab.studies.taubench.defaults "
+        "--full --render"
+    )
+    r, a = full["retail"], full["airline"]
+    assert r["refusal_precision"] == 1.0 and r["refusal_recall"] == 1.0
+    assert r["replay_correct"] == r["train_transitions"]
+    for study, _label, prefix in defaults.FULL_ROWS:
+        assert full[study][f"{prefix}_false_accepts"] == 0, (study, prefix)
+    assert a["agent_set_probes"] == 1164 and a["agent_set_precision"] == 1.0

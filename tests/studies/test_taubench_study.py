@@ -162,6 +162,7 @@ def test_held_out_slices_separate_what_training_already_showed(data):
         **dict.fromkeys(published_claims, "claim"),
         "training_replayed": "mechanism",
         "blind_no_false_accept": "finding",
+        "reading_no_false_accept": "finding",  # issue 43: probes of what a tool reads
     }
     # the held-out set's false accepts are refusal_recall's quantity on the same set: shown, counted once (issue 44)
     row = next(c for c in r.comparison if c.key == "held_out_no_false_accept")

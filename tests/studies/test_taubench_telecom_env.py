@@ -602,3 +602,36 @@ def test_probe_is_a_step_on_a_copy(env: TelecomEnv) -> None:
         stepped.changed,
     )
     assert probed.changed["crm"] == {"lines.L1002.roaming_enabled": False}
+
+
+@pytest.mark.parametrize(
+    "values,outcome",
+    [
+        ({"mms_port": "80.0"}, 80),
+        ({"mms_port": " 80 "}, 80),
+        ({"mms_port": True}, 1),
+        (
+            {"mms_port": 1e20},
+            "Unable to parse input string as an integer, exceeded maximum size [type=int_parsing_size",
+        ),
+        (
+            {"mms_port": "80.5"},
+            "Input should be a valid integer, unable to parse string as an integer [type=int_parsing",
+        ),
+        (
+            {"reset_at_reboot": " true "},
+            "Input should be a valid boolean, unable to interpret input [type=bool_parsing",
+        ),
+        ({"reset_at_reboot": 0.5}, "Input should be a valid boolean [type=bool_type"),
+        ({"reset_at_reboot": 2.0}, "Input should be a valid boolean, unable to interpret input [type=bool_parsing"),
+        ({"apn_name": "x" * 60}, f"input_value='{'x' * 24}...{'x' * 23}', input_type=str]"),
+    ],
+)
+def test_validate_apn_edge_cases_as_pydantic(values: dict[str, Any], outcome: Any) -> None:
+    # The outcomes were read from upstream's pydantic model (pydantic 2.14.4) on 2026-12-04.
+    if isinstance(outcome, int):
+        assert validate_apn(values).mms_port == outcome
+    else:
+        with pytest.raises(ValueError) as e:
+            validate_apn(values)
+        assert outcome in str(e.value)

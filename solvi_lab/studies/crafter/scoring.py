@@ -125,8 +125,8 @@ def achievement_chart(rates: Mapping[str, Mapping[str, float]], title: str = "")
     ax.set_ylabel("success rate (%)")
     ax.set_xticks(x)
     ax.set_xticklabels([a.replace("_", " ") for a in ACHIEVEMENTS], rotation=60, ha="right", fontsize=8)
-    ax.legend(fontsize=8, ncol=min(k, 4), loc="upper right")
+    ax.legend(fontsize=8, ncol=min(k, 5), loc="lower left", bbox_to_anchor=(0.0, 1.0), frameon=False)  # above the bars
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=10, pad=8 + 14 * ((k + 4) // 5))
     fig.tight_layout()
     return fig

@@ -400,9 +400,9 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             f"model trained on the explorer's and the wanderer's training-world calls; trained on the explorer's "
             f"alone: {m['transfer_explorer_false_accepts']} (of {m['transfer_explorer_calls']} calls)",
             holds=m["transfer_explorer_wanderer_false_accepts"] == 0 and m["transfer_explorer_false_accepts"] == 0,
-            kind="claim",
+            kind="finding",
             key="transfer_no_false_accepts",
-            threshold="0 false accepts (both models)",
+            threshold="0 false accepts, both models (our own target: issue 43)",
         ),
         Comparison(
             "transfer: abstention on the wanderer's held-out calls",
@@ -413,9 +413,9 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             f"(explorer alone {m['transfer_explorer_accept_share']:.1%})",
             holds=m["transfer_explorer_wanderer_abstention_share"] <= 0.2
             and m["transfer_explorer_wanderer_accept_share"] >= 0.75,
-            kind="claim",
+            kind="finding",
             key="transfer_abstention_20",
-            threshold="≤ 20% abstained and ≥ 75% of accepted calls predicted accept",
+            threshold="≤ 20% abstained and ≥ 75% of accepted calls predicted accept (our own target: issue 43)",
         ),
         Comparison(
             "the explorer makes a stone pickaxe (deep tech tree)",

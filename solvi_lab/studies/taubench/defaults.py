@@ -97,6 +97,7 @@ def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int
     from .data import find_data_dir, load_retail
     from .env import RetailEnv
     from .probes import DEFAULT_BUDGET, _effect, split_probes
+    from .reading_probes import reading_probes
     from .study import train
     from .vocabulary import build_vocabulary
 
@@ -107,6 +108,7 @@ def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int
     sets = {
         "dev gold-step": split_probes(data, "dev", len(dev_tasks), seed=seed, budget=DEFAULT_BUDGET, base=base),
         "dev blind": blind_probes(base, data.tools, dev_tasks, _effect, split="dev", seed=BLIND_SEED),
+        "dev reading": reading_probes(base, data.tools, dev_tasks, _effect),
     }
     models = {s: train(train_set, build_vocabulary(data.tools, base.state, schema_family=s)) for s in (False, True)}
     rows = _rows(_verdicts(models, sets))
@@ -129,6 +131,7 @@ def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int 
     from .airline.study import FOLDS, _other, fold_of
     from .airline.vocabulary import build_vocabulary
     from .blind_probes import BLIND_SEED, blind_probes
+    from .reading_probes import reading_probes
     from .study import train
 
     data = load_airline(find_airline_dir(data_dir))
@@ -150,10 +153,16 @@ def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int 
         )
         for f in FOLDS
     }
-    pooled: dict[str, dict[str, list]] = {label: {"gold-step": [], "blind": []} for label, _, _ in SETTINGS}
+    reading = {
+        f: reading_probes(base, data.tools, [t for t in data.tasks if fold_of(int(t["index"])) == f], effect_of)
+        for f in FOLDS
+    }
+    names = ("gold-step", "blind", "reading")
+    pooled: dict[str, dict[str, list]] = {label: {n: [] for n in names} for label, _, _ in SETTINGS}
     for f in FOLDS:  # models trained on the other fold score this fold's probes
         models = {s: train(probes[_other(f)], build_vocabulary(data.tools, schema_family=s)) for s in (False, True)}
-        for label, per_set in _verdicts(models, {"gold-step": probes[f], "blind": blind[f]}).items():
+        fold_sets = {"gold-step": probes[f], "blind": blind[f], "reading": reading[f]}
+        for label, per_set in _verdicts(models, fold_sets).items():
             for name, v in per_set.items():
                 pooled[label][name] += v
     rows = _rows(pooled)
@@ -229,6 +238,13 @@ def write_block(doc: Path, result: Mapping[str, Any]) -> str:
 def main(argv: Sequence[str] = ()) -> int:
     """Decide, store the result file (``RESULT_FILE``) and render its block into ``docs/readme/actions.md``;
     ``--render`` only re-renders the block from the stored file."""
+    if "--full" in argv:  # the reported full runs (both studies, FULL_PARAMS)
+        if "--render" not in argv:
+            FULL_FILE.write_text(json.dumps(full_runs(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        full = json.loads(FULL_FILE.read_text(encoding="utf-8"))
+        DOC_FILE.write_text(write_full_block(DOC_FILE, full), encoding="utf-8")
+        print(render_full(full))
+        return 0
     if "--render" not in argv:
         result = decide()
         RESULT_FILE.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -236,6 +252,100 @@ def main(argv: Sequence[str] = ()) -> int:
     DOC_FILE.write_text(write_block(DOC_FILE, result), encoding="utf-8")
     print(render_table(result))
     return 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the reported full runs with the shipped defaults (issue 43, item 5): stored, then rendered into actions.md
+# ---------------------------------------------------------------------------------------------------------------
+
+FULL_FILE = RESULT_FILE.with_name("taubench_full_defaults.json")
+FULL_BEGIN, FULL_END = "<!-- taubench-full: docs/sweeps/taubench_full_defaults.json -->", "<!-- /taubench-full -->"
+#: (study, probe-set label, metric prefix) of the rows the block shows.
+FULL_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("retail", "gold-step held-out (test, 115 tasks)", "held_out_set"),
+    ("retail", "blind (test, 115 tasks)", "blind_set"),
+    ("retail", "what a tool reads (test, 115 tasks)", "reading_set"),
+    ("airline", "gold-step, other fold's model", "held_out_set"),
+    ("airline", "blind, other fold's model", "blind_set"),
+    ("airline", "what a tool reads, other fold's model", "reading_set"),
+    ("airline", "GPT-4o's 1,164 calls, other fold's model", "agent_set"),
+)
+
+
+def _retail_sets(m: Mapping[str, Any]) -> dict[str, Any]:
+    """The retail metrics under the airline study's names (``<set>_set_<k>``)."""
+    out = {f"held_out_set_{k}": m[f"held_out_unseen_{m['unseen']}_{k}"] for k in ("precision", "false_accepts")}
+    out.update(
+        {
+            "held_out_set_probes": m["test_transitions"],
+            "held_out_set_refused": m["test_refused"],
+            "held_out_set_abstention_pct": m["abstention_pct"],
+            "held_out_set_false_refusals": m["false_refusals"],
+            "held_out_set_recall": m["refusal_recall"],
+        }
+    )
+    for name in ("blind", "reading"):
+        for k in ("probes", "refused", "precision", "recall", "abstention_pct", "false_accepts", "false_refusals"):
+            out[f"{name}_set_{k}"] = m[f"{name}_{k}"]
+    return out
+
+
+def full_runs() -> dict[str, Any]:
+    """Both studies at their full parameters with the shipped defaults: the figures the block shows."""
+    from .airline.study import FULL_PARAMS as AIRLINE_FULL
+    from .airline.study import run as run_airline
+    from .study import FULL_PARAMS as RETAIL_FULL
+    from .study import run as run_retail
+
+    r = run_retail(**RETAIL_FULL).metrics
+    a = run_airline(**AIRLINE_FULL).metrics
+    keep = ("refusal_precision", "refusal_recall", "abstentions", "abstention_pct", "test_transitions")
+    keep += ("answered_refusals", "train_transitions", "replay_correct", "vocabulary_fingerprint", "unseen")
+    retail = {k: r[k] for k in keep if k in r} | _retail_sets({**r, "unseen": RETAIL_FULL["unseen"]})
+    retail |= {k: v for k, v in r.items() if k.startswith(("no_", "neither_"))}
+    airline = {k: v for k, v in a.items() if "_set_" in k or k.startswith(("agent_", "vocabulary_fingerprint"))}
+    return {"measured": time.strftime("%Y-%m-%d", time.gmtime()), "retail": retail, "airline": airline}
+
+
+def render_full(result: Mapping[str, Any]) -> str:
+    """The block: one row per probe set, from the stored full runs."""
+    lines = [
+        "| study | probe set | probes | refused | precision | recall | abstained | false accepts | false refusals |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for study, label, prefix in FULL_ROWS:
+        m = result[study]
+        if f"{prefix}_probes" not in m:
+            continue
+        lines.append(
+            f"| {study} | {label} | {m[f'{prefix}_probes']:,} | {m[f'{prefix}_refused']:,} | "
+            f"{_prec(m[f'{prefix}_precision'])} | {_prec(m[f'{prefix}_recall'])} | "
+            f"{_pct(m[f'{prefix}_abstention_pct'])} | {m[f'{prefix}_false_accepts']} | {m[f'{prefix}_false_refusals']} |"
+        )
+    r = result["retail"]
+    abl = [
+        f"{label} {r[f'{label}_abstention_pct']:.2f}% / {r.get(f'{label}_reading_false_accepts', '—')} / "
+        f"{r.get(f'{label}_blind_false_accepts', '—')}"
+        for label in ("no_exact_money", "no_shapes", "no_lists")
+        if f"{label}_abstention_pct" in r
+    ]
+    return (
+        f"{FULL_BEGIN}\n\n" + "\n".join(lines) + f"\n\nRetail headline (the specification's figures): precision "
+        f"{r['refusal_precision']:.3f}, recall {r['refusal_recall']:.3f}, {r['abstentions']} abstentions "
+        f"({r['abstention_pct']:.2f}%) of {r['test_transitions']:,} held-out transitions; training replayed "
+        f"{r['replay_correct']:,} of {r['train_transitions']:,}. The new families ablated (held-out abstention / "
+        f"false accepts on what-a-tool-reads / on blind): {'; '.join(abl)}. Measured {result['measured']} "
+        "(`python -m solvi_lab.studies.taubench.defaults --full`); do not edit by hand.\n\n" + FULL_END
+    )
+
+
+def write_full_block(doc: Path, result: Mapping[str, Any]) -> str:
+    """``doc``'s text with its full-run block replaced by :func:`render_full`."""
+    text = doc.read_text(encoding="utf-8")
+    if FULL_BEGIN not in text or FULL_END not in text:
+        raise BadInput(f"{doc} has no block {FULL_BEGIN} … {FULL_END}; add the two markers where the table goes.")
+    head, rest = text.split(FULL_BEGIN, 1)
+    return head + render_full(result) + rest.split(FULL_END, 1)[1]
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ Protocol: probes (:mod:`.probes`) around the gold steps of the first ``train_tas
 :class:`~solvi_lab.actions.ConservativeActionModel` over a vocabulary from generic templates
 (:mod:`.vocabulary`); the probes of the first ``test_tasks`` test tasks are held out. Measured: refusal precision
 and recall over the held-out transitions the model answers, abstentions ("unknown"), replay of every training
-transition, three vocabulary ablations (no pair features, no money comparisons, neither), effect exactness (the
+transition, six vocabulary ablations (no pair features, no money comparisons, neither; and issue 43's no exact money,
+no shapes, no lists, each also scored on the blind and what-a-tool-reads probes), effect exactness (the
 touched order's new status) and abstentions by tool.
 
 >>> r = run(**QUICK_PARAMS)   # doctest: +SKIP
@@ -31,6 +32,7 @@ from .blind_probes import BLIND_SEED, blind_family, blind_probes
 from .data import find_data_dir, load_retail
 from .env import RetailEnv
 from .probes import DEFAULT_BUDGET, Transition, _effect, split_probes
+from .reading_probes import reading_family, reading_probes
 from .scoring import family_table, probe_set_rows, score, unseen_both_ways, unseen_rows, verdicts
 from .tools import WRITING_TOOLS
 from .vocabulary import build_vocabulary
@@ -77,7 +79,13 @@ PARAMS = ParamSpec(
     ),
     Param("pairs", bool, full=True, quick=True, meaning="pair-feature templates in the main vocabulary"),
     Param("money", bool, full=True, quick=True, meaning="money-comparison templates in the main vocabulary"),
-    Param("ablations", bool, full=True, quick=True, meaning="also train the three vocabulary ablations"),
+    Param(
+        "ablations",
+        bool,
+        full=True,
+        quick=True,
+        meaning="also train the vocabulary ablations (the published three and issue 43's three)",
+    ),
     Param(
         "blind",
         bool,
@@ -552,6 +560,14 @@ def run(
             "false_refusals",
         ):
             metrics[f"blind_{k}"] = b[k]
+    # what a tool reads (issue 43): parsed text, money at the environment's own edge, lists as iterated
+    reading_set = reading_probes(base, data.tools, held_tasks, _effect)
+    rows_reading = verdicts(model, reading_set)
+    tables_blind["reading_families"] = family_table(rows_reading, reading_set, reading_family)
+    sets["reading"] = reading_set
+    r43 = score(rows_reading)
+    for k, v in r43.items():
+        metrics[f"reading_{k}"] = v
     metrics["false_accept_rate"] = gold_scores["false_accept_rate"]
     unseen_table = []
     for name, ps in sets.items():
@@ -585,15 +601,30 @@ def run(
     )
     blind_s = time.perf_counter() - t0
     ablation_rows = []
+    # false accepts and abstention of each vocabulary on the probe sets beyond the gold-step one (issue 43)
+    probe_cols: dict[str, dict[str, Any]] = {"full": {n: score(verdicts(model, ps)) for n, ps in sets.items()}}
     if ablations:
-        for label, p_on, m_on in (("no_pairs", False, money), ("no_money", pairs, False), ("neither", False, False)):
-            v = build_vocabulary(data.tools, base.state, pairs=p_on, money=m_on, schema_family=schema_family)
-            e = evaluate(train(train_set, v, unseen=unseen), test_set)
+        for label, kw in (
+            ("no_pairs", {"pairs": False}),
+            ("no_money", {"money": False}),
+            ("neither", {"pairs": False, "money": False}),
+            ("no_exact_money", {"exact_money": False}),
+            ("no_shapes", {"shapes": False}),
+            ("no_lists", {"lists": False}),
+        ):
+            kw = {"pairs": pairs, "money": money, **kw}
+            v = build_vocabulary(data.tools, base.state, schema_family=schema_family, **kw)
+            m_abl = train(train_set, v, unseen=unseen)
+            e = evaluate(m_abl, test_set)
             metrics[f"{label}_abstentions"] = e["abstentions"]
             metrics[f"{label}_abstention_pct"] = round(e["abstention_pct"], 4)
             metrics[f"{label}_false_refusals"] = e["false_refusals"]
             metrics[f"{label}_precision"] = e["refusal_precision"]
             metrics[f"{label}_recall"] = e["refusal_recall"]
+            probe_cols[label] = {n: score(verdicts(m_abl, ps)) for n, ps in sets.items() if n != "held_out"}
+            for n, sc in probe_cols[label].items():
+                metrics[f"{label}_{n}_false_accepts"] = sc["false_accepts"]
+                metrics[f"{label}_{n}_abstention_pct"] = sc["abstention_pct"]
             ablation_rows.append((label, e))
     wall = time.perf_counter() - t_start
     metrics.update(
@@ -626,6 +657,12 @@ def run(
             "false_refusals": [ev["false_refusals"], *[r[1]["false_refusals"] for r in ablation_rows]],
             "precision": [ev["refusal_precision"], *[r[1]["refusal_precision"] for r in ablation_rows]],
             "recall": [ev["refusal_recall"], *[r[1]["refusal_recall"] for r in ablation_rows]],
+            **{
+                f"{n} {k}": [probe_cols[label][n][k] for label in ("full", *[r[0] for r in ablation_rows])]
+                for n in sets
+                if n != "held_out"
+                for k in ("false_accepts", "abstention_pct", "false_refusals")
+            },
         }
     )
     model_table = model.frame()
@@ -687,6 +724,15 @@ def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Co
                 "one result, not one per seed, at the full size: the probes are frozen and training reads every "
                 "training task, so every seed of the stored full-size sweep gave the same count",
             ),
+        )
+    if "reading_probes" in m:
+        r43 = {k: m[f"reading_{k}"] for k in score([]).keys()}
+        rows += probe_set_rows(
+            "probes of what a tool reads (issue 43: parsed text, money at the edge, lists as iterated)",
+            "reading",
+            r43,
+            kind="finding",
+            note="generated on the held-out tasks, labelled by the environment; per family in reading_families",
         )
     for name in ("held_out", "blind"):
         if f"{name}_unseen_refuse_precision" in m:

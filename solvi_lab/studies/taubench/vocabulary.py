@@ -21,13 +21,19 @@ pairs (``pairs=True``)
 money (``money=True``)
     for an argument with a balance (a gift card): ``<p>:covers(<amount>)`` (balance ≥ amount) for each amount
     the call defines — the price difference of two item lists (new − old, old prices from the order when it
-    holds them), an order's total, an item list's sum; and ``sign(<amount>)`` (−1 / 0 / 1).
+    holds them), an order's total, an item list's sum; and ``sign(<amount>)`` (−1 / 0 / 1). With ``exact_money``
+    (the default) the amounts are the environment's own arithmetic, unrounded — the price difference by the tools'
+    own function (``tools._price_difference``), the order's amount as its payment records hold it (``paid``) —
+    and ``covers(cents(<amount>))`` compares the amount rounded to cents as well (a tool may round first); without
+    it, the amounts rounded to cents (issue 43: a balance a cent on either side of a price difference).
+shapes (``shapes=True``), lists (``lists=True``)
+    what a tool reads in a free-text argument it parses and in a list argument (:mod:`.reading_templates`).
 
 >>> v = build_vocabulary(TOOLS_EXAMPLE, STATE_EXAMPLE)
 >>> v.read(STATE_EXAMPLE, "cancel", {"order_id": "#W1", "reason": "oops"})["reason:enum"]
 False
 >>> [c for c in v.conditions("cancel") if "&" not in c]  # in this tiny example user_id has few values: categorical
-['order_id:exists', 'order_id:status', 'order_id:type', 'order_id:user_id', 'reason:enum', 'reason:type', 'sign(total(order_id))']
+['cancel:missing_args', 'cancel:undeclared_args', 'order_id:exists', 'order_id:jtype', 'order_id:status', 'order_id:type', 'order_id:user_id', 'reason:enum', 'reason:jtype', 'reason:type', 'sign(paid(order_id))', 'sign(total(order_id))']
 """
 
 from __future__ import annotations
@@ -38,7 +44,9 @@ from typing import Any
 
 from ...actions import Pair, Vocabulary
 from ...errors import BadInput
+from .reading_templates import list_conditions, parsed_by_tool, shape_conditions, walk_as_tool
 from .schema_templates import schema_conditions
+from .tools import _price_difference
 
 __all__ = ["DATA_MODEL", "MAX_CATEGORIES", "build_vocabulary", "entity_of_arg", "describe_entities"]
 
@@ -227,15 +235,15 @@ def describe_entities(state: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 Predicate = Callable[[Any, Mapping[str, Any]], Any] | Pair
 
 
-def _t_exists(arg: str, kind: str, many: bool) -> Predicate:
+def _t_exists(arg: str, kind: str, many: bool, walk: Callable[[Any], list[Any]] = _as_list) -> Predicate:
     if many:
-        return lambda s, a: all(_exists(s, kind, i) for i in _as_list(a[arg]))
+        return lambda s, a: all(_exists(s, kind, i) for i in walk(a[arg]))
     return lambda s, a: _exists(s, kind, a[arg])
 
 
-def _t_field(arg: str, kind: str, many: bool, field: str) -> Predicate:
+def _t_field(arg: str, kind: str, many: bool, field: str, walk: Callable[[Any], list[Any]] = _as_list) -> Predicate:
     if many:
-        return lambda s, a: tuple(sorted({_lookup(s, kind, i).get(field) for i in _as_list(a[arg])}, key=repr))
+        return lambda s, a: tuple(sorted({_lookup(s, kind, i).get(field) for i in walk(a[arg])}, key=repr))
     return lambda s, a: _lookup(s, kind, a[arg])[field]
 
 
@@ -243,8 +251,8 @@ def _t_size(arg: str, kind: str, field: str) -> Predicate:
     return lambda s, a: _bucket(len(_lookup(s, kind, a[arg])[field]))
 
 
-def _t_len(arg: str) -> Predicate:
-    return lambda s, a: _bucket(len(_as_list(a[arg])))
+def _t_len(arg: str, walk: Callable[[Any], list[Any]] = _as_list) -> Predicate:
+    return lambda s, a: _bucket(len(walk(a[arg])))
 
 
 def _t_enum(arg: str, values: tuple[Any, ...]) -> Predicate:
@@ -254,12 +262,22 @@ def _t_enum(arg: str, values: tuple[Any, ...]) -> Predicate:
 _JSON_TYPES = {"string": str, "array": list, "integer": int, "number": (int, float), "boolean": bool, "object": dict}
 
 
-def _t_type(arg: str, schema: Mapping[str, Any]) -> Predicate:
+def _t_type(arg: str, schema: Mapping[str, Any], walk: Callable[[Any], list[Any]] | None = None) -> Predicate:
     kind = _JSON_TYPES.get(schema.get("type"), object)
     item_kind = _JSON_TYPES.get(schema.get("items", {}).get("type"), object)
+    if schema.get("type") == "array" and walk is not None:  # as the tool's loop reads it (lists family)
+        return lambda s, a: _walks_to(walk, a[arg], item_kind)
     if schema.get("type") == "array":
         return lambda s, a: isinstance(a[arg], list) and all(isinstance(x, item_kind) for x in a[arg])
     return lambda s, a: isinstance(a[arg], kind) and not isinstance(a[arg], bool)
+
+
+def _walks_to(walk: Callable[[Any], list[Any]], value: Any, item_kind: Any) -> bool:
+    """Whether a loop over the value walks elements of the schema's item type."""
+    try:
+        return all(isinstance(x, item_kind) for x in walk(value))
+    except TypeError:
+        return False
 
 
 #: Character classes of free text (Unicode major categories): letters, digits, punctuation, symbols, spaces, other.
@@ -294,10 +312,12 @@ def _leaf(rec: Any, path: tuple[str, ...]) -> Any:
     return rec
 
 
-def _t_contains(a_arg: str, a_kind: str, a_many: bool, b_arg: str, b_kind: str) -> Predicate:
+def _t_contains(
+    a_arg: str, a_kind: str, a_many: bool, b_arg: str, b_kind: str, walk: Callable[[Any], list[Any]] = _as_list
+) -> Predicate:
     def contains(s: Any, a: Mapping[str, Any]) -> bool:
         held = _contained(s, b_kind, a[b_arg], a_kind)
-        wanted = _as_list(a[a_arg]) if a_many else [a[a_arg]]
+        wanted = walk(a[a_arg]) if a_many else [a[a_arg]]
         return all(wanted.count(w) <= held.count(w) for w in wanted)  # a multiset: duplicates must be held twice
 
     return contains
@@ -311,19 +331,50 @@ def _t_cited(a_arg: str, b_arg: str, b_kind: str) -> Predicate:
     return lambda s, a: _occurs(a[a_arg], _lookup(s, b_kind, a[b_arg]))
 
 
-def _t_parent(a_arg: str, b_arg: str, kind: str) -> Predicate:
+def _t_parent(a_arg: str, b_arg: str, kind: str, walk: Callable[[Any], list[Any]] = _as_list) -> Predicate:
     def same(s: Any, a: Mapping[str, Any]) -> bool:
-        pairs = zip(_as_list(a[a_arg]), _as_list(a[b_arg]))
+        pairs = zip(walk(a[a_arg]), walk(a[b_arg]))
         return all(_parent(s, kind, x) == _parent(s, kind, y) for x, y in pairs)
 
     return same
 
 
-def _t_samelen(a_arg: str, b_arg: str) -> Predicate:
-    return lambda s, a: len(_as_list(a[a_arg])) == len(_as_list(a[b_arg]))
+def _t_samelen(a_arg: str, b_arg: str, walk: Callable[[Any], list[Any]] = _as_list) -> Predicate:
+    return lambda s, a: len(walk(a[a_arg])) == len(walk(a[b_arg]))
 
 
 # amounts a call defines (money family)
+
+
+def _a_diff_env(
+    old_arg: str, new_arg: str, order_arg: str, walk: Callable[[Any], list[Any]] = _as_list
+) -> Callable[[Any, Mapping[str, Any]], float]:
+    """The price difference as the environment computes it (its own function: pairwise, unrounded)."""
+
+    def diff(s: Any, a: Mapping[str, Any]) -> float:
+        order = _lookup(s, "order", a[order_arg])
+        value = _price_difference(s["products"], order, walk(a[old_arg]), walk(a[new_arg]))
+        if isinstance(value, str):  # the environment's error text: no amount to compare
+            raise KeyError(value)
+        return value
+
+    return diff
+
+
+def _a_paid(order_arg: str) -> Callable[[Any, Mapping[str, Any]], float]:
+    """The amount an order's payment records hold (payments minus refunds, unrounded, in their order)."""
+
+    def paid(s: Any, a: Mapping[str, Any]) -> float:
+        total: Any = 0
+        for entry in _lookup(s, "order", a[order_arg])["payment_history"]:
+            total += entry["amount"] if entry["transaction_type"] == "payment" else -entry["amount"]
+        return total
+
+    return paid
+
+
+def _a_cents(amount: Callable[[Any, Mapping[str, Any]], float]) -> Callable[[Any, Mapping[str, Any]], float]:
+    return lambda s, a: round(amount(s, a), 2)
 
 
 def _a_diff(old_arg: str, new_arg: str, order_arg: str | None) -> Callable[[Any, Mapping[str, Any]], float]:
@@ -340,10 +391,13 @@ def _a_total(order_arg: str) -> Callable[[Any, Mapping[str, Any]], float]:
     return lambda s, a: round(sum(line["price"] for line in _lookup(s, "order", a[order_arg])["items"]), 2)
 
 
-def _a_sum(arg: str, order_arg: str | None) -> Callable[[Any, Mapping[str, Any]], float]:
+def _a_sum(
+    arg: str, order_arg: str | None, walk: Callable[[Any], list[Any]] = _as_list, cents: bool = True
+) -> Callable[[Any, Mapping[str, Any]], float]:
     def total(s: Any, a: Mapping[str, Any]) -> float:
         order = _lookup(s, "order", a[order_arg]) if order_arg else None
-        return round(sum(_price(s, i, order) for i in _as_list(a[arg])), 2)
+        value = sum(_price(s, i, order) for i in walk(a[arg]))
+        return round(value, 2) if cents else value
 
     return total
 
@@ -372,6 +426,9 @@ def build_vocabulary(
     pairs: bool = True,
     money: bool = True,
     schema_family: bool = True,
+    exact_money: bool = True,
+    shapes: bool = True,
+    lists: bool = True,
 ) -> Vocabulary:
     """Build the vocabulary for the tools' schemas over a data model described from `state`.
 
@@ -383,10 +440,12 @@ def build_vocabulary(
     schema_family: the schema family (:mod:`.schema_templates`: undeclared / missing arguments, JSON types, empty
         lists); on by default, as the project's rule chose on data no design read (docs/readme/actions.md,
         "Defaults"); ``False`` is its ablation.
+    exact_money, shapes, lists: the issue-43 families (module docstring); each ``False`` is its ablation.
     """
     if not isinstance(tools, list) or not tools:
         raise BadInput("build_vocabulary: tools must be a non-empty list of tool schemas (tools.json).")
     entities = describe_entities(state)
+    walk = walk_as_tool if lists else _as_list  # how list arguments are read: as the tool's loop, or lists only
     predicates: dict[str, Predicate] = {}
     only: dict[str, list[str]] = {}
     for tool in tools:
@@ -406,18 +465,18 @@ def build_vocabulary(
 
         typed = {arg: entity_of_arg(arg) for arg in props}
         for arg, schema in sorted(props.items()):
-            add(f"{arg}:type", _t_type(arg, schema), arg)
+            add(f"{arg}:type", _t_type(arg, schema, walk if lists else None), arg)
             if "enum" in schema:
                 add(f"{arg}:enum", _t_enum(arg, tuple(schema["enum"])), arg)
             if schema.get("type") == "array":
-                add(f"{arg}:len", _t_len(arg), arg)
+                add(f"{arg}:len", _t_len(arg, walk), arg)
             ent = typed[arg]
             if ent is None:
                 continue
             kind, many = ent
-            add(f"{arg}:exists", _t_exists(arg, kind, many), arg)
+            add(f"{arg}:exists", _t_exists(arg, kind, many, walk), arg)
             for field in entities[kind]["categorical"]:
-                add(f"{arg}:{field}", _t_field(arg, kind, many, field), arg)
+                add(f"{arg}:{field}", _t_field(arg, kind, many, field, walk), arg)
             if not many:
                 for field in entities[kind]["sized"]:
                     add(f"{arg}:{field}#n", _t_size(arg, kind, field), arg)
@@ -447,19 +506,19 @@ def build_vocabulary(
                         and a_arg < b_arg
                         and props[a_arg].get("type") == props[b_arg].get("type") == "array"
                     ):
-                        add(f"{a_arg}~{b_arg}:samelen", _t_samelen(a_arg, b_arg), a_arg, b_arg)
+                        add(f"{a_arg}~{b_arg}:samelen", _t_samelen(a_arg, b_arg, walk), a_arg, b_arg)
                     continue
                 (ka, ma), (kb, mb) = ta, tb
                 if not mb and ka in DATA_MODEL[kb].get("contains", {}):
-                    add(f"{a_arg}~{b_arg}:contains", _t_contains(a_arg, ka, ma, b_arg, kb), a_arg, b_arg)
+                    add(f"{a_arg}~{b_arg}:contains", _t_contains(a_arg, ka, ma, b_arg, kb, walk), a_arg, b_arg)
                 if not ma and not mb and a_arg < b_arg and ka != kb:
                     add(f"{a_arg}~{b_arg}:owner", _t_owner(a_arg, ka, b_arg, kb), a_arg, b_arg)
                 if not ma and not mb and ka != kb and "table" in DATA_MODEL[kb]:
                     add(f"{a_arg}~{b_arg}:cited", _t_cited(a_arg, b_arg, kb), a_arg, b_arg)
                 if ma and mb and ka == kb and a_arg < b_arg:
                     if "parent" in DATA_MODEL[ka]:
-                        add(f"{a_arg}~{b_arg}:parent", _t_parent(a_arg, b_arg, ka), a_arg, b_arg)
-                    add(f"{a_arg}~{b_arg}:samelen", _t_samelen(a_arg, b_arg), a_arg, b_arg)
+                        add(f"{a_arg}~{b_arg}:parent", _t_parent(a_arg, b_arg, ka, walk), a_arg, b_arg)
+                    add(f"{a_arg}~{b_arg}:samelen", _t_samelen(a_arg, b_arg, walk), a_arg, b_arg)
             # conjunctions: the pair of values of two conditions on one argument
             for _arg, conds in sorted(per_arg.items()):
                 usable = sorted(c for c in set(conds) if not c.endswith(":type"))
@@ -472,16 +531,36 @@ def build_vocabulary(
             amounts: dict[str, Callable[[Any, Mapping[str, Any]], float]] = {}
             for old, new in itertools.permutations(item_lists, 2):
                 if new.startswith("new_") and not old.startswith("new_"):
-                    amounts[f"{new}-{old}"] = _a_diff(old, new, order_arg)
+                    if exact_money and order_arg is not None:
+                        amounts[f"{new}-{old}"] = _a_diff_env(old, new, order_arg, walk)
+                        amounts[f"cents({new}-{old})"] = _a_cents(amounts[f"{new}-{old}"])
+                    else:
+                        amounts[f"{new}-{old}"] = _a_diff(old, new, order_arg)
             for arg in item_lists:
-                amounts[f"sum({arg})"] = _a_sum(arg, order_arg)
+                amounts[f"sum({arg})"] = _a_sum(arg, order_arg, walk, cents=not exact_money)
             for arg in orders:
                 amounts[f"total({arg})"] = _a_total(arg)
+                if exact_money:
+                    amounts[f"paid({arg})"] = _a_paid(arg)
             for label, amount in sorted(amounts.items()):
                 own[f"sign({label})"] = _t_sign(amount)
                 for arg, t in sorted(typed.items()):
                     if t is not None and not t[1] and "balance" in DATA_MODEL[t[0]]:
                         own[f"{arg}:covers({label})"] = _t_covers(arg, t[0], amount)
+        if shapes:  # free text the tool parses (its schema gives an example or a format)
+            for arg, schema in sorted(props.items()):
+                if (
+                    typed[arg] is None
+                    and schema.get("type") == "string"
+                    and "enum" not in schema
+                    and arg not in matched
+                    and parsed_by_tool(schema)
+                ):
+                    own.update(shape_conditions(arg))
+        if lists:
+            for arg, schema in sorted(props.items()):
+                if schema.get("type") == "array":
+                    own.update(list_conditions(arg))
         if schema_family:
             own.update(schema_conditions(name, props, params.get("required", []) or []))
         predicates.update(own)

@@ -39,6 +39,7 @@ from ...params import Param, ParamSpec
 from ...result import Comparison, StudyResult
 from ..blind_probes import BLIND_SEED, blind_family, blind_probes
 from ..domain import replay_gold
+from ..reading_probes import reading_family, reading_probes
 from ..scoring import family_table, probe_set_rows, score, unseen_rows
 from ..study import _schema_rows, evaluate, probe_family, train
 from .data import find_airline_dir, load_airline, load_trajectories
@@ -395,6 +396,14 @@ def run(
                 base, data.tools, tasks, effect_of, split="test", seed=BLIND_SEED, budget=blind_budget
             )
             sets["blind"] += [(t, fold) for t in fold_set]
+    # what a tool reads (issue 43): each fold's tasks, scored by the other fold's model
+    sets["reading"] = [
+        (t, fold)
+        for fold in FOLDS
+        for t in reading_probes(
+            base, data.tools, [t for t in data.tasks if fold_of(int(t["index"])) == fold], effect_of
+        )
+    ]
     blind_tables: dict[str, pl.DataFrame] = {}
     set_scores: dict[str, dict[str, dict[str, Any]]] = {}
     for name, pairs in sets.items():
@@ -406,10 +415,11 @@ def run(
                 ways[way].append((t.accepted, m_other.predict(t.state, t.tool, t.args).verdict))
             m_other.unseen = unseen
         set_scores[name] = {w: score(r) for w, r in ways.items()}
-        family = blind_family if name == "blind" else probe_family
-        blind_tables["blind_families" if name == "blind" else "gold_step_families"] = family_table(
-            ways[unseen], [t for t, _ in pairs], family
-        )
+        family, table = {
+            "blind": (blind_family, "blind_families"),
+            "reading": (reading_family, "reading_families"),
+        }.get(name, (probe_family, "gold_step_families"))
+        blind_tables[table] = family_table(ways[unseen], [t for t, _ in pairs], family)
     set_scores["agent"] = {w: score(r) for w, r in agent_ways.items()}
     schema_rows: list[dict[str, Any]] = []
     schema_metrics: dict[str, Any] = {}
@@ -617,6 +627,7 @@ def run(
 _SET_NAMES = {
     "held_out": "gold-step probes, other fold's model",
     "blind": "blind probes (frozen generator), other fold's model",
+    "reading": "probes of what a tool reads (issue 43), other fold's model",
     "agent": "GPT-4o's calls, other fold's model (designed with the agent's calls in view)",
 }
 

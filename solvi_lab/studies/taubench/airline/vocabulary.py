@@ -38,8 +38,9 @@ from typing import Any
 
 from ....actions import Pair, Vocabulary
 from ....errors import BadInput
+from ..reading_templates import list_conditions, parsed_by_tool, shape_conditions, walk_as_tool
 from ..schema_templates import schema_conditions
-from ..vocabulary import CHAR_CLASSES, _bucket, _t_chars, _t_enum, _t_len, _t_samelen, _t_type
+from ..vocabulary import CHAR_CLASSES, _as_list, _bucket, _t_chars, _t_enum, _t_len, _t_samelen, _t_type
 
 __all__ = ["DATA_MODEL", "FEES", "NOW_DATE", "TEMPLATE_ORIGIN", "build_vocabulary", "template_of"]
 
@@ -69,6 +70,8 @@ TEMPLATE_ORIGIN: dict[str, str] = {
     "samelen": "unchanged",
     "conj": "unchanged",
     "schema": "unchanged",  # schema_templates.py: one module for every domain
+    "shape": "unchanged",  # reading_templates.py (issue 43), likewise
+    "iterates": "unchanged",
     "exists": "same template, airline data model",
     "field": "same template, airline data model",
     "size": "same template, airline data model",
@@ -151,11 +154,11 @@ def _when(day: Any) -> str:
     return "past" if day < NOW_DATE else "today" if day == NOW_DATE else "future"
 
 
-def _t_when(arg: str) -> Callable[[Any, Mapping[str, Any]], Any]:
+def _t_when(arg: str, many: bool = False) -> Callable[[Any, Mapping[str, Any]], Any]:
     def when(s: Any, a: Mapping[str, Any]) -> Any:
         value = a[arg]
-        if isinstance(value, list):  # flight segments
-            return tuple(sorted({_when(seg["date"]) for seg in value}))
+        if many or isinstance(value, list):  # flight segments, walked as the tool's loop walks them (issue 43)
+            return tuple(sorted({_when(seg["date"]) for seg in walk_as_tool(value)}))
         return _when(value)
 
     return when
@@ -180,8 +183,8 @@ def _t_cmp(arg: str, kind: str, rec_arg: str) -> Callable[[Any, Mapping[str, Any
 
     def cmp(s: Any, a: Mapping[str, Any]) -> Any:
         mine, theirs = a[arg], _lookup(s, kind, a, rec_arg)[arg]
-        if isinstance(mine, list) and isinstance(theirs, list):
-            mine, theirs = len(mine), len(theirs)
+        if isinstance(theirs, list) and isinstance(mine, (list, str, Mapping)):  # lengths as a loop counts them
+            mine, theirs = len(walk_as_tool(mine)), len(theirs)
         if isinstance(mine, (int, float)) and isinstance(theirs, (int, float)) and not isinstance(mine, bool):
             return (mine > theirs) - (mine < theirs)
         return mine == theirs
@@ -226,9 +229,7 @@ def _day(s: Any, seg: Mapping[str, Any]) -> dict[str, Any] | str:
 
 
 def _new_segments(s: Any, a: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    segs = a["flights"]
-    if not isinstance(segs, list):
-        raise TypeError("flights is not a list")
+    segs = walk_as_tool(a["flights"])  # as the tool's loop walks them: "" and {} walk nothing (issue 43)
     return [seg for seg in segs if not _held(s, a, seg)]
 
 
@@ -313,10 +314,7 @@ def _t_amount_sign(amount: Callable[[Any, Mapping[str, Any]], Any]) -> Callable[
 
 
 def _entries(a: Mapping[str, Any], arg: str) -> list[tuple[Any, Any]]:
-    value = a[arg]
-    if not isinstance(value, list):
-        raise TypeError("not a list")
-    return [(e["payment_id"], e["amount"]) for e in value]
+    return [(e["payment_id"], e["amount"]) for e in walk_as_tool(a[arg])]  # as the tool's loop walks it
 
 
 def _methods(s: Any, a: Mapping[str, Any]) -> dict[str, Any]:
@@ -378,7 +376,12 @@ def template_of(condition: str) -> str:
 
 
 def build_vocabulary(
-    tools: list[Mapping[str, Any]], pairs: bool = True, money: bool = True, schema_family: bool = True
+    tools: list[Mapping[str, Any]],
+    pairs: bool = True,
+    money: bool = True,
+    schema_family: bool = True,
+    shapes: bool = True,
+    lists: bool = True,
 ) -> Vocabulary:
     """The airline vocabulary for the tools' schemas (``tools.json``); ``pairs``/``money`` switch those families.
 
@@ -386,11 +389,16 @@ def build_vocabulary(
     ``flights`` lists of segments, ``payment_methods`` lists of payment entries, numbers, enums, dates, text.
     schema_family: the schema family (:mod:`..schema_templates`, template "schema"); on by default, as retail's
     (docs/readme/actions.md, "Defaults"); ``False`` is its ablation.
+    shapes, lists: the issue-43 families of :mod:`..reading_templates` (templates "shape" and "iterates"): the shape
+    of a free-text argument the tool parses (its schema gives an example or a format: the expression, the date),
+    and a list argument as a loop walks it; each ``False`` is its ablation. (The money amounts here are already
+    the environment's arithmetic, unrounded: fares times travellers, the policy's fees.)
     """
     if not isinstance(tools, list) or not tools:
         raise BadInput("build_vocabulary: tools must be a non-empty list of tool schemas (tools.json).")
     predicates: dict[str, Any] = {}
     only: dict[str, list[str]] = {}
+    walk = walk_as_tool if lists else _as_list  # list arguments as the tool's loop reads them (lists family)
     for tool in tools:
         fn = tool.get("function", tool)
         name = fn.get("name")
@@ -409,7 +417,7 @@ def build_vocabulary(
         entities = {arg: entity_of_arg(arg) for arg in props}
         records = [arg for arg, kind in entities.items() if kind is not None and "table" in DATA_MODEL[kind]]
         for arg, schema in sorted(props.items()):
-            add(f"{arg}:type", "type", _t_type(arg, schema), arg)
+            add(f"{arg}:type", "type", _t_type(arg, schema, walk_as_tool if lists else None), arg)
             if "enum" in schema:
                 add(f"{arg}:enum", "enum", _t_enum(arg, tuple(schema["enum"])), arg)
             kind = entities[arg]
@@ -424,10 +432,10 @@ def build_vocabulary(
                 continue
             kind_of_items = (schema.get("items") or {}).get("type")
             if schema.get("type") == "array":
-                add(f"{arg}:len", "len", _t_len(arg), arg)
+                add(f"{arg}:len", "len", _t_len(arg, walk), arg)
                 if arg == "flights" and kind_of_items == "object":
                     add(f"{arg}:status", "segments", _seg_status, arg)
-                    add(f"{arg}:when", "when", _t_when(arg), arg)
+                    add(f"{arg}:when", "when", _t_when(arg, many=True), arg)
                     if "cabin" in props:
                         add(f"{arg}:seats", "segments", _seg_seats, arg)
                     if "reservation_id" in props:
@@ -452,7 +460,7 @@ def build_vocabulary(
         if pairs:
             untyped_lists = sorted(a for a, s in props.items() if s.get("type") == "array")
             for a_arg, b_arg in itertools.combinations(untyped_lists, 2):
-                add(f"{a_arg}~{b_arg}:samelen", "samelen", _t_samelen(a_arg, b_arg), a_arg, b_arg)
+                add(f"{a_arg}~{b_arg}:samelen", "samelen", _t_samelen(a_arg, b_arg, walk), a_arg, b_arg)
             for arg, kind in sorted(entities.items()):
                 if kind is not None and "inside" in DATA_MODEL[kind]:
                     for other in records:
@@ -487,6 +495,22 @@ def build_vocabulary(
                         add(f"{arg}:covers({label})", "covers", _t_covers(arg, amount), arg)
                 if "payment_methods" in props:
                     add(f"payment_methods:adds_up({label})", "adds_up", _e_adds_up("payment_methods", amount))
+        if shapes:
+            for arg, schema in sorted(props.items()):
+                if (
+                    entities[arg] is None
+                    and schema.get("type") == "string"
+                    and "enum" not in schema
+                    and arg not in ("origin", "destination")  # airports: the match template reads them
+                    and parsed_by_tool(schema)
+                ):
+                    for cond, pred in shape_conditions(arg).items():
+                        add(cond, "shape", pred, arg)
+        if lists:
+            for arg, schema in sorted(props.items()):
+                if schema.get("type") == "array":
+                    for cond, pred in list_conditions(arg).items():
+                        add(cond, "iterates", pred, arg)
         if schema_family:
             required = (fn.get("parameters") or {}).get("required") or []
             for cond, pred in schema_conditions(name, props, required).items():

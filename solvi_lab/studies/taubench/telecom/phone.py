@@ -182,6 +182,7 @@ _SEARCH_TECH = {
 
 # --- APN object validation (pydantic's rules and texts) ---------------------------------------------------------
 
+_I64 = float(2**63)  # pydantic turns a float into an integer only within i64
 _BOOL_WORDS = {"0": False, "off": False, "f": False, "false": False, "n": False, "no": False,
                "1": True, "on": True, "t": True, "true": True, "y": True, "yes": True}  # fmt: skip
 
@@ -202,9 +203,11 @@ def _check_field(kind: Any, value: Any) -> tuple[Any, tuple[str, str] | None]:
         if type(value) in (int, float):
             if value in (0, 1):
                 return bool(value), None
+            if type(value) is float and not value.is_integer():
+                return None, ("Input should be a valid boolean", "bool_type")
             return None, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
         if isinstance(value, str):
-            word = _BOOL_WORDS.get(value.strip().lower())
+            word = _BOOL_WORDS.get(value.lower())  # case-insensitive, but no trimming
             if word is None:
                 return None, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
             return word, None
@@ -219,16 +222,34 @@ def _check_field(kind: Any, value: Any) -> tuple[Any, tuple[str, str] | None]:
     if type(value) is bool:
         return int(value), None
     if type(value) is float:
-        if value.is_integer():
-            return int(value), None
-        return None, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
+        if value != value or abs(value) == float("inf"):
+            return None, ("Input should be a finite number", "finite_number")
+        if not value.is_integer():
+            return None, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
+        if not -_I64 <= value <= _I64:
+            return None, ("Unable to parse input string as an integer, exceeded maximum size", "int_parsing_size")
+        return int(value), None
     if isinstance(value, str):
         text = value.strip()
         try:
             return int(text), None
         except ValueError:
-            return None, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+            pass
+        # a decimal string with a zero fractional part ("80.0") is an integer too
+        head, dot, tail = text.partition(".")
+        if dot and tail and set(tail) == {"0"}:
+            try:
+                return int(head), None
+            except ValueError:
+                pass
+        return None, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
     return None, ("Input should be a valid integer", "int_type")
+
+
+def _short_repr(value: Any) -> str:
+    """pydantic's shortened input repr: over 50 characters, the first 25 and the last 24 around ``...``."""
+    text = repr(value)
+    return text if len(text) <= 50 else f"{text[:25]}...{text[-24:]}"
 
 
 def validate_apn(values: dict[str, Any]) -> APNSettings:
@@ -258,7 +279,7 @@ def validate_apn(values: dict[str, Any]) -> APNSettings:
     if errors:
         head = f"{len(errors)} validation error{'s' if len(errors) > 1 else ''} for APNSettings"
         body = [
-            f"{loc}\n  {msg} [type={kind}, input_value={value!r}, input_type={type(value).__name__}]\n"
+            f"{loc}\n  {msg} [type={kind}, input_value={_short_repr(value)}, input_type={type(value).__name__}]\n"
             f"    For further information visit https://errors.pydantic.dev/{PYDANTIC_VERSION}/v/{kind}"
             for loc, msg, kind, value in errors
         ]

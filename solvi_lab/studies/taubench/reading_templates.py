@@ -1,0 +1,217 @@
+"""Templates that read an argument the way a tool reads it (issue 43), generic for every τ-bench domain.
+
+The base vocabulary reads free text by its character classes and lists by their length, so an expression that
+overflows or has a thousands separator looks like an accepted one, and ``""`` or a dict passed for a list is
+unreadable. These families read what the tool reads. Nothing here names a tool or an argument.
+
+shapes (a free-text argument the tool parses: a string with no entity, enum or field it names, whose schema
+description gives an example or a format — :func:`parsed_by_tool`; "a thought to think about" is not parsed)
+    ``<arg>:arith`` — the text as Python's parser and arithmetic read it (what ``eval`` of a calculator does):
+    ``"not arithmetic"`` (it does not parse, or parses as something other than numbers joined by
+    ``+ - * / // % **`` and brackets: an unbalanced bracket, a thousands separator — a tuple —, a name, a call),
+    ``"zero division"``, ``"overflow"`` (a number too large for a float, or a float operation out of range),
+    ``"not finite"`` (inf or nan) or ``"finite"``;
+    ``<arg>:symbols`` — its separators: the distinct characters that are neither letters, digits nor spaces (a
+    thousands separator, an underscore in a number, a slash in a date);
+    ``<arg>:length`` — its length class (:func:`length_class`).
+    A shape training never saw accepted is a violated value: "unknown" (or "refuse" through a signature), never
+    "accept".
+lists (a list argument)
+    ``<arg>:iterates`` — what a ``for`` loop over the value walks: ``"list"``, ``"string"`` (its characters),
+    ``"mapping"`` (its keys), ``"none"`` (not iterable);
+    ``<arg>:iter_len`` — how many elements that walk yields, bucketed 0 / 1 / 2+ (unreadable when not iterable):
+    ``""`` and ``[]`` both walk nothing, a tool that loops over them does nothing. With the family on, the
+    domain's other list templates read a list argument through :func:`walk_as_tool` too (its elements as the
+    tool's loop sees them; the JSON type apart, ``""`` reads as ``[]``).
+
+>>> c = shape_conditions("e")
+>>> [c[k](None, {"e": "1,000 + 2"}) for k in sorted(c)]
+['not arithmetic', 'short', ('+', ',')]
+>>> [arith_class(t) for t in ("2 ** 10000", "(1 + 2", "1 / 0", "1e308 * 10", " 12.5 * 3")]
+['overflow', 'not arithmetic', 'zero division', 'not finite', 'finite']
+>>> d = list_conditions("ids")
+>>> [(d["ids:iterates"](None, {"ids": v}), d["ids:iter_len"](None, {"ids": v})) for v in ("", [], {"a": 1}, ["x", "y"])]
+[('string', 0), ('list', 0), ('mapping', 1), ('list', '2+')]
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = [
+    "walk_as_tool",
+    "parsed_by_tool",
+    "shape_conditions",
+    "symbols",
+    "list_conditions",
+    "arith_class",
+    "token_pattern",
+    "length_class",
+    "PATTERN_MAX",
+]
+
+Predicate = Callable[[Any, Mapping[str, Any]], Any]
+
+#: A token pattern longer than this reads "long" (prose: one value, not one per sentence).
+PATTERN_MAX = 24
+
+# Python's arithmetic, as eval applies it to a parsed expression
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+# an integer power past this many bits is not computed: no float holds it (the float limit is 1,024 bits), and a
+# calculator that converts to float fails on it ("overflow") unless a division brings it back, which we do not model
+_MAX_BITS = 1 << 16
+
+
+class _Overflow(Exception):
+    pass
+
+
+def _value(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_value(node.operand))
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _value(node.left), _value(node.right)
+        if (
+            isinstance(node.op, ast.Pow)
+            and type(left) is int
+            and type(right) is int
+            and right > 0
+            and abs(left) > 1
+            and left.bit_length() * right > _MAX_BITS
+        ):
+            raise _Overflow
+        return _BINARY[type(node.op)](left, right)
+    raise ValueError("not arithmetic")
+
+
+def arith_class(text: Any) -> str:
+    """How a calculator that ``eval``s the text and converts the result to float reads it (see the module doc)."""
+    if not isinstance(text, str):
+        raise TypeError("not text")  # read as unreadable: the jtype condition says what it is
+    try:
+        # eval strips leading spaces and tabs before parsing; so do we
+        tree = compile(text.lstrip(" \t"), "<argument>", "eval", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError):
+        return "not arithmetic"
+    try:
+        value = float(_value(tree.body))
+    except ValueError:
+        return "not arithmetic"
+    except ZeroDivisionError:
+        return "zero division"
+    except (_Overflow, OverflowError):
+        return "overflow"
+    except (TypeError, MemoryError):  # e.g. a negative number to a fractional power gives a complex
+        return "not arithmetic"
+    return "finite" if math.isfinite(value) else "not finite"
+
+
+def token_pattern(text: Any) -> str:
+    """Runs of letters → ``a``, of digits → ``9``, of whitespace → one space; ``"long"`` past :data:`PATTERN_MAX`.
+
+    >>> token_pattern("(12.5 + 3) * 4"), token_pattern("2024-05-15"), token_pattern("x" * 3 + " " * 30 + "1" * 30)
+    ('(9.9 + 9) * 9', '9-9-9', 'a 9')
+    """
+    if not isinstance(text, str):
+        raise TypeError("not text")
+    out: list[str] = []
+    for ch in text:
+        token = "a" if ch.isalpha() else "9" if ch.isdigit() else " " if ch.isspace() else ch
+        if not (out and token in "a9 " and out[-1] == token):
+            out.append(token)
+            if len(out) > PATTERN_MAX:
+                return "long"
+    return "".join(out)
+
+
+def length_class(text: Any) -> str:
+    """``"empty"``, ``"short"`` (≤ 16 characters), ``"medium"`` (≤ 64), ``"long"``."""
+    if not isinstance(text, str):
+        raise TypeError("not text")
+    n = len(text)
+    return "empty" if n == 0 else "short" if n <= 16 else "medium" if n <= 64 else "long"
+
+
+_EXAMPLE = re.compile(r"such as|e\.g\.|for example|format", re.IGNORECASE)
+
+
+def parsed_by_tool(schema: Mapping[str, Any]) -> bool:
+    """Whether a string argument's schema says its value has a form (an example or a format to follow).
+
+    >>> parsed_by_tool({"description": "The expression to calculate, such as '2 + 2'."})
+    True
+    >>> parsed_by_tool({"description": "A thought to think about."}), parsed_by_tool({})
+    (False, False)
+    """
+    return bool(_EXAMPLE.search(str(schema.get("description") or "")))
+
+
+def symbols(text: Any) -> tuple[str, ...]:
+    """The distinct characters that are neither letters, digits nor spaces, sorted: the text's separators.
+
+    >>> symbols("1,000 + 2.5"), symbols("2024-05-15"), symbols("1_000")
+    (('+', ',', '.'), ('-',), ('_',))
+    """
+    if not isinstance(text, str):
+        raise TypeError("not text")
+    return tuple(sorted({ch for ch in text if not (ch.isalnum() or ch.isspace())}))
+
+
+def shape_conditions(arg: str, pattern: bool = False) -> dict[str, Predicate]:
+    """The shapes family's conditions of one free-text argument (``pattern``: also its token pattern, a finer
+    reading that abstains on every new arrangement of the same tokens)."""
+    out: dict[str, Predicate] = {
+        f"{arg}:arith": lambda s, a: arith_class(a[arg]),
+        f"{arg}:symbols": lambda s, a: symbols(a[arg]),
+        f"{arg}:length": lambda s, a: length_class(a[arg]),
+    }
+    if pattern:
+        out[f"{arg}:pattern"] = lambda s, a: token_pattern(a[arg])
+    return out
+
+
+def walk_as_tool(value: Any) -> list[Any]:
+    """What ``for x in value`` yields (a mapping: its keys); TypeError when nothing can be walked."""
+    if isinstance(value, (str, list, tuple)):
+        return list(value)
+    if isinstance(value, Mapping):
+        return list(value)
+    raise TypeError("not iterable")
+
+
+def _iterates(value: Any) -> str:
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    if isinstance(value, Mapping):
+        return "mapping"
+    return "none"
+
+
+def _bucket(n: int) -> Any:
+    return n if n < 2 else "2+"
+
+
+def list_conditions(arg: str) -> dict[str, Predicate]:
+    """The lists family's conditions of one list argument."""
+    return {
+        f"{arg}:iterates": lambda s, a: _iterates(a[arg]),
+        f"{arg}:iter_len": lambda s, a: _bucket(len(walk_as_tool(a[arg]))),
+    }
