@@ -250,10 +250,10 @@ def _edited_before_snapshot(path: Path, tries: int, rng: random.Random) -> Row:
     snapshot; an open that succeeds is "silently accepted"."""
     from solvi_lab.errors import CorruptJournal
     from solvi_lab.knowledge import KnowledgeStore
-    from solvi_lab.knowledge.fold_snapshot import SnapshotLoader
+    from solvi_lab.knowledge.snapshot_load import SnapshotLoader
 
     good = path.read_bytes()
-    block = SnapshotLoader(KnowledgeStore._empty(), path).prefix.nbytes
+    block = SnapshotLoader(KnowledgeStore._empty()._fold, path).prefix.nbytes
     row = Row(
         "journal edited before its snapshot (byte change)", "jsonl", note="CorruptJournal naming the record at open"
     )

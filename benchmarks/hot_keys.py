@@ -109,7 +109,7 @@ def apply_hot_stream(ks: Any, ops: Iterable[tuple], progress: Any = None) -> tup
             continue
         iid = ids[op[1]] if kind in ("rollback", "use", "flag_key") else None
         # The fold state is private since issue 14; a --baseline checkout may be older and keep it public.
-        items = ks._items if hasattr(ks, "_items") else ks.items
+        items = vars(ks).get("_fold", ks)._items if hasattr(vars(ks).get("_fold", ks), "_items") else ks.items
         if kind == "rollback":
             it = items.get(iid) if iid is not None else None
             if it is not None and it.state in live and it.supersedes:

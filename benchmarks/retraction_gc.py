@@ -57,9 +57,9 @@ def measure(journal: Path, n: int, seed: int) -> dict:
             else:
                 passes[-1][0] = time.perf_counter() - passes[-1][0]
 
-        items = len(ks._items)
+        items = len(ks._fold._items)
         gc.collect()  # the open's garbage, before the first timing (as store_scale.py does)
-        live = [i for i in ks._items if ks.status(i) in ("active", "hypothesis", "disputed")]
+        live = [i for i in ks._fold._items if ks.status(i) in ("active", "hypothesis", "disputed")]
         random.Random(seed).shuffle(live)
         rows = []
         gc.callbacks.append(on_gc)
@@ -71,7 +71,7 @@ def measure(journal: Path, n: int, seed: int) -> dict:
                 ks.fingerprint()
                 took = time.perf_counter() - t
                 inside = [(g, round(d * 1e3, 3), objs) for d, g, objs in passes[before:]]
-                rows.append({"s": took, "events": len(ks._keys[ks._items[x].key].events), "passes": inside})
+                rows.append({"s": took, "events": len(ks._fold._keys[ks._fold._items[x].key].events), "passes": inside})
         finally:
             gc.callbacks.remove(on_gc)
         ks.close(snapshot=False)

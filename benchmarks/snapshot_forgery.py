@@ -41,7 +41,7 @@ from typing import Any
 
 from solvi_lab import journal_head
 from solvi_lab.journal import Journal
-from solvi_lab.knowledge import KnowledgeStore
+from solvi_lab.knowledge import KnowledgeStore, snapshot_write
 from solvi_lab.knowledge import fold_snapshot as fs
 from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored
 from solvi_lab.studies.synthetic import apply_stream, iter_operations
@@ -87,12 +87,13 @@ def forge(path: Path, change: Callable[[KnowledgeStore], str], *, recompute: boo
     as they were before the append; False: this library's writer wrote them, vouching for the forged record."""
     saved = heads(path)
     with KnowledgeStore.open(path, snapshot=False) as ks:
-        ks.fingerprint()
+        ks._fold._flush_digests()  # every kept digest settled first (a read leaves them pending)
         iid = change(ks)
         if recompute:
-            ks._touch(ks._items[iid])
+            ks._fold._touch(ks._fold._items[iid])
+            ks._fold._flush_digests()  # the item's digest and the sums moved (a read never settles them)
         fp = ks.fingerprint()  # what the forger names: its rows' fingerprint as their kept sums give it
-        _, marker = fs._write_file(ks, ks.journal, fp)
+        _, marker = snapshot_write._write_file(ks._fold, ks.journal, fp)
         ks.close(snapshot=False)
     with Journal(path) as j:
         rec = j.append(fs.MARKER_KIND, marker)
@@ -117,7 +118,7 @@ def append_unchecked(path: Path, n: int = 4) -> None:
 def _pick(ks: KnowledgeStore, rng: random.Random, late: bool) -> Any:
     items = [
         it
-        for it in ks._items.values()
+        for it in ks._fold._items.values()
         if it.state == "active"
         and isinstance(it.body, dict)
         and isinstance(it.body.get("o"), str)

@@ -159,7 +159,8 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
             events = None
             if impl != "solvi":
                 # The fold state is private since issue 14; a --baseline checkout may be older.
-                keys, items = (ks._keys, ks._items) if hasattr(ks, "_keys") else (ks.keys, ks.items)
+                fold = vars(ks).get("_fold", ks)  # held by the store since issue 41
+                keys, items = (fold._keys, fold._items) if hasattr(fold, "_keys") else (ks.keys, ks.items)
                 events = len(keys[items[x].key].events)
             t = time.perf_counter()
             ks.retract(x, by="bench", why="benchmark retraction")
@@ -208,7 +209,9 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
         "verify_ok": ok,
         "peak_rss_mb": peak_mb,
         "journal_mb": os.path.getsize(path) / 2**20,
-        "keys": len(ks._keys if hasattr(ks, "_keys") else ks.keys) if impl != "solvi" else None,
+        "keys": len(vars(ks).get("_fold", ks)._keys if hasattr(vars(ks).get("_fold", ks), "_keys") else ks.keys)
+        if impl != "solvi"
+        else None,
     }
 
 

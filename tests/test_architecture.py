@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
@@ -121,8 +122,9 @@ def imports_of(path: Path) -> list[tuple[str, int, bool]]:
                 full = ".".join(base + ([node.module] if node.module else []))
             else:
                 full = node.module or ""
-            # `from . import x` may name a submodule: count it as that module when it is one.
-            targets = [full]
+            # `from . import x` (or `from solvi_lab.pkg import x`) may name a submodule: count it as that module
+            # when it is one (importing it runs the package's __init__ first, which is no import of the package's).
+            targets = [f"{full}.{a.name}" if _is_module(f"{full}.{a.name}") else full for a in node.names]
             if not node.module:
                 targets = [f"{full}.{a.name}" for a in node.names]
         for target in targets:
@@ -131,6 +133,14 @@ def imports_of(path: Path) -> list[tuple[str, int, bool]]:
                 rel = _existing_module(rel)
                 found.append((rel, node.lineno, id(node) in guarded))
     return found
+
+
+def _is_module(full: str) -> bool:
+    """Whether the dotted name (solvi_lab....) is a module or package file."""
+    if not full.startswith("solvi_lab."):
+        return False
+    candidate = ROOT.joinpath(*full.split(".")[1:])
+    return candidate.with_suffix(".py").exists() or (candidate / "__init__.py").exists()
 
 
 def _existing_module(rel: str) -> str:
@@ -231,7 +241,7 @@ def test_a_planted_upward_import_is_found(tmp_path, monkeypatch):
     (fake_root / "knowledge" / "store.py").write_text("")
     monkeypatch.setitem(globals(), "ROOT", fake_root)
     monkeypatch.setitem(globals(), "SOURCES", sorted(fake_root.rglob("*.py")))
-    assert upward_imports() == ["solvi_lab/journal.py:2: journal (journal) imports knowledge (knowledge)"]
+    assert upward_imports() == ["solvi_lab/journal.py:2: journal (journal) imports knowledge.store (knowledge)"]
 
 
 def test_a_planted_type_only_upward_import_is_found(tmp_path, monkeypatch):
@@ -250,3 +260,56 @@ def test_a_planted_type_only_upward_import_is_found(tmp_path, monkeypatch):
     assert upward_imports() == [
         "solvi_lab/knowledge/store.py:3: knowledge.store (knowledge) imports explore.frames (explore)"
     ]
+
+
+def import_graph() -> nx.DiGraph:
+    """Every solvi_lab module and every import between two of them — module level, inside functions, under
+    `if TYPE_CHECKING:` alike — as a directed graph (importer -> imported; a package's own `__init__` importing
+    its modules counts, a module importing its own package's `__init__` too)."""
+    g = nx.DiGraph()
+    for path in SOURCES:
+        importer = module_name(path)
+        g.add_node(importer)
+        for imported, _line, _type_only in imports_of(path):
+            if imported != importer:
+                g.add_edge(importer, imported)
+    return g
+
+
+def import_circles(g: nx.DiGraph) -> list[list[str]]:
+    """The import circles of `g`: each strongly connected set of modules (more than one), sorted."""
+    return sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
+
+
+def test_no_import_circle_anywhere_in_the_package():
+    # Issue 41: no module reaches back to one that imports it, not even for a type hint or inside a function.
+    assert import_circles(import_graph()) == []
+
+
+def test_no_module_of_the_knowledge_package_imports_the_store_but_its_init():
+    importers = sorted(
+        {
+            module_name(p)
+            for p in SOURCES
+            if module_name(p).startswith("knowledge")
+            for imported, _, _ in imports_of(p)
+            if imported == "knowledge.store"
+        }
+    )
+    assert importers == ["knowledge"]
+
+
+def test_a_planted_circle_is_found(tmp_path, monkeypatch):
+    # A type-only import back from a rule module to the module that imports it is a circle.
+    fake_root = tmp_path / "solvi_lab"
+    (fake_root / "knowledge").mkdir(parents=True)
+    (fake_root / "__init__.py").write_text("")
+    (fake_root / "knowledge" / "__init__.py").write_text("")
+    (fake_root / "knowledge" / "fold.py").write_text("from . import refold\n")
+    (fake_root / "knowledge" / "refold.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .fold import Fold\n"
+    )
+    (fake_root / "knowledge" / "gates.py").write_text("def f():\n    from .fold import Fold\n")
+    monkeypatch.setitem(globals(), "ROOT", fake_root)
+    monkeypatch.setitem(globals(), "SOURCES", sorted(fake_root.rglob("*.py")))
+    assert import_circles(import_graph()) == [["knowledge.fold", "knowledge.refold"]]

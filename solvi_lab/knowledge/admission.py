@@ -5,22 +5,23 @@ value JSON gives back for it — with every check done first, so a refused call 
 gives (body, by, scope, evidence, valid) are encoded to canonical JSON and decoded exactly once
 (`validation.need_json_canonical`); the competition key, the premise check, the gates (their candidate and their
 shadow) and the record reuse those texts and values, and the journal appends the text as it is
-(`Journal.append_encoded`). It may not fold (the fold decides the status again from the record), write the
+(`Journal.append_encoded`). Functions over the fold (knowledge/fold.py), read only — never the store: the store's
+facade hands them its fold, its gates and what a gate is given. It may not fold (the fold decides the status again from the record), write the
 journal, or keep state of its own.
 
->>> from solvi_lab.knowledge import KnowledgeStore
->>> ks = KnowledgeStore()
->>> text, value = add_record(ks, "fact", {"s": "c1", "r": "tier", "o": ("vip",)}, source="person")
+>>> from solvi_lab.knowledge.fold import Fold
+>>> fold = Fold()
+>>> text, value = add_record(fold, "fact", {"s": "c1", "r": "tier", "o": ("vip",)}, source="person")
 >>> text
 '{"body":{"o":["vip"],"r":"tier","s":"c1"},"key":"[null,\\\\"c1\\\\",\\\\"tier\\\\"]","kind":"fact","op":"add","source":"person"}'
 >>> from solvi_lab.journal import canonical
->>> canonical(value) == text and ks.journal.position == 0
+>>> canonical(value) == text and fold.position == 0
 True
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput, UnknownId
@@ -32,13 +33,13 @@ from .shadow import _Shadow
 from .staleness import fact_key
 
 if TYPE_CHECKING:
-    from .store import KnowledgeStore
+    from .fold import Fold
 
 DEFAULT = "default"  # reconfirm_after not given: the kind's default applies (nothing is written)
 
 
 def add_record(
-    store: KnowledgeStore,
+    fold: Fold,
     kind: str,
     body: Any,
     *,
@@ -52,9 +53,17 @@ def add_record(
     of: str | None = None,
     reconfirm_after: Any = DEFAULT,
     hypothesis: bool = False,
+    position: int | None = None,
+    gates: Sequence[Any] = (),
+    gate_store: Any = None,
+    shell: Callable[[Fold], Any] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The add record for these arguments as (canonical text, value), after every check (BadInput, UnknownId)
-    and the gates' verdicts; the store appends it and folds it. See KnowledgeStore.add for the arguments."""
+    and the gates' verdicts; the store appends it and folds it. See KnowledgeStore.add for the arguments.
+
+    `position`: the journal position the record will take (the fold's by default); `gates`: the user's gates, each
+    called as `gate.admit(gate_store, candidate, shadow)`, where the shadow's `store()` is `shell(fold')` of the
+    fold as it would be with the candidate (knowledge/shadow.py). The store has folded what others appended."""
     if isinstance(derived_from, str):
         derived_from = [derived_from]
     derived_from = list(derived_from or ())
@@ -77,7 +86,9 @@ def add_record(
     else:
         given = None
     body, by, scope, evidence, valid = values
-    items = store._items
+    items = fold._items
+    if position is None:
+        position = fold.position
     if supersedes is not None and supersedes not in items:
         raise UnknownId(
             f"supersedes={supersedes!r} names no item of this store; pass the id of the version this one replaces."
@@ -103,7 +114,7 @@ def add_record(
     elif type(body) is dict and isinstance(body.get("name"), (str, int)):
         key = dumps_canonical([kind, scope, body["name"]])
     else:
-        key = dumps_canonical(["item", store.journal.position if store.journal else store.position])
+        key = dumps_canonical(["item", position])
     if supersedes is not None:
         old = items[supersedes]
         if old.kind != kind or old.key != key:
@@ -111,27 +122,24 @@ def add_record(
                 f"{supersedes} is a {old.kind} on another key; a new version supersedes a version of "
                 "the same item (same kind, and for a fact the same scope, s and r)."
             )
-    store._catch_up()
     # Only what was said goes in the record (defaults are left out: smaller journal, faster hashing).
     rc = small_json("reconfirm_after", reconfirm_after) if reconfirm_after is not DEFAULT else None
     cand = Candidate(kind, body, source, by, scope, tuple(derived_from), supersedes, of)
     verdicts: list[dict[str, Any]] = []
     # The two built-in gates (SourceGate, ConsistencyGate), called directly: the premise check reuses the key
     # and the fact's value (the repr of its decoded "o", as the fold's Item computes it).
-    base = source_check(kind, body, source, of, store._decision_info)
+    base = source_check(kind, body, source, of, fold._decision_info)
     source_ok = base.admit
     if base.admit:
         own_value = repr(body.get("o")) if own_key is not None else None
-        base = store._premise_verdict(
-            kind, body, scope, cand.derived_from, store.journal.position, own_key, own_value=own_value
-        )
+        base = premise_verdict(fold, kind, body, scope, cand.derived_from, position, own_key, own_value=own_value)
     # The user's gates rule on every item the source check admits, even one the premise check refuses now: a
     # retraction can make its premises sound in the re-fold, which reads the verdicts from the journal. The
     # gates' shadow folds the record's own values, so it sees the item exactly as the store will.
-    if source_ok and store.gates:
+    if source_ok and gates:
         shadow_payload = record(texts, values, kind, source, key, derived_from, supersedes, of, hypothesis, rc)[1]
-        for g in store.gates:
-            v = g.admit(store, cand, _Shadow(store, dict(shadow_payload)))
+        for g in gates:
+            v = g.admit(gate_store, cand, _Shadow(fold, dict(shadow_payload), shell))
             if not isinstance(v, Verdict):
                 raise BadInput(f"gate {getattr(g, 'name', g)!r} returned {v!r}; admit() must return a Verdict.")
             verdicts.append(v.as_dict(getattr(g, "name", type(g).__name__)))
@@ -212,7 +220,7 @@ def small_json(what: str, value: Any) -> tuple[str, Any]:
 
 
 def premise_verdict(
-    self: KnowledgeStore,
+    fold: Fold,
     kind: str,
     body: Any,
     scope: Any,
@@ -222,14 +230,14 @@ def premise_verdict(
     *,
     own_value: str | None = None,
 ) -> Verdict:
-    """The consistency check of a candidate's premises as of position `pos` (ks._premise_verdict; ConsistencyGate).
+    """The consistency check of a candidate's premises as of position `pos` (ConsistencyGate, through ks._premise_verdict).
     `own_key`, `own_value`: the candidate's fact key and value key when the caller has them (add() does,
     from the body it decoded once), else made here."""
     for pid in derived_from:
-        problem, why = self._premise_state(pid, pos)
+        problem, why = fold._premise_state(pid, pos)
         if problem:
             return Verdict(False, why)
-        prem = self._items[pid]
+        prem = fold._items[pid]
         if kind == "fact" and isinstance(body, dict) and prem.kind == "fact":
             if own_key is None:
                 own_key = fact_key(scope, body.get("s"), body.get("r"))

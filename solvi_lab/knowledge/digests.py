@@ -2,7 +2,7 @@
 
 Its one job: turn fold state into digests — an item's digest once per change (pending items are hashed when the
 fingerprint is read), a question's when it opens or closes, a flag's when raised or ended — and the fingerprint
-from the sums and the clock. Functions over a Fold (`self`), bound as its methods in knowledge/fold.py. It may not
+from the sums and the clock. Functions over a FoldState (`self`, knowledge/fold_state.py), bound as Fold's methods in knowledge/fold.py. It may not
 change any status, read the journal or validate input: it only hashes what the rules decided.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..journal import canonical
 
 if TYPE_CHECKING:
-    from .fold import Fold
+    from .fold_state import FoldState
     from .items import Item
     from .keys import _Key
 
@@ -33,7 +33,7 @@ def _h(obj: Any) -> int:
 _PENDING_MAX = 1 << 20
 
 
-def flush_digests(self: Fold) -> None:
+def flush_digests(self: FoldState) -> None:
     """Hash the items changed since the fingerprint was last read, once each (an item on a busy key changes
     at many fold steps: confirmed, disputed, resolved), and move the item sum and present count by the
     difference — so reading either never scans the store, and a rebuild hashes each item once."""
@@ -46,7 +46,7 @@ def flush_digests(self: Fold) -> None:
     self._touched = set()
 
 
-def settle_digests(self: Fold, ks: _Key) -> None:
+def settle_digests(self: FoldState, ks: _Key) -> None:
     """After a fold step on one key: its question digests and the dispute indexes (item digests are settled
     lazily, see _flush_digests)."""
     if len(self._touched) > _PENDING_MAX:  # bound the pending set (see _PENDING_MAX)
@@ -68,7 +68,7 @@ def settle_digests(self: Fold, ks: _Key) -> None:
         self._question_keys.pop(ks.key, None)
 
 
-def settle_questions(self: Fold, ks: _Key) -> None:
+def settle_questions(self: FoldState, ks: _Key) -> None:
     """Digest the questions opened or closed since the last step; the key's share of the fingerprint moves by
     the difference. A question is hashed when it opens and when it closes, never again."""
     qs = ks.questions
@@ -90,7 +90,7 @@ def settle_questions(self: Fold, ks: _Key) -> None:
         self._keys_sum = (self._keys_sum + delta) & MASK
 
 
-def release(self: Fold, it: Item) -> None:
+def release(self: FoldState, it: Item) -> None:
     """Add an item's final digest to the item sum and drop it: no later record reads it (verify's fold)."""
     self._touched.discard(it)
     new = it.digest()
@@ -100,7 +100,7 @@ def release(self: Fold, it: Item) -> None:
     del self._items[it.id]
 
 
-def served_items(self: Fold) -> Iterable[Item]:
+def served_items(self: FoldState) -> Iterable[Item]:
     """Every item the store serves, as a read would serve it; rows of a fold snapshot not built yet are decoded
     without being kept (lazy_items.LazyItems.served), so hashing them changes nothing."""
     items = self._items
@@ -108,11 +108,29 @@ def served_items(self: Fold) -> Iterable[Item]:
     return served() if served is not None else items.values()
 
 
-def recomputed(self: Fold) -> tuple[str, int, str]:
+def settled(self: FoldState) -> tuple[int, int]:
+    """(item sum, present count) with the pending item digests counted — computed on the side, so a read changes no
+    field of the fold (the store settles them on its write path: `flush_digests`)."""
+    items_sum, present = self._items_sum, self._present
+    for it in self._touched:
+        new, old = it.digest(), it.contribution
+        if new != old:
+            items_sum = (items_sum - old + new) & MASK
+            present += (new != 0) - (old != 0)
+    return items_sum, present
+
+
+def present(self: FoldState) -> int:
+    """The number of items in the store (admitted, not retracted), pending digests counted; the fold unchanged."""
+    return settled(self)[1] if self._touched else self._present
+
+
+def recomputed(self: FoldState) -> tuple[str, int, str]:
     """(fingerprint, present count, which part differs from the kept sums or '') recomputed from what the store
     serves — every item's fields hashed now, every question and flag hashed now — never from the digests and sums
     the fold keeps. What verify() compares with the replay: a state whose kept digests were carried over from
-    elsewhere (a fold snapshot) but whose items say something else has another recomputed fingerprint."""
+    elsewhere (a fold snapshot) but whose items say something else has another recomputed fingerprint. A read:
+    the fold is unchanged."""
     items_sum = present = 0
     for it in served_items(self):
         d = it.digest()
@@ -122,14 +140,14 @@ def recomputed(self: Fold) -> tuple[str, int, str]:
     keys_sum = sum(_h([ks.key, q]) for ks in self._keys.values() for q in ks.questions)
     flags_sum = sum(_h(f.observable()) for f in self._flags.flags.values())
     items_sum, keys_sum, flags_sum = items_sum & MASK, keys_sum & MASK, flags_sum & MASK
-    flush_digests(self)
+    kept_items, kept_present = settled(self)
     kept = [
         name
         for name, mine, theirs in (
-            ("items", items_sum, self._items_sum),
+            ("items", items_sum, kept_items),
             ("questions", keys_sum, self._keys_sum),
             ("flags", flags_sum, self._flags_sum),
-            ("item count", present, self._present),
+            ("item count", present, kept_present),
         )
         if mine != theirs
     ]
@@ -140,8 +158,10 @@ def _fingerprint_of(items_sum: int, keys_sum: int, flags_sum: int, ticks: int) -
     return hashlib.sha256(f"{items_sum:064x}|{keys_sum:064x}|{flags_sum:064x}|{ticks}".encode()).hexdigest()
 
 
-def fingerprint(self: Fold) -> str:
-    """A 256-bit digest of the whole observable state: SHA-256 over the three sums and the clock (after the
-    pending item digests are settled)."""
-    flush_digests(self)
-    return _fingerprint_of(self._items_sum, self._keys_sum, self._flags_sum, self.ticks)
+def fingerprint(self: FoldState, items_sum: int | None = None) -> str:
+    """A 256-bit digest of the whole observable state: SHA-256 over the three sums and the clock, pending item
+    digests counted on the side (`settled`; `items_sum`: that sum when the caller has it): reading it changes no
+    field of the fold."""
+    if items_sum is None:
+        items_sum = settled(self)[0] if self._touched else self._items_sum
+    return _fingerprint_of(items_sum, self._keys_sum, self._flags_sum, self.ticks)

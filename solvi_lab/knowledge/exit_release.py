@@ -54,10 +54,10 @@ def track(st: Any) -> None:
 
 
 def _bulk(st: Any) -> list[Any]:
-    """The store's own non-empty built-in containers, and those of the knowledge package's own objects it holds
-    (the flag index): plain folded data, no caller objects."""
+    """The non-empty built-in containers of the store's fold, and those of the knowledge package's own objects it
+    holds (the flag index): plain folded data, no caller objects."""
     out = []
-    for name, v in vars(st).items():
+    for name, v in vars(st._fold).items():
         if name in _CALLERS:
             continue
         if type(v) in _CONTAINERS:
@@ -86,7 +86,7 @@ def release_at_exit() -> int:
     released = 0
     for st in list(_watched):
         limit = getattr(st, "EXIT_RELEASE_MIN_RECORDS", None)
-        if limit is None or len(getattr(st, "_items", ())) < limit:
+        if limit is None or len(getattr(getattr(st, "_fold", None), "_items", ())) < limit:
             continue
         incref = incref or _incref()
         if incref is None:

@@ -28,74 +28,23 @@ from typing import Any
 from ..journal import Record
 from . import digests, refold
 from .digests import MASK, _h
+from .fold_state import FoldState
 from .gates import source_refusal
 from .items import BEHAVIOUR_KINDS, LIVE, RANK, Item, ItemStatus, item_id, stronger_rule, value_key
 from .keys import _SIDE, _Key
-from .staleness import Flag, FlagIndex
+from .staleness import Flag
 
 RECORD_KIND = "knowledge"
 
 
-class Fold:
+class Fold(FoldState):
     """The fold state of a knowledge store and the rules that move it (see the module docstring).
 
-    `Fold()` is the state before any record; `_fold(records)` folds records in journal order. The store
-    (KnowledgeStore) is a Fold with a journal, validation and the public API around it."""
+    `Fold()` is the state before any record (the fields of FoldState, knowledge/fold_state.py); `_fold(records)`
+    folds records in journal order. The store (KnowledgeStore) holds one (`ks._fold`) and puts a journal,
+    validation and the public API around it."""
 
     KINDS: tuple[str, ...] = (RECORD_KIND,)
-    CHECKPOINT_EVERY = 16  # events per key between checkpoints of its fold state (docs/ARCHITECTURE.md)
-    _indexed = True  # keep the read indexes (False only in verify()'s lean fold, which nobody reads)
-    _folded = 0  # records folded (the journal-owner protocol's count)
-
-    # The whole fold state: what `_reset_state` sets, and all a snapshot of the fold would have to hold.
-    FIELDS = (
-        "_items",  # item id -> Item (every add, refused ones too), in journal order
-        "_keys",  # competition key -> _Key (events, live contenders, questions, checkpoints, side counts)
-        "_dependents",  # premise id -> ids of the items derived from it (the propagation's edges)
-        "_successors",  # item id -> ids of the items written with supersedes= it
-        "_by_subject",  # repr of a fact's subject -> its item ids (query(s=), snapshot(about=))
-        "_flags",  # FlagIndex: every flag, pending or ended
-        "_decision_info",  # decision id -> (answered_by, guarantee, answer): what a "verified" item may name
-        "_retracted",  # retracted root id -> {position, by, why}
-        "_scopes",  # repr of a scope -> the one shared dict of that scope (memory)
-        "_present",  # items in the store (admitted, not retracted), as of the last digest flush
-        "_open_set",  # keys with an open dispute (an ordered set)
-        "_question_keys",  # keys that ever had a question
-        "ticks",  # the decision clock (what reconfirm_after counts)
-        "position",  # the journal position after the last record folded
-        "_items_sum",  # multiset sum of item digests
-        "_keys_sum",  # multiset sum of question digests
-        "_flags_sum",  # multiset sum of flag digests
-        "_skip",  # ids folded as never written (retracted, or skip= of a rebuild)
-        "_touched",  # items whose digest is stale: hashed once when the fingerprint is read
-        "last_propagation",  # what the last retraction re-folded: keys, items, events
-    )
-
-    def __init__(self) -> None:
-        self._reset_state()
-
-    def _reset_state(self) -> None:
-        """Every field of FIELDS as it is before any record (the fold state, and nothing else)."""
-        self._items: dict[str, Item] = {}
-        self._keys: dict[str, _Key] = {}
-        self._dependents: dict[str, list[str]] = {}
-        self._successors: dict[str, list[str]] = {}  # item id -> the items written with supersedes= it
-        self._by_subject: dict[str, list[str]] = {}
-        self._flags = FlagIndex()
-        self._decision_info: dict[str, tuple] = {}
-        self._retracted: dict[str, dict[str, Any]] = {}  # root id -> {position, by, why}
-        self._scopes: dict[str, dict[str, Any]] = {}
-        self._present = 0  # items in the store (admitted, not retracted)
-        self._open_set: dict[str, None] = {}  # keys with an open dispute (an ordered set)
-        self._question_keys: dict[str, None] = {}  # keys that ever had a question
-        self.ticks = 0
-        self.position = 0
-        self._items_sum = 0
-        self._keys_sum = 0
-        self._flags_sum = 0
-        self._skip: set[str] = set()
-        self._touched: set[Item] = set()  # items whose digest is stale: hashed once when the fingerprint is read
-        self.last_propagation: dict[str, int] = {"keys": 0, "items": 0, "events": 0}
 
     def _fold(self, records: Iterable[Record]) -> None:
         """Fold records in journal order: those of KINDS through _apply, the others only move the position

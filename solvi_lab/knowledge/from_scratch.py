@@ -3,8 +3,9 @@
 Its one job: fold a journal's records from nothing with every retracted item treated as never written (the retract
 records read first, so nothing re-folds: `fold_definition`, what `from_journal`, `from_records`, `rebuild` and `at`
 run), and verify a live store against such a fold that lets go of what no later record reads (`lean_fold`,
-knowledge/release.py). Functions over a store (`self`), bound as its methods in knowledge/store.py. It may not
-change a live store (a rebuild is a new store; verify only reports) or write a journal.
+knowledge/release.py). Functions over a fold (knowledge/fold.py) — never the store: the store's facade hands them
+its fold, or the fold class to build one. It may not change a live fold (a rebuild is a new fold; verify only
+reports) or write a journal.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BadInput
 from ..journal import Record, canonical
 from . import digests
 from .fold import RECORD_KIND
@@ -23,7 +23,7 @@ from .items import Item, item_id
 from .release import ReleasePlan
 
 if TYPE_CHECKING:
-    from .store import KnowledgeStore
+    from .fold import Fold
 
 NO_CHECKPOINTS = 1 << 62  # CHECKPOINT_EVERY of a fold nothing re-folds (a replay, verify's fold): never reached
 
@@ -61,57 +61,58 @@ class Verification:
 
 
 def fold_definition(
-    self: KnowledgeStore,
+    fold: Fold,
     records: Iterable[Record],
     skip: set[str],
-    at: Callable[[KnowledgeStore, int], None] | None = None,
+    read_only: bool,
+    at: Callable[[int], None] | None = None,
     at_positions: Iterable[int] = (),
 ) -> None:
     """Fold from scratch with every retracted item (and every id in `skip`) treated as never written: the
-    retract records are read first, so no retraction re-folds anything (the definition, and the cheap way)."""
+    retract records are read first, so no retraction re-folds anything (the definition, and the cheap way).
+    `read_only`: nothing will ever re-fold this fold (no checkpoints kept). `at(p)` is called just before the record
+    at each position in `at_positions` is folded."""
     records = records if isinstance(records, list) else list(records)
     for r in records:
         if r.kind == RECORD_KIND and r.payload.get("op") == "retract":
             p = r.payload
             skip.add(p["id"])
             # known before the item's add is folded, so its why names who retracted it, as the live store's
-            self._retracted[p["id"]] = {"position": r.position, "by": p.get("by"), "why": p.get("why")}
-    self._skip = skip
-    if self._read_only:
+            fold._retracted[p["id"]] = {"position": r.position, "by": p.get("by"), "why": p.get("why")}
+    fold._skip = skip
+    if read_only:
         # Read-only, with every retraction in it skipped from the start: nothing ever re-folds this store, so
         # the per-key checkpoints a re-fold starts from would only cost time and memory.
-        self.CHECKPOINT_EVERY = NO_CHECKPOINTS
+        fold.CHECKPOINT_EVERY = NO_CHECKPOINTS
     if at is None:
-        self._fold(records)
+        fold._fold(records)
         return
     wanted = sorted(set(at_positions))
     wi = 0
     for r in records:
         while wi < len(wanted) and wanted[wi] <= r.position:
-            at(self, wanted[wi])
+            at(wanted[wi])
             wi += 1
-        self._fold((r,))
+        fold._fold((r,))
     while wi < len(wanted):
-        at(self, wanted[wi])
+        at(wanted[wi])
         wi += 1
 
 
 @_gc_paused
-def lean_fold(cls: type[KnowledgeStore], records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan) -> str:
+def lean_fold(cls: type[Fold], records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan) -> str:
     """The fingerprint of the from-scratch fold of `records` with every retracted item skipped (`lean_store`)."""
-    return lean_store(cls, records, retracted, plan).fingerprint()
+    return digests.fingerprint(lean_store(cls, records, retracted, plan))
 
 
 @_gc_paused
-def lean_store(
-    cls: type[KnowledgeStore], records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan
-) -> KnowledgeStore:
+def lean_store(cls: type[Fold], records: Iterable[Any], retracted: Iterable[str], plan: ReleasePlan) -> Fold:
     """The from-scratch fold of `records` with every retracted item skipped, folded by the store's own fold but
     dropping each item and key after the last record that reads it (`plan`, from a pre-scan of the same records):
     its sums, count, clock, retractions and decisions are the replay's, its item table is not kept. No retraction
-    re-folds anything here, so no checkpoints are kept."""
-    st = cls._empty()
-    st._read_only = "verify()'s lean fold"
+    re-folds anything here, so no checkpoints are kept. `cls`: the fold class (the store's, which also reads
+    decision records)."""
+    st = cls()
     st._skip = set(retracted) | plan.retracted
     st.CHECKPOINT_EVERY = NO_CHECKPOINTS  # a forward fold with nothing to re-fold needs no checkpoint
     st._indexed = False  # the read indexes (dependents, successors, subjects) serve re-folds and queries only
@@ -139,34 +140,32 @@ def lean_store(
 
 
 @_gc_paused
-def verify(store: KnowledgeStore, head: Any, lean: Callable[..., KnowledgeStore]) -> Verification:
-    """ks.verify(head): the chain walk (noting a ReleasePlan), then `lean(records, retracted, plan)` — the store
-    class's lean fold of the journal alone — compared with what the live store serves, recomputed from its items,
-    questions and flags (digests.recomputed), never from the digests and sums it keeps: whatever path built the
-    live state (a fold, a fold snapshot, lazy items), a served value the replay does not give is found. The
-    retractions skipped are the journal's own (the plan's), not the live store's."""
-    if store.journal is None or store._read_only:
-        raise BadInput("verify() needs the store's journal; call it on the live store.")
-    store._catch_up()
+def verify(fold: Fold, journal: Any, head: Any, cls: type[Fold]) -> Verification:
+    """ks.verify(head), once the store has folded what other writers appended: the chain walk of `journal` (noting
+    a ReleasePlan), then the lean fold (`lean_store`, a new `cls`) of the journal alone compared with what `fold`
+    serves, recomputed from its items, questions and flags (digests.recomputed), never from the digests and sums it
+    keeps: whatever path built the live state (a fold, a fold snapshot, lazy items), a served value the replay does
+    not give is found. The retractions skipped are the journal's own (the plan's), not the live store's. `fold` is
+    only read (its pending digests are hashed on a copy)."""
     plan = ReleasePlan()  # what the second fold may let go of, and when: noted during the chain walk
-    chain = store.journal.verify(head=head, visit=plan.see)  # with a kept head: also refuse a cut or rewritten tail
+    chain = journal.verify(head=head, visit=plan.see)  # with a kept head: also refuse a cut or rewritten tail
     if not chain:
         return Verification(False, False, False, chain.records, chain.problem)
-    replay = lean(store.journal.records(0, chain.records), (), plan)
-    want = replay.fingerprint()
-    served, present, kept = digests.recomputed(store)
+    replay = lean_store(cls, journal.records(0, chain.records), (), plan)
+    want = digests.fingerprint(replay)
+    served, present, kept = digests.recomputed(fold)
     differs = []
     if served != want or present != replay._present:
         differs.append("its items, questions, flags or clock (recomputed from what it serves)")
     if kept:
         differs.append(f"its kept digests ({kept}) and what it serves")
-    if store.fingerprint() != want:
+    if digests.fingerprint(fold) != want:
         differs.append("its fingerprint")
-    if store.position != replay.position:
-        differs.append(f"its position ({store.position}, the replay's {replay.position})")
-    if canonical(store._retracted) != canonical(replay._retracted):
+    if fold.position != replay.position:
+        differs.append(f"its position ({fold.position}, the replay's {replay.position})")
+    if canonical(fold._retracted) != canonical(replay._retracted):
         differs.append("its retractions")
-    if canonical(store._decision_info) != canonical(replay._decision_info):
+    if canonical(fold._decision_info) != canonical(replay._decision_info):
         differs.append("its decisions")
     if differs:
         problem = (

@@ -68,7 +68,7 @@ class SourceGate(WriteGate):
     name = "source"
 
     def admit(self, store: Any, item: Candidate, shadow: Any = None) -> Verdict:
-        return source_check(item.kind, item.body, item.source, item.of, store._decision_info)
+        return source_check(item.kind, item.body, item.source, item.of, store._fold._decision_info)
 
 
 class ConsistencyGate(WriteGate):

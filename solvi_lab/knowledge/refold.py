@@ -2,8 +2,8 @@
 
 Its one job: checkpoint a key's fold state every CHECKPOINT_EVERY events, fold a key again from the checkpoint
 before a change until its state meets the old run's, and propagate along premise edges in journal order until
-nothing moves (cost model: docs/ARCHITECTURE.md, "Store: retraction cost model"). Functions over a Fold (`self`),
-bound as its methods in knowledge/fold.py; the rules themselves are the fold's (`_apply_event`, `_set`, ...), never
+nothing moves (cost model: docs/ARCHITECTURE.md, "Store: retraction cost model"). Functions over the fold's state (`self`,
+knowledge/fold_state.py), bound as Fold's methods in knowledge/fold.py; the rules themselves are the fold's (`_apply_event`, `_set`, ...), never
 copied here. It may not read the journal, validate input, or decide a status any other way than the rules do.
 
 The cost model is in docs/ARCHITECTURE.md ("Store: retraction cost model"). In short: a key's items that are
@@ -27,7 +27,7 @@ from .items import FOLD_WIDTH, Item, _fold_fields, item_id
 from .keys import _DEAD, _event_pos
 
 if TYPE_CHECKING:
-    from .fold import Fold
+    from .fold_state import FoldState
     from .keys import _Key
 
 
@@ -53,13 +53,13 @@ def checkpoints_of(ks: _Key) -> list[tuple] | None:
     return cps
 
 
-def add_checkpoint(self: Fold, ks: _Key) -> None:
+def add_checkpoint(self: FoldState, ks: _Key) -> None:
     if checkpoints_of(ks) is None:
         ks.checkpoints = []
     ks.checkpoints.append(self._checkpoint(ks, _event_pos(ks.events[-1])))
 
 
-def checkpoint(self: Fold, ks: _Key, last: int) -> tuple:
+def checkpoint(self: FoldState, ks: _Key, last: int) -> tuple:
     """(position of the last event folded, how many live items, every item that can still change — the live
     ones first, in contention order — their fold states one after another, FOLD_WIDTH values each, the open
     question as it is). The questions opened by
@@ -87,7 +87,7 @@ def checkpoint(self: Fold, ks: _Key, last: int) -> tuple:
     )
 
 
-def refold(self: Fold, ks: _Key, from_pos: int = 0, needs: Iterable[int] = ()) -> tuple[list[Item], list[int]]:
+def refold(self: FoldState, ks: _Key, from_pos: int = 0, needs: Iterable[int] = ()) -> tuple[list[Item], list[int]]:
     """Fold key `ks` again from journal position `from_pos` (everything before it is unchanged). Returns the
     items whose status history moved, and the later positions on this key that still need a re-fold: those
     of `needs` (items resting on a premise that changed) beyond the point where this re-fold met the old
@@ -161,7 +161,7 @@ def refold(self: Fold, ks: _Key, from_pos: int = 0, needs: Iterable[int] = ()) -
     return [it for it, (st, hist) in saved.items() if it.state != st[0] or it.hist != hist], later
 
 
-def refold_dead_item(self: Fold, ks: _Key, pos: int, needs: Iterable[int]) -> tuple[list[Item], list[int]] | None:
+def refold_dead_item(self: FoldState, ks: _Key, pos: int, needs: Iterable[int]) -> tuple[list[Item], list[int]] | None:
     """The re-fold of an add that moved nothing else on its key in the old run and moves nothing in the new
     one: O(1) instead of replaying the key from a checkpoint. None when it does not apply.
 
@@ -196,7 +196,7 @@ def refold_dead_item(self: Fold, ks: _Key, pos: int, needs: Iterable[int]) -> tu
     return [], sorted(later)
 
 
-def late_readers(self: Fold, ks: _Key, saved: dict[Item, tuple[tuple, tuple]], cp: tuple) -> set[int]:
+def late_readers(self: FoldState, ks: _Key, saved: dict[Item, tuple[tuple, tuple]], cp: tuple) -> set[int]:
     """Positions after checkpoint `cp` where an event on this key reads an item whose state moved: an item
     derived from it, or a new version of it when its version moved."""
     last, dynamic = cp[0], set(cp[2])
@@ -214,7 +214,7 @@ def late_readers(self: Fold, ks: _Key, saved: dict[Item, tuple[tuple, tuple]], c
 
 
 def join_old_run(
-    self: Fold,
+    self: FoldState,
     ks: _Key,
     saved: dict,
     new_cp: tuple,
@@ -246,7 +246,7 @@ def join_old_run(
     ks.contribution = total
 
 
-def propagate(self: Fold, keys: Iterable[tuple[str, int]]) -> None:
+def propagate(self: FoldState, keys: Iterable[tuple[str, int]]) -> None:
     """Re-fold the given keys from the given positions, then wherever an item rests on one whose status
     history moved, until nothing changes: a worklist in journal order, each key with the positions it must
     re-fold from (a re-fold that meets the old run early leaves the later ones queued)."""

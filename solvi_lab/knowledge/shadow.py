@@ -1,14 +1,15 @@
 """The gates' shadow: the store as it will be if the gates admit a candidate, built copy-on-write on demand.
 
-Its one job: fold one candidate add payload into a copy-on-write overlay of a live store, through the store's own
-`_apply`, so a gate that measures sees exactly the state the write would give. It may not change the live store
+Its one job: fold one candidate add payload into a copy-on-write overlay of a live store's fold, through the fold's
+own `_apply`, so a gate that measures sees exactly the state the write would give; the store's facade wraps that
+fold as a read-only store (`shell`), so the gate reads it with the store's API. It may not change the live fold
 (every dict it writes to is an overlay), write a journal record or validate input.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from ..journal import Record
@@ -17,7 +18,7 @@ from .items import Item
 from .keys import _Key
 
 if TYPE_CHECKING:
-    from .store import KnowledgeStore
+    from .fold import Fold
 
 
 class _Overlay(MutableMapping):
@@ -71,28 +72,32 @@ class _Shadow:
     key, flag and decision is read from the live store, which the shadow never changes. Cost: O(events and live
     items on the candidate's key), not O(journal) (docs/ARCHITECTURE.md, "The gates' shadow")."""
 
-    def __init__(self, store: KnowledgeStore, payload: dict[str, Any]):
-        self._store, self._payload, self._built = store, payload, None
+    def __init__(self, fold: Fold, payload: dict[str, Any], shell: Callable[[Fold], Any] | None = None):
+        self._fold, self._payload, self._shell, self._built = fold, payload, shell, None
 
-    def store(self) -> KnowledgeStore:
+    def store(self) -> Any:
+        """The store as it would be with the candidate: `shell(fold)` of the shadow fold (the fold itself when no
+        shell was given)."""
         if self._built is None:
-            self._built = _shadow_of(self._store, self._payload)
+            sh = shadow_fold(self._fold, self._payload)
+            self._built = sh if self._shell is None else self._shell(sh)
         return self._built
 
 
-def _shadow_of(live: KnowledgeStore, payload: dict[str, Any]) -> KnowledgeStore:
+def shadow_fold(live: Fold, payload: dict[str, Any]) -> Fold:
+    """A new fold: `live` with the add `payload` folded into copy-on-write overlays of its dicts (`live`: its
+    pending digests settled — this runs inside add(), a write —, nothing else changed)."""
     # The payload's values are already what the journal will give back (knowledge/admission.py decoded the caller's
     # values once: lists, not tuples), so the shadow folds them as they are; the fold never changes a payload.
-    live._flush_digests()  # the sums the shadow starts from must be settled (a read, as fingerprint() does)
-    from .store import KnowledgeStore  # the facade's class (a function-level import: the store imports this)
-
-    sh = KnowledgeStore.__new__(KnowledgeStore)
+    sh = type(live).__new__(type(live))
     # Scalars shared by value; every dict behind a copy-on-write overlay (the ones an add writes to are set up
     # below); other objects (flags, the skip set) are read, never written, by an add.
     sh.__dict__.update({k: _Overlay(v) if type(v) is dict else v for k, v in live.__dict__.items()})
-    sh.__dict__.pop("_names_index", None)  # snapshot's name index is the live store's: the shadow builds its own
-    sh.journal, sh.decisions = None, None
-    sh._read_only = "a gate's shadow (the store as it would be with the candidate)"
+    # The sums the shadow starts from must be settled: add() is a write (under the journal's lock), so the live
+    # fold's pending digests are settled here, as the next write would; the shadow then hashes only what the
+    # candidate changes, on its own copies.
+    live._flush_digests()
+    sh._items_sum, sh._present = live._items_sum, live._present
     sh._touched = set()
     sh.last_propagation = {"keys": 0, "items": 0, "events": 0}
     key = payload["key"]

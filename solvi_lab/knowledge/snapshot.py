@@ -1,9 +1,9 @@
-"""What a decision is given: a snapshot of the store, and the rollback rule it reads.
+"""What a decision is given: a snapshot of the fold, and the rollback rule it reads.
 
 The specification: a decision is given "the active items that match (facts), the hints (hypotheses, expired or
 stale items, with why), the ids they rest on, the store's fingerprint and its journal position".
 
-- **What matches.** Without `about=`, the whole store. With `about=`, the facts whose subject `s` is that JSON
+- **What matches.** Without `about=`, the whole fold. With `about=`, the facts whose subject `s` is that JSON
   value and the rules, skills and actions whose `body["name"]` is that value. A list or tuple is one subject —
   `about=["room", 3]` matches `{"s": ["room", 3], ...}` (and `("room", 3)`, the same JSON) — not a set of subjects:
   take one snapshot per subject. `scope=` keeps items whose scope holds every given pair; `r=` keeps facts with
@@ -27,42 +27,21 @@ stale items, with why), the ids they rest on, the store's fingerprint and its jo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput
+from . import digests
 from .items import BEHAVIOUR_KINDS, LIVE, Item, item_id, value_key
+from .reads import ROLLBACK, rolled_back_premises, stale_flags, valid_at
 from .view import item_status
 
-ROLLBACK = "rollback"  # the refuted_by of a version a rollback took back
+if TYPE_CHECKING:
+    from .fold import Fold
+
+__all__ = ["ROLLBACK", "rests_on", "rolled_back_premises", "snapshot"]
 
 
-def rolled_back_premises(store: Any, it: Item, _memo: dict[str, list[str]] | None = None) -> list[str]:
-    """The rolled-back versions `it` rests on (directly or through its premises) and was not confirmed since.
-
-    A premise confirmed after the rollback cuts the chain: what rests on it follows it, not the rolled-back
-    version behind it.
-    """
-    memo = {} if _memo is None else _memo
-    if it.id in memo:
-        return memo[it.id]
-    memo[it.id] = []  # premise edges point back in the journal, so there is no cycle; this guards anyway
-    found: list[str] = []
-    for pid in it.derived_from:
-        p = store._items.get(pid)
-        if p is None:
-            continue
-        if p.state == "refuted" and p.refuted_by == ROLLBACK:
-            rolled = [(p.id, p.invalidated_at)]
-        else:
-            rolled = [(r, store._items[r].invalidated_at) for r in rolled_back_premises(store, p, memo)]
-        for rid, at in rolled:
-            if at is not None and it.confirmed_pos < at and rid not in found:
-                found.append(rid)
-    memo[it.id] = found
-    return found
-
-
-def rests_on(store: Any, ids: list[str]) -> list[str]:
+def rests_on(fold: Fold, ids: list[str]) -> list[str]:
     """The ids a snapshot's entries rest on: the entries themselves (in their order), then every premise they
     were derived from, directly or through other premises, in journal order.
 
@@ -75,13 +54,13 @@ def rests_on(store: Any, ids: list[str]) -> list[str]:
     """
     seen = set(ids)
     premises: list[Item] = []
-    todo = [pid for i in ids for pid in store._items[i].derived_from]
+    todo = [pid for i in ids for pid in fold._items[i].derived_from]
     while todo:  # premise edges point back in the journal; `seen` makes it linear anyway
         pid = todo.pop()
         if pid in seen:
             continue
         seen.add(pid)
-        p = store._items.get(pid)
+        p = fold._items.get(pid)
         if p is not None:
             premises.append(p)
             todo.extend(p.derived_from)
@@ -100,26 +79,26 @@ def _matches(it: Item, subject: str | None, scope: dict[str, Any] | None, r: str
     return it.kind in BEHAVIOUR_KINDS and r is None
 
 
-def _candidates(store: Any, about: Any, subject: str | None) -> list[Item]:
+def _candidates(fold: Fold, about: Any, subject: str | None, names: dict[str, Any]) -> list[Item]:
     if about is ...:
-        return list(store._items.values())
-    facts = [store._items[i] for i in store._by_subject.get(subject, ())]
-    named = _named(store, subject)
+        return list(fold._items.values())
+    facts = [fold._items[i] for i in fold._by_subject.get(subject, ())]
+    named = _named(fold, subject, names)
     return sorted(facts + named, key=lambda it: it.pos) if named else facts
 
 
-def _named(store: Any, name: str) -> list[Item]:
-    """Rules, skills and actions whose body["name"] has this value key: an index kept beside the store, extended
+def _named(fold: Fold, name: str, idx: dict[str, Any]) -> list[Item]:
+    """Rules, skills and actions whose body["name"] has this value key: an index kept beside the fold, extended
     by the journal positions folded since the last call (amortised O(1)), and rebuilt when the store re-folds."""
-    idx = store.__dict__.get("_names_index")
-    if idx is None or idx["items"] is not store._items or idx["upto"] > store.position:
-        idx = store._names_index = {"items": store._items, "upto": 0, "by_name": {}}
-    for pos in range(idx["upto"], store.position):
-        it = store._items.get(item_id(pos))
+    if idx.get("items") is not fold._items or idx["upto"] > fold.position:
+        idx.clear()
+        idx.update(items=fold._items, upto=0, by_name={})
+    for pos in range(idx["upto"], fold.position):
+        it = fold._items.get(item_id(pos))
         if it is not None and it.kind in BEHAVIOUR_KINDS and isinstance(it.body, dict) and "name" in it.body:
             idx["by_name"].setdefault(value_key(it.body["name"]), []).append(it.id)
-    idx["upto"] = store.position
-    return [store._items[i] for i in idx["by_name"].get(name, ())]
+    idx["upto"] = fold.position
+    return [fold._items[i] for i in idx["by_name"].get(name, ())]
 
 
 def _entry(it: Item) -> dict[str, Any]:
@@ -138,17 +117,17 @@ def _entry(it: Item) -> dict[str, Any]:
     return {"id": it.id, "kind": it.kind, "name": name, "body": it.body, "source": it.source, "scope": it.scope}
 
 
-def _hint_why(store: Any, it: Item, stale: list[str], rolled: list[str], valid_at: Any) -> str | None:
+def _hint_why(fold: Fold, it: Item, stale: list[str], rolled: list[str], at: Any) -> str | None:
     """Why an item is a hint, or None when it is a usable fact."""
     if rolled:
-        how = "; ".join(f"{r} {store._items[r].why}" for r in rolled)
+        how = "; ".join(f"{r} {fold._items[r].why}" for r in rolled)
         return f"rests on a rolled-back version, not re-confirmed since: {how}"
     if stale:
         return f"stale: flag {', '.join(stale)} is pending and it was not re-confirmed since"
-    if it.expired(store.ticks):
+    if it.expired(fold.ticks):
         return f"expired: not re-confirmed within {it.clock_rule} decisions"
     if it.state == "disputed":
-        q = store._keys[it.key].open_q
+        q = fold._keys[it.key].open_q
         return f"disputed: {q['id'] if q else 'open'}"
     if it.state == "hypothesis":
         held = [v for v in it.verdicts if not v.get("admit")]
@@ -157,20 +136,27 @@ def _hint_why(store: Any, it: Item, stale: list[str], rolled: list[str], valid_a
         return f"hypothesis: {it.why}"
     if it.kind != "fact":
         return None  # a rule, skill or action in force is used by its consumer, not given as a fact
-    if valid_at is not None and not store._valid_at(it, valid_at):
-        return f"not valid at {valid_at!r}"
+    if at is not None and not valid_at(it, at):
+        return f"not valid at {at!r}"
     return None
 
 
 def snapshot(
-    store: Any, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None, valid_at: Any = None
+    fold: Fold,
+    about: Any = ...,
+    *,
+    scope: dict[str, Any] | None = None,
+    r: str | None = None,
+    valid_at: Any = None,
+    names: dict[str, Any] | None = None,
+    fingerprint: str | None = None,
 ) -> dict[str, Any]:
-    """The snapshot described in the module docstring (KnowledgeStore.snapshot calls this)."""
+    """The snapshot described in the module docstring, of `fold` as it stands (KnowledgeStore.snapshot calls this
+    after folding what other writers appended). `names`: the store's name index (see `_named`); `fingerprint`: the store's, when it has it."""
     if scope is not None and not isinstance(scope, dict):
         raise BadInput(f"scope must be a dict such as {{'map': 'A'}} or None, got {scope!r}.")
     if r is not None and not isinstance(r, str):
         raise BadInput(f"r must be a relation name (a string) or None, got {r!r}.")
-    store._catch_up()  # records other writers (the decision log) appended: the position is the journal's now
     subject = None
     if about is not ...:
         try:
@@ -179,17 +165,17 @@ def snapshot(
             raise BadInput(f"about={about!r} is not JSON; a subject is a string, number, list or dict.") from None
     facts, hints = [], []
     memo: dict[str, list[str]] = {}
-    for it in _candidates(store, about, subject):
+    for it in _candidates(fold, about, subject, {} if names is None else names):
         if not _matches(it, subject, scope, r):
             continue
-        rolled = rolled_back_premises(store, it, memo) if it.derived_from else []
-        why = _hint_why(store, it, store._stale_flags(it), rolled, valid_at)
+        rolled = rolled_back_premises(fold, it, memo) if it.derived_from else []
+        why = _hint_why(fold, it, stale_flags(fold, it), rolled, valid_at)
         entry = _entry(it)
         if why is None:
             if it.kind == "fact":
                 facts.append(entry)
             continue
-        hint = {**entry, "status": item_status(it, store.ticks), "why": why}
+        hint = {**entry, "status": item_status(it, fold.ticks), "why": why}
         if it.kind != "fact" and it.verdicts:
             hint["verdicts"] = [dict(v) for v in it.verdicts]
         if rolled:
@@ -205,7 +191,7 @@ def snapshot(
         "query": query,
         "facts": facts,
         "hints": hints,
-        "rests_on": rests_on(store, [e["id"] for e in facts + hints]),
-        "fingerprint": store.fingerprint(),
-        "position": store.position,
+        "rests_on": rests_on(fold, [e["id"] for e in facts + hints]),
+        "fingerprint": digests.fingerprint(fold) if fingerprint is None else fingerprint,
+        "position": fold.position,
     }

@@ -7,10 +7,11 @@ meet — and `retract(x)` reaches the same state by re-folding only the competit
 x) touch, following premise edges only where a status actually changed.
 
 This module is the facade, and its one job is the public face: validate a call once, write its record, hand the
-record to the fold, answer reads. It holds no rule of the specification: the rules are knowledge/fold.py (`Fold`,
-whose fields are the whole fold state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path
-knowledge/admission.py, the record-building reads knowledge/reads.py, from-scratch folds and verify
-knowledge/from_scratch.py (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
+record to the fold it holds (`ks._fold`, a `StoreFold`), answer reads from it. It holds no rule of the
+specification: the rules are knowledge/fold.py (`Fold`, whose fields — knowledge/fold_state.py — are the whole fold
+state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path knowledge/admission.py, the
+record-building reads knowledge/reads.py, from-scratch folds and verify knowledge/from_scratch.py — functions over
+the fold, none of which imports this module (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
 nor import explore/ (the explore functions take the store: solvi_lab.explore.store_frame(ks) and the rest).
 
 >>> ks = KnowledgeStore()
@@ -44,16 +45,28 @@ from . import admission, digests, exit_release, from_scratch, reads
 from .admission import DEFAULT, add_record
 from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .fold_snapshot import SnapshotLoader, close_store, freeze_after_load, snapshot_path, write_snapshot
+from .fold_snapshot import snapshot_path
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
-from .items import LIVE, Item, item_id, value_key
+from .items import Item, item_id, value_key
 from .records import RECORD_KIND
-from .snapshot import rolled_back_premises
 from .snapshot import snapshot as _snapshot
 from .snapshot_files import clean_on_open
+from .snapshot_load import SnapshotLoader
+from .snapshot_write import close_store, freeze_after_load, write_snapshot
 from .staleness import validate_flag_target
-from .view import StoreView, item_status
+from .view import StoreView
+
+
+class StoreFold(Fold):
+    """The store's fold: the knowledge rules (Fold) and the decision records a "verified" item may name."""
+
+    KINDS = (RECORD_KIND, DECISION_KIND)  # decisions are folded too: a "verified" item names one (of=)
+
+    def _fold_other(self, record: Record) -> None:
+        """A decision record: read by decisions.read_decision, kept as `_decision_info`."""
+        d = read_decision(record)
+        self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
 
 
 def _start_fresh(path: Any) -> None:
@@ -69,12 +82,13 @@ def _start_fresh(path: Any) -> None:
 
 
 @validation.public_calls
-class KnowledgeStore(Fold, JournalOwner):
+class KnowledgeStore(JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
     A journal owner (solvi_lab.owner): every write is a "knowledge" record folded by `_apply`, live and on load.
-    The store is the facade around its fold (knowledge/fold.py, whose fields are the fold state): it validates a
-    call once, writes the record, hands it to the fold, and answers reads.
+    The store is the facade around the fold it holds (`_fold`: knowledge/fold.py, whose fields are the fold state):
+    it validates a call once, writes the record, hands it to the fold, settles the fold's digests, and answers
+    reads from the fold without changing it.
 
     - `KnowledgeStore(journal=None, *, gates=())`: a store writing to `journal` (a new in-memory one by default;
       a shared one — with a DecisionLog, say — is folded first). `gates`: WriteGates run after the source and
@@ -87,7 +101,7 @@ class KnowledgeStore(Fold, JournalOwner):
       of records (a Parquet import). `ks.rebuild(...)` (the specification's name) and `ks.at(p)` delegate to it.
     """
 
-    KINDS = (RECORD_KIND, DECISION_KIND)  # decisions are folded too: a "verified" item names one (of=)
+    KINDS = StoreFold.KINDS
     _read_only = ""  # why this store writes nothing (a rebuilt view); empty for a live store
     SNAPSHOT_MIN_RECORDS = 10_000  # close() writes a fold snapshot of a journal (and a tail) at least this long
     FREEZE_MIN_RECORDS = 10_000  # an open that folded at least this many records freezes the collector's heap
@@ -119,7 +133,7 @@ class KnowledgeStore(Fold, JournalOwner):
         if journal is None:
             # One pass over a file: every record is folded through _apply as the journal verifies it (or, with a
             # fold snapshot the journal bears out, only the records after it: knowledge/fold_snapshot.py).
-            loader = SnapshotLoader(self, path)
+            loader = SnapshotLoader(self._fold, path, freeze_min=self.FREEZE_MIN_RECORDS)
             journal = Journal(
                 path,
                 timestamps=timestamps,
@@ -128,7 +142,7 @@ class KnowledgeStore(Fold, JournalOwner):
                 load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
                 skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
             )
-            loader.finish(journal)
+            self._loaded(loader.finish(journal))
             clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             if path is not None:
                 self._snapshot_on_close = True
@@ -139,6 +153,7 @@ class KnowledgeStore(Fold, JournalOwner):
                 journal.check_head(expect_head)
         self._attach(journal)
         self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
+        self._fold._flush_digests()  # a load is a write path: its digests are settled once, here
         self.decisions = DecisionLog(self.journal)
         if path is not None:
             freeze_after_load(self)
@@ -149,9 +164,34 @@ class KnowledgeStore(Fold, JournalOwner):
         for g in self.gates:
             if not hasattr(g, "admit"):
                 raise BadInput(f"gate {g!r} has no admit(store, item, shadow) method; subclass WriteGate.")
-        self._reset_state()
+        self._fold = StoreFold()
+        self._settle_next = False  # a read asked the next write to settle the fold's pending digests (_sums)
+        self._settled: tuple[tuple[int, int, int], tuple[int, int]] | None = None  # _sums's result, and for what
+        self._names_index: dict[str, Any] = {}  # snapshot(about=)'s name index (knowledge/snapshot.py), beside the fold
         self.journal = None
         self.decisions = None
+
+    def _loaded(self, snapshot_at: int | None) -> None:
+        """Note the fold snapshot an open used (SnapshotLoader.finish: its position, or None)."""
+        if snapshot_at is not None:  # else the class defaults (None, False): no snapshot wiring
+            self._snapshot_at = snapshot_at
+            self.opened_from_snapshot = True
+
+    # ------------------------------------------------------------------------------------------ the fold's clock
+    @property
+    def position(self) -> int:
+        """The journal position after the last record folded."""
+        return self._fold.position
+
+    @property
+    def ticks(self) -> int:
+        """The decision clock (what reconfirm_after counts; `tick()` moves it)."""
+        return self._fold.ticks
+
+    @property
+    def last_propagation(self) -> dict[str, int]:
+        """What the last retraction re-folded: keys, items and events (the cost model's measure)."""
+        return dict(self._fold.last_propagation)
 
     @classmethod
     def _empty(cls, *, gates: Iterable[WriteGate] = ()) -> KnowledgeStore:
@@ -160,30 +200,58 @@ class KnowledgeStore(Fold, JournalOwner):
         st._configure(gates)
         return st
 
-    def _fold_other(self, record: Record) -> None:
-        """A decision record (the fold's `_apply` hands it here): read by decisions.read_decision and handed to the
-        fold as `_decision_info`, what a "verified" item may name."""
-        d = read_decision(record)
-        self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
-
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
         """Fold records other writers (the decision log, the action model, ...) appended to the shared journal."""
-        if self._read_only or self.journal is None or self.journal.position <= self.position:
+        fold = self._fold
+        if self._read_only or self.journal is None or self.journal.position <= fold.position:
             return  # a rebuilt view stays where it was rebuilt
-        for r in self.journal.records(self.position):
+        for r in self.journal.records(fold.position):
             try:
-                self._fold((r,))
+                fold._fold((r,))
             except Exception as e:  # a record another writer appended that the fold cannot read
                 raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
 
+    def _apply(self, record: Record) -> None:
+        """The journal-owner protocol's fold of one record: the fold's."""
+        self._fold._apply(record)
+
     @serialised
     def _write(self, kind: str, payload: Any) -> Record:
-        """The live path (solvi_lab.owner): fold what others appended, append the record, fold it through _apply."""
+        """The live path (solvi_lab.owner): fold what others appended, append the record, fold it (and settle the
+        fold's pending digests when a read asked: `_sums`) — all under the journal's lock."""
         if self._read_only:
             raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
         self._catch_up()
-        return super()._write(kind, payload)
+        if self.journal is None:
+            raise BadInput(f"this {type(self).__name__} has no journal to write to.")
+        rec = self.journal.append(kind, payload)
+        self._folded_one(rec)
+        return rec
+
+    def _folded_one(self, rec: Record) -> None:
+        fold = self._fold
+        fold._apply(rec)
+        fold._folded += 1
+        if self._settle_next:  # the store is being read: hash what changed now, once (see _sums)
+            self._settle_next = False
+            if fold._touched:
+                fold._flush_digests()
+
+    def _sums(self) -> tuple[int, int]:
+        """(item sum, present count) with the fold's pending item digests counted on the side — a read changes no
+        field of the fold. The result is kept for the next read of the same state, and the next write is asked to
+        settle the digests (under the lock): a store that is read pays each changed digest once, after the write
+        that changed it; a store only written pays nothing until it is read (a bulk load, a build)."""
+        fold = self._fold
+        self._settle_next = True
+        touched = fold._touched
+        if not touched:
+            return fold._items_sum, fold._present
+        at = (fold.position, id(touched), len(touched))
+        if self._settled is None or self._settled[0] != at:
+            self._settled = (at, digests.settled(fold))
+        return self._settled[1]
 
     def _write_knowledge(self, payload: dict[str, Any]) -> int:
         return self._write(RECORD_KIND, payload).position
@@ -197,11 +265,19 @@ class KnowledgeStore(Fold, JournalOwner):
         if self.journal is None:
             raise BadInput(f"this {type(self).__name__} has no journal to write to.")
         rec = self.journal.append_encoded(RECORD_KIND, text, payload)
-        self._apply(rec)
-        self._folded += 1
+        self._folded_one(rec)
         return rec.position
 
-    _premise_verdict = admission.premise_verdict
+    def _premise_verdict(self, *args: Any, **kw: Any) -> Any:
+        """The consistency check of a candidate's premises (ConsistencyGate): admission.premise_verdict on the fold."""
+        return admission.premise_verdict(self._fold, *args, **kw)
+
+    def _shell(self, fold: Fold) -> KnowledgeStore:
+        """A read-only store around `fold` (a gate's shadow: the store as it would be with the candidate)."""
+        sh = type(self)._empty(gates=self.gates)
+        sh._fold = fold
+        sh._read_only = "a gate's shadow (the store as it would be with the candidate)"
+        return sh
 
     @writing_call
     def add(
@@ -230,8 +306,10 @@ class KnowledgeStore(Fold, JournalOwner):
         ...
         solvi_lab.errors.WriteRefused: refused k1: source 'model' is not one of ('outcome', 'person', 'spec', 'verified'): the system's own answers never become knowledge
         """
+        self._catch_up()  # what other writers appended first: the checks and the gates read the fold as it is
+        j = self.journal
         text, payload = add_record(
-            self,
+            self._fold,
             kind,
             body,
             source=source,
@@ -244,20 +322,19 @@ class KnowledgeStore(Fold, JournalOwner):
             of=of,
             reconfirm_after=reconfirm_after,
             hypothesis=hypothesis,
+            position=j.position if j is not None else self._fold.position,
+            gates=self.gates,
+            gate_store=self,
+            shell=self._shell,
         )
         pos = self._write_encoded(text, payload)
-        it = self._items[item_id(pos)]
+        it = self._fold._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
             raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
         return it.id
 
     def _get(self, iid: Any) -> Item:
-        if not isinstance(iid, str):
-            raise BadInput(f"an item id is a string like 'k3', got {iid!r}.")
-        it = self._items.get(iid)
-        if it is None:
-            raise UnknownId(f"no item {iid!r} in this store ({len(self._items)} written); use an id add() returned.")
-        return it
+        return reads.get(self._fold, iid)
 
     def _live_item(self, iid: str, what: str) -> Item:
         it = self._get(iid)
@@ -284,7 +361,7 @@ class KnowledgeStore(Fold, JournalOwner):
         for name, v in fields.items():
             need_json(name, v)
         it = self._live_item(iid, f"given to {op}()")
-        self._write_knowledge({"op": op, "id": iid, "key": it.key, "clock": self.ticks, **fields})
+        self._write_knowledge({"op": op, "id": iid, "key": it.key, "clock": self._fold.ticks, **fields})
 
     @writing_call
     def promote(self, iid: str, *, by: Any, why: str) -> None:
@@ -314,29 +391,29 @@ class KnowledgeStore(Fold, JournalOwner):
         it = self._live_item(update, "rolled back")
         if not it.supersedes:
             raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
-        prev = self._items[it.supersedes]
+        prev = self._fold._items[it.supersedes]
         if prev.state != "refuted" or prev.refuted_by != update:
             raise BadInput(
                 f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
                 "replaced; nothing to roll back to."
             )
-        flags = [f.id for f in self._flags.pending_covering(it.id, it.key, it.scope)]
-        flags += [f.id for f in self._flags.pending_covering(prev.id, prev.key, prev.scope) if f.id not in flags]
+        pending = self._fold._flags.pending_covering
+        flags = [f.id for f in pending(it.id, it.key, it.scope)]
+        flags += [f.id for f in pending(prev.id, prev.key, prev.scope) if f.id not in flags]
         self._key_op("rollback", update, by=by, why=why, flags=flags)
         return prev.id
 
     # ------------------------------------------------------------------------------------------ disputes
-    _key_of = reads.key_of
-    _open_keys = reads.open_keys
-    _open = property(reads.open_key_names)
+    def _key_of(self, key: Any) -> Any:
+        return reads.key_of(self._fold, key)
 
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
-        return reads.disputes(self)
+        return reads.disputes(self._fold)
 
     def questions(self) -> list[dict[str, Any]]:
         """Every person question ever opened (one per dispute event), open or closed."""
-        return reads.questions(self)
+        return reads.questions(self._fold)
 
     @writing_call
     def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
@@ -366,7 +443,7 @@ class KnowledgeStore(Fold, JournalOwner):
                 "by": by,
                 "why": why,
                 "question": ks.open_q["id"],
-                "clock": self.ticks,
+                "clock": self._fold.ticks,
             }
         )
 
@@ -404,7 +481,7 @@ class KnowledgeStore(Fold, JournalOwner):
         need_str("flag", flag)
         need_str("why", why)
         need_json("by", by)
-        f = self._flags.flags.get(flag)
+        f = self._fold._flags.flags.get(flag)
         if f is None:
             raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
         if not f.pending:
@@ -420,48 +497,37 @@ class KnowledgeStore(Fold, JournalOwner):
 
     def stale(self, iid: str) -> bool:
         """True while a pending flag covers the item (read from the flags, never from the status)."""
-        it = self._get(iid)
-        return bool(self._stale_flags(it))
-
-    def _stale_flags(self, it: Item) -> list[str]:
-        return reads.stale_flags(self, it)
+        return bool(reads.stale_flags(self._fold, self._get(iid)))
 
     def usable(self, iid: str, valid_at: Any = None) -> bool:
         """Active, not expired, not stale, not resting on a rolled-back version (unless confirmed since), and (when
         valid_at is given) valid in the world at that time."""
-        it = self._get(iid)
-        if it.state != "active" or it.expired(self.ticks) or self._stale_flags(it) or self.rolled_back_under(iid):
-            return False
-        return valid_at is None or self._valid_at(it, valid_at)
+        return reads.usable(self._fold, iid, valid_at)
 
     def rolled_back_under(self, iid: str) -> list[str]:
         """The rolled-back versions this live item rests on (directly or through its premises) and was not
         confirmed since: while the list is not empty the item is a hint, not a fact (the rollback rule)."""
-        it = self._get(iid)
-        return rolled_back_premises(self, it) if it.derived_from and it.state in LIVE else []
-
-    _valid_at = staticmethod(reads.valid_at)
+        return reads.rolled_back_under(self._fold, iid)
 
     # ------------------------------------------------------------------------------------------ reading
     def status(self, iid: str) -> str:
-        return item_status(self._get(iid), self.ticks)
+        return reads.status(self._fold, iid)
 
     def view(self) -> StoreView:
         """A read-only view of what the store holds: frozen item records and their relations (knowledge/view.py)."""
-        return StoreView(self)
+        return StoreView(self._fold, self)
 
     def item(self, iid: str) -> dict[str, Any]:
         """The full record of an item (see README: the specification's field names); a dict that renders as a
         small card in Jupyter (knowledge/cards.py)."""
-        return ItemRecord(reads.item_record(self, iid))
+        return ItemRecord(reads.item_record(self._fold, iid))
 
     def __contains__(self, iid: object) -> bool:
-        it = self._items.get(iid) if isinstance(iid, str) else None
+        it = self._fold._items.get(iid) if isinstance(iid, str) else None
         return it is not None and it.present
 
     def __len__(self) -> int:
-        self._flush_digests()
-        return self._present
+        return self._sums()[1]
 
     @writing_call
     def query(
@@ -475,7 +541,7 @@ class KnowledgeStore(Fold, JournalOwner):
     ) -> list[dict[str, Any]]:
         """Items matching every given field. With s= it reads the subject index (cost: that subject's items);
         without it, it scans the store."""
-        return reads.query(self, kind, s, r, o, scope, status)
+        return reads.query(self._fold, kind, s, r, o, scope, status)
 
     @writing_call
     def snapshot(
@@ -495,18 +561,21 @@ class KnowledgeStore(Fold, JournalOwner):
         >>> [f["o"] for f in ks.snapshot()["facts"]], ks.snapshot(about="nobody")["facts"]
         (['vip'], [])
         """
-        return Snapshot(_snapshot(self, about, scope=scope, r=r, valid_at=valid_at))  # a dict; a card in Jupyter
+        self._catch_up()  # records other writers (the decision log) appended: the position is the journal's now
+        fp = self.fingerprint()
+        snap = _snapshot(self._fold, about, scope=scope, r=r, valid_at=valid_at, names=self._names_index, fingerprint=fp)
+        return Snapshot(snap)  # a dict; a card in Jupyter
 
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
-        last read) to read; knowledge/digests.py)."""
-        return digests.fingerprint(self)
+        last write) to read, and reading it changes nothing; knowledge/digests.py)."""
+        return digests.fingerprint(self._fold, self._sums()[0])
 
     def report(self) -> dict[str, Any]:
         """Counts by status, kind and source — each over the same items: every item written and admitted, retracted
         ones included (`present` counts those not retracted, `len(ks)`); refused writes apart —; open disputes;
         flags; the clock; position and fingerprint."""
-        return reads.report(self)
+        return reads.report(self._fold, self.fingerprint())
 
     def __repr__(self) -> str:
         """One line: where it lives, its position, its items by status, its open disputes."""
@@ -550,7 +619,8 @@ class KnowledgeStore(Fold, JournalOwner):
                 if upto is not None
                 else "rebuilt without some items (skip=)"
             )
-        st._fold_definition(journal.records(0, upto), skip)
+        from_scratch.fold_definition(st._fold, journal.records(0, upto), skip, bool(st._read_only))
+        st._fold._flush_digests()  # a rebuild is a write path: its digests are settled once, here
         if not st._read_only:
             st.decisions = DecisionLog(journal)
         return st
@@ -581,10 +651,10 @@ class KnowledgeStore(Fold, JournalOwner):
         st = cls._empty()
         st._read_only = "folded from a list of records (from_records)"
         recs = [r for r in records if upto is None or r.position < upto]
-        st._fold_definition(recs, skip, at, at_positions)
+        took = None if at is None else (lambda p: at(st, p))
+        from_scratch.fold_definition(st._fold, recs, skip, True, took, at_positions)
+        st._fold._flush_digests()
         return st
-
-    _fold_definition = from_scratch.fold_definition
 
     @classmethod
     @_gc_paused
@@ -623,14 +693,15 @@ class KnowledgeStore(Fold, JournalOwner):
         if fresh:
             _start_fresh(path)
         st = cls._empty(**options)
-        loader = SnapshotLoader(st, path, use=snapshot)
+        loader = SnapshotLoader(st._fold, path, use=snapshot, freeze_min=st.FREEZE_MIN_RECORDS)
         jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False, "skip_prefix": loader.prefix}
         journal = Journal(path, **jo)
         try:
-            loader.finish(journal)
+            st._loaded(loader.finish(journal))
             clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
             st._attach(journal)
             st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
+            st._fold._flush_digests()  # a load is a write path: its digests are settled once, here
             st.decisions = DecisionLog(journal)
         except BaseException:
             journal.close()
@@ -682,12 +753,13 @@ class KnowledgeStore(Fold, JournalOwner):
         ['decisions', 'fingerprint', 'position', 'retracted', 'ticks']
         """
         self._catch_up()
+        fold = self._fold
         return {
             "fingerprint": self.fingerprint(),
-            "ticks": self.ticks,
-            "position": self.position,
-            "retracted": {k: dict(v) for k, v in self._retracted.items()},
-            "decisions": {k: list(v) for k, v in self._decision_info.items()},
+            "ticks": fold.ticks,
+            "position": fold.position,
+            "retracted": {k: dict(v) for k, v in fold._retracted.items()},
+            "decisions": {k: list(v) for k, v in fold._decision_info.items()},
         }
 
     @writing_call
@@ -722,7 +794,10 @@ class KnowledgeStore(Fold, JournalOwner):
         the same fold, except that it lets go of each item and key once no later record reads it (their digests
         are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
         """
-        v = from_scratch.verify(self, head, KnowledgeStore._lean_store)
+        if self.journal is None or self._read_only:
+            raise BadInput("verify() needs the store's journal; call it on the live store.")
+        self._catch_up()
+        v = from_scratch.verify(self._fold, self.journal, head, type(self._fold))
         if v.chain_ok and not v.replay_matches:
             # Seen to diverge: no snapshot is written from this state, and the one it may have been opened from is
             # no longer vouched for by the journal's head checkpoint (the next open folds from scratch).
@@ -733,8 +808,6 @@ class KnowledgeStore(Fold, JournalOwner):
         self.last_verification = (v, self.position)  # what the store's card shows as its last verify
         return v
 
-    _lean_fold = classmethod(from_scratch.lean_fold)
-    _lean_store = classmethod(from_scratch.lean_store)
 
     # ------------------------------------------------------------------------------------------ re-deciding
     def redecide(

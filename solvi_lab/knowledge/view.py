@@ -1,4 +1,4 @@
-"""A read-only view of a KnowledgeStore: frozen item records in the specification's vocabulary, and the relations
+"""A read-only view of a KnowledgeStore's fold (`ks.view()`): frozen item records in the specification's vocabulary, and the relations
 the analyses need. The store's fold state is private; everything outside the store reads it through here. It may
 not change the store or write the journal.
 
@@ -23,7 +23,7 @@ from ..validation import write_lock
 from .items import LIVE, Item, ItemStatus
 
 if TYPE_CHECKING:
-    from .store import KnowledgeStore
+    from .fold import Fold
 
 
 def item_status(it: Item, clock: int) -> str:
@@ -75,7 +75,7 @@ def _locked(method: Any) -> Any:
 
     @functools.wraps(method)
     def call(self: StoreView, *args: Any, **kwargs: Any) -> Any:
-        with write_lock(self._ks):
+        with write_lock(self._owner):
             return method(self, *args, **kwargs)
 
     return call
@@ -90,10 +90,12 @@ class StoreView:
     the ids (or items) as they were when called, so a writer in another thread never breaks them. Hold
     `with ks.journal.lock:` around several calls to read one state."""
 
-    __slots__ = ("_ks",)
+    __slots__ = ("_ks", "_owner")
 
-    def __init__(self, ks: KnowledgeStore):
-        self._ks = ks
+    def __init__(self, fold: Fold, owner: Any = None):
+        # `fold`: the store's fold (read, never changed); `owner`: what holds the journal whose lock a read takes
+        # (the store; None: no lock).
+        self._ks, self._owner = fold, owner
 
     # ----------------------------------------------------------------------------------------------- items
     @property

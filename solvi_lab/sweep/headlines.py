@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInput
+from .index import read_index
 
 BEGIN = "<!-- studies-table -->"
 END = "<!-- /studies-table -->"
@@ -170,8 +171,6 @@ def stored_value(text: str, name: str, *, where: str = "the stored sweep") -> tu
 
 
 def _sweep(docs: Path, study: str) -> tuple[dict, str]:
-    from .stored import read_index
-
     index = read_index(docs)
     for size in ("full", "quick"):
         e = index.get(f"{study}:{size}")

@@ -39,12 +39,12 @@ import polars as pl
 
 from ..atomicfile import atomic_write_text
 from ..errors import BadInput
+from .index import INDEX, read_index
 
 BEGIN = re.compile(r"^\s*<!--\s*sweep-pass-rates:\s*(\S+)\s+(\S+)\s*-->\s*$")  # a marker is a line of its own
 END = "<!-- /sweep-pass-rates -->"
 SIZES = ("full", "quick")
 PART_ORDER = ("claim", "finding", "mechanism")  # the order a study's table lists its parts in
-INDEX = "index.json"
 
 
 def seeds_text(seeds: list[int]) -> str:
@@ -182,16 +182,6 @@ def entry(folder: Path, *, allow_mixed: bool = False, machine: str | None = None
         "size": size,
         "study": study,
     }
-
-
-def read_index(docs: Path) -> dict[str, dict[str, Any]]:
-    path = Path(docs) / "sweeps" / INDEX
-    if not path.exists():
-        return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{path} is not valid JSON ({e}); restore it from git.") from None
 
 
 def store(found: list[Found], docs: Path, *, allow_mixed: bool = False) -> list[Path]:

@@ -315,7 +315,7 @@ def test_the_check_catches_a_store_whose_live_path_differs_from_its_fold(tmp_pat
     class Leaky(KnowledgeStore):
         def use(self, iid, *, wrong=False):
             super().use(iid, wrong=wrong)
-            self._items[iid].confirmations += 1  # live only: never written, so a rebuild cannot see it
+            self._fold._items[iid].confirmations += 1  # live only: never written, so a rebuild cannot see it
 
     leaky = OwnerCase(
         "leaky store",

@@ -115,7 +115,7 @@ def test_the_release_keeps_the_bulk_state_of_a_live_store_only(tmp_path, monkeyp
     live = KnowledgeStore.open(big, snapshot=False)
     below = KnowledgeStore.open(small, snapshot=False)
     try:
-        items = live._items
+        items = live._fold._items
         before, kept = sys.getrefcount(items), exit_release.retained_containers()
         assert exit_release.release_at_exit() >= 1
         assert live not in exit_release._watched and below in exit_release._watched  # released; not touched
@@ -137,7 +137,7 @@ def test_the_release_never_keeps_the_callers_objects_or_the_journal(tmp_path, mo
         kept = exit_release._bulk(ks)
         assert kept and all(type(c) in (dict, list, set) for c in kept)
         ids = {id(c) for c in kept}
-        assert id(ks.gates) not in ids and ks._items in kept
+        assert id(ks.gates) not in ids and ks._fold._items in kept
         assert not any(c is ks.journal or ks.journal in (c.values() if isinstance(c, dict) else c) for c in kept)
     finally:
         ks.close(snapshot=False)

@@ -20,7 +20,11 @@ from solvi_lab.errors import BadInput, CorruptJournal, UnknownId
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge import fold_snapshot as fs
+from solvi_lab.knowledge import snapshot_rows as rows
+from solvi_lab.knowledge.fold import Fold
 from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored, snapshot_path
+from solvi_lab.knowledge.snapshot_load import SnapshotLoader
+from solvi_lab.knowledge.store import StoreFold
 from solvi_lab.studies.synthetic import apply_stream, iter_operations
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -65,7 +69,7 @@ def snapshot(path: Path) -> None:
 def observed(ks: KnowledgeStore) -> dict:
     """Everything a reader sees: state, fingerprint, report, questions, disputes and every item's record."""
     items = {}
-    for iid in ks._items:
+    for iid in ks._fold._items:
         try:
             items[iid] = ks.item(iid)
         except UnknownId as e:
@@ -129,13 +133,13 @@ def test_a_journal_that_grew_after_the_snapshot_folds_only_the_tail(journal, mon
         x = ks.add("fact", {"s": "tail", "r": "tier", "o": "gold"}, source="outcome")
         ks.retract(x, by="ann", why="tail retraction")
     folded = []
-    original = KnowledgeStore._load
+    original = StoreFold._load
 
     def spy(self, record):
         folded.append(record.position)
         return original(self, record)
 
-    monkeypatch.setattr(KnowledgeStore, "_load", spy)
+    monkeypatch.setattr(StoreFold, "_load", spy)  # the fold's class: the store's fold is made inside open()
     seen, used, warned = opened(journal)
     marker = next(r.position for r in Journal(journal, mode="r") if r.kind == fs.MARKER_KIND)
     assert used is True and warned == []
@@ -152,7 +156,7 @@ def ops_on(ks: KnowledgeStore, ids: list[str], rng: random.Random) -> list[str]:
             fps.append(ks.fingerprint())
     for q in ks.questions():
         if q["closed_at"] is None:
-            side = next(c for c in ks._keys[q["key"]].live.values() if c.state == "disputed")
+            side = next(c for c in ks._fold._keys[q["key"]].live.values() if c.state == "disputed")
             ks.resolve(q["key"], side.body["o"], by="t")
             fps.append(ks.fingerprint())
             break
@@ -165,7 +169,7 @@ def ops_on(ks: KnowledgeStore, ids: list[str], rng: random.Random) -> list[str]:
 
 def test_retractions_and_rebuilds_after_a_snapshot_open_behave_identically(journal, tmp_path):
     with Journal(journal, mode="r") as j:
-        ids = list(KnowledgeStore.from_journal(j)._items)
+        ids = list(KnowledgeStore.from_journal(j)._fold._items)
     snapshot(journal)
     other = tmp_path / "copy" / "ks.jsonl"
     other.parent.mkdir()
@@ -175,7 +179,7 @@ def test_retractions_and_rebuilds_after_a_snapshot_open_behave_identically(journ
     slow = KnowledgeStore.open(other, snapshot=False)
     try:
         assert fast.opened_from_snapshot and not slow.opened_from_snapshot
-        present = [i for i in ids if slow._items[i].present]
+        present = [i for i in ids if slow._fold._items[i].present]
         assert ops_on(fast, present, random.Random(5)) == ops_on(slow, present, random.Random(5))
         assert observed(fast) == observed(slow) == observed(KnowledgeStore.from_journal(fast.journal))
         x = present[3]
@@ -191,9 +195,9 @@ def test_verify_still_folds_from_scratch(journal):
     snapshot(journal)
     with KnowledgeStore.open(journal) as ks:
         assert ks.opened_from_snapshot and bool(ks.verify())
-        it = next(it for it in ks._items.values() if it.state == "active")
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
         it.why = "changed behind the fold's back"
-        ks._touch(it)
+        ks._fold._touch(it)
         v = ks.verify()
         assert not v and v.chain_ok and not v.replay_matches
         ks.close(snapshot=False)
@@ -438,20 +442,18 @@ def test_a_large_open_freezes_the_heap_and_the_store_is_still_freed(tmp_path, mo
 def test_the_snapshot_covers_every_field_of_the_fold_state():
     import dataclasses
 
-    from solvi_lab.knowledge.fold import Fold
     from solvi_lab.knowledge.items import Item
     from solvi_lab.knowledge.keys import _Key
     from solvi_lab.knowledge.staleness import Flag
 
-    fields = fs.SNAPSHOT_FIELDS + fs.REBUILT_FIELDS + fs.TRANSIENT_FIELDS
+    fields = rows.SNAPSHOT_FIELDS + rows.REBUILT_FIELDS + rows.TRANSIENT_FIELDS
     assert len(set(fields)) == len(fields)
     assert set(fields) == set(Fold.FIELDS)  # the fold state as knowledge/fold.py declares it
-    st = KnowledgeStore.__new__(KnowledgeStore)
-    st._reset_state()
+    st = StoreFold()
     assert set(vars(st)) == set(fields)  # every field the fold state starts with, each in exactly one group
-    assert tuple(_Key.__slots__) == fs.KEY_FIELDS
-    assert tuple(f.name for f in dataclasses.fields(Flag)) == fs.FLAG_FIELDS
-    assert Item.__slots__ == fs._SLOTS
+    assert tuple(_Key.__slots__) == rows.KEY_FIELDS
+    assert tuple(f.name for f in dataclasses.fields(Flag)) == rows.FLAG_FIELDS
+    assert Item.__slots__ == rows._SLOTS
 
 
 # -- the journal before the snapshot, checked as one block of bytes (Journal(skip_prefix=...)) ---------------------
@@ -460,7 +462,7 @@ def _marker_position(path: Path) -> int:
 
 
 def _prefix(path: Path):
-    return fs.SnapshotLoader(KnowledgeStore._empty(), path).prefix
+    return SnapshotLoader(StoreFold(), path).prefix
 
 
 def _edit_line(path: Path, position: int, rehash: bool) -> None:
@@ -619,12 +621,12 @@ def _cps(ks: KnowledgeStore) -> dict:
 
     return {
         k: [(c[0], c[1], [it.id for it in c[2]], c[3], c[4]) for c in checkpoints_of(key) or ()]
-        for k, key in ks._keys.items()
+        for k, key in ks._fold._keys.items()
     }
 
 
 def test_checkpoints_stay_unparsed_until_a_refold_needs_them(tmp_path, monkeypatch):
-    monkeypatch.setattr(KnowledgeStore, "CHECKPOINT_EVERY", 3)  # many checkpoints on this small stream's keys
+    monkeypatch.setattr(Fold, "CHECKPOINT_EVERY", 3)  # many checkpoints on this small stream's keys
     path = tmp_path / "ks.jsonl"
     ids = build(path, "hot-keys")
     snapshot(path)
@@ -633,11 +635,11 @@ def test_checkpoints_stay_unparsed_until_a_refold_needs_them(tmp_path, monkeypat
     for suffix in ("", ".head"):
         shutil.copyfile(str(path) + suffix, str(other) + suffix)
     with KnowledgeStore.open(path) as ks:  # a snapshot written from pending checkpoints keeps their text
-        kinds = {type(k.checkpoints) for k in ks._keys.values()}
-        assert kinds == {fs.PendingCheckpoints, type(None)}
+        kinds = {type(k.checkpoints) for k in ks._fold._keys.values()}
+        assert kinds == {rows.PendingCheckpoints, type(None)}
         ks.add("fact", {"s": "n", "r": "tier", "o": "1"}, source="person")
         ks.write_snapshot()
-        assert {type(k.checkpoints) for k in ks._keys.values()} <= kinds
+        assert {type(k.checkpoints) for k in ks._fold._keys.values()} <= kinds
         ks.close(snapshot=False)
     fast = KnowledgeStore.open(path)
     slow = KnowledgeStore.open(other, snapshot=False)
@@ -645,9 +647,9 @@ def test_checkpoints_stay_unparsed_until_a_refold_needs_them(tmp_path, monkeypat
         slow.add("fact", {"s": "n", "r": "tier", "o": "1"}, source="person")
         slow.write_snapshot()  # the same records as the other journal (positions are part of the state)
         assert fast.opened_from_snapshot and not slow.opened_from_snapshot
-        present = [i for i in ids if i in slow._items and slow._items[i].present]
+        present = [i for i in ids if i in slow._fold._items and slow._fold._items[i].present]
         assert ops_on(fast, present, random.Random(7)) == ops_on(slow, present, random.Random(7))
-        assert any(type(k.checkpoints) is list for k in fast._keys.values())  # the re-folds parsed theirs
+        assert any(type(k.checkpoints) is list for k in fast._fold._keys.values())  # the re-folds parsed theirs
         assert _cps(fast) == _cps(slow)
         assert observed(fast) == observed(slow) == observed(KnowledgeStore.from_journal(fast.journal))
     finally:

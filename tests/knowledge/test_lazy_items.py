@@ -116,14 +116,14 @@ def test_a_row_source_needs_one_offset_per_row_and_an_end():
 
 # -- a store opened from a snapshot -------------------------------------------------------------------------------
 def built_ids(ks: KnowledgeStore) -> set[str]:
-    return set(dict.keys(ks._items))
+    return set(dict.keys(ks._fold._items))
 
 
 def live_ids(ks: KnowledgeStore) -> set[str]:
     """The items an open builds: each key's live ones (the competition the next write on the key is folded into) —
     or every item, when the live ones are at least half of them (one pass in row order is then cheaper)."""
-    live = {i for k in ks._keys.values() for i in k.live}
-    return set(dict.keys(ks._items)) if 2 * len(live) >= len(ks._items) else live
+    live = {i for k in ks._fold._keys.values() for i in k.live}
+    return set(dict.keys(ks._fold._items)) if 2 * len(live) >= len(ks._fold._items) else live
 
 
 @pytest.mark.parametrize("profile, all_built", [("default", True), ("hot-keys", False)])
@@ -134,15 +134,15 @@ def test_an_open_builds_every_item_in_one_pass_when_most_are_live(tmp_path, prof
     build(path, profile)
     snapshot(path)
     with KnowledgeStore.open(path) as ks:
-        live = {i for k in ks._keys.values() for i in k.live}
-        assert (2 * len(live) >= len(ks._items)) is all_built
-        assert (ks._items._src is None) is all_built
-        assert set(dict.keys(ks._items)) == (set(dict.keys(ks._items)) | live if all_built else live)
+        live = {i for k in ks._fold._keys.values() for i in k.live}
+        assert (2 * len(live) >= len(ks._fold._items)) is all_built
+        assert (ks._fold._items._src is None) is all_built
+        assert set(dict.keys(ks._fold._items)) == (set(dict.keys(ks._fold._items)) | live if all_built else live)
         with Journal(path, mode="r") as j:
             full = KnowledgeStore.from_journal(j)
-        assert len(ks._items) == len(full._items) and ks.fingerprint() == full.fingerprint()
+        assert len(ks._fold._items) == len(full._fold._items) and ks.fingerprint() == full.fingerprint()
         if all_built:
-            assert list(ks._items) == list(full._items)
+            assert list(ks._fold._items) == list(full._fold._items)
         ks.close(snapshot=False)
 
 
@@ -161,9 +161,9 @@ def test_an_open_builds_only_live_items_and_the_fingerprint_needs_none(tmp_path)
     snapshot(path)
     want = reference(path)
     with KnowledgeStore.open(path) as ks:
-        assert ks.opened_from_snapshot and type(ks._items) is LazyItems
+        assert ks.opened_from_snapshot and type(ks._fold._items) is LazyItems
         live = live_ids(ks)
-        assert built_ids(ks) == live and len(live) < len(ids) and len(ks._items) == len(want["items"])
+        assert built_ids(ks) == live and len(live) < len(ids) and len(ks._fold._items) == len(want["items"])
         assert ks.fingerprint() == want["fingerprint"] and built_ids(ks) == live
         x = next(i for i in reversed(ids) if i not in live)
         assert ks.item(x) == want["items"][x]
@@ -192,14 +192,14 @@ def test_writes_before_anything_is_built_give_the_journals_fold(journal):
         a = ks.add("fact", {"s": "n", "r": "tier", "o": "1"}, source="person")
         b = ks.add("fact", {"s": "n", "r": "tier", "o": "2"}, source="person", supersedes=a)
         ks.rollback(b, by="t", why="lazy")
-        if ks._items._src is not None:  # (hot-keys: the writes above were made with rows still unbuilt)
-            assert dict.__len__(ks._items) < len(ks._items)
+        if ks._fold._items._src is not None:  # (hot-keys: the writes above were made with rows still unbuilt)
+            assert dict.__len__(ks._fold._items) < len(ks._fold._items)
         fp = ks.fingerprint()
         seen = observed(ks)
         with Journal(path, mode="r") as j:
             full = KnowledgeStore.from_journal(j)
         assert seen == observed(full) and fp == full.fingerprint()
-        assert list(ks._items) == list(full._items)  # the fold's order: journal positions
+        assert list(ks._fold._items) == list(full._fold._items)  # the fold's order: journal positions
         assert bool(ks.verify())
         ks.close(snapshot=False)
 
@@ -208,8 +208,8 @@ def test_a_subject_query_on_a_lazy_store_builds_only_that_subject(journal):
     path, _ = journal
     want = reference(path)
     with KnowledgeStore.open(path) as ks:
-        subject = next(iter(ks._by_subject))
-        n = len(ks._by_subject[subject])
+        subject = next(iter(ks._fold._by_subject))
+        n = len(ks._fold._by_subject[subject])
         before = built_ids(ks)
         got = ks.snapshot(about=subject)
         assert len(built_ids(ks) - before) <= 2 * n + 8  # its items and their premises, not the store

@@ -10,6 +10,7 @@ import pytest
 
 from solvi_lab.errors import WriteRefused
 from solvi_lab.knowledge import KnowledgeStore
+from solvi_lab.knowledge.fold import Fold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from hot_keys import apply_hot_stream, iter_hot_key_operations  # noqa: E402
@@ -19,14 +20,14 @@ from hot_keys import apply_hot_stream, iter_hot_key_operations  # noqa: E402
 def shortcut_calls(monkeypatch):
     """Every call of the shortcut: (item id at the position, whether it applied)."""
     calls = []
-    original = KnowledgeStore._refold_dead_item
+    original = Fold._refold_dead_item
 
     def spy(self, ks, pos, needs):
         out = original(self, ks, pos, needs)
         calls.append((f"k{pos}", out is not None))
         return out
 
-    monkeypatch.setattr(KnowledgeStore, "_refold_dead_item", spy)
+    monkeypatch.setattr(Fold, "_refold_dead_item", spy)  # on the fold's class (every store's fold is a Fold)
     return calls
 
 
@@ -48,9 +49,9 @@ def test_a_refused_item_whose_premise_is_retracted_is_retracted_in_o1(shortcut_c
     assert ks.status(d) == "refused"
     ks.retract(p, by="t", why="wrong")
     assert (d, True) in shortcut_calls
-    assert ks._items[d].state == "retracted"
-    assert ks._items[d].hist == (2, "retracted")
-    assert ks._items[d].why == f"rests on {p}, which was retracted"
+    assert ks._fold._items[d].state == "retracted"
+    assert ks._fold._items[d].hist == (2, "retracted")
+    assert ks._fold._items[d].why == f"rests on {p}, which was retracted"
     assert ks.fingerprint() == replayed(ks).fingerprint()
 
 
@@ -59,11 +60,11 @@ def test_an_item_that_lost_outright_at_its_add_is_retracted_in_o1(shortcut_calls
     c = ks.add("fact", fact("x", "a"), source="person")
     p = ks.add("fact", fact("y", "a"), source="person")
     d = ks.add("fact", fact("x", "b"), source="spec", derived_from=[p])  # loses outright to c
-    assert ks.status(d) == "refuted" and ks._items[d].refuted_by == c
-    before = ks._items[c].fold_state()
+    assert ks.status(d) == "refuted" and ks._fold._items[d].refuted_by == c
+    before = ks._fold._items[c].fold_state()
     ks.retract(p, by="t", why="wrong")
     assert (d, True) in shortcut_calls
-    it = ks._items[d]
+    it = ks._fold._items[d]
     assert (it.state, it.hist, it.refuted_by, it.invalidated_at, it.refutations) == (
         "retracted",
         (2, "retracted"),
@@ -71,7 +72,7 @@ def test_an_item_that_lost_outright_at_its_add_is_retracted_in_o1(shortcut_calls
         None,
         0,
     )
-    assert ks._items[c].fold_state() == before  # nothing else on the key moved
+    assert ks._fold._items[c].fold_state() == before  # nothing else on the key moved
     assert ks.fingerprint() == replayed(ks).fingerprint()
 
 
@@ -118,7 +119,7 @@ def test_an_item_admitted_in_the_new_run_is_re_folded_in_full(shortcut_calls):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_retractions_on_the_hot_key_stream_equal_the_replay(shortcut_calls, seed):
     ks = KnowledgeStore()
-    ks.CHECKPOINT_EVERY = 4  # re-folds start and stop at checkpoints within this small stream's keys
+    ks._fold.CHECKPOINT_EVERY = 4  # re-folds start and stop at checkpoints within this small stream's keys
     ids, _ = apply_hot_stream(ks, iter_hot_key_operations(1200, seed))
     rng = random.Random(seed)
     present = [i for i in ids if i is not None]
@@ -130,7 +131,7 @@ def test_retractions_on_the_hot_key_stream_equal_the_replay(shortcut_calls, seed
         ks.retract(x, by="t", why="sample")
         done += 1
         again = replayed(ks)
-        again.CHECKPOINT_EVERY = 4
+        again._fold.CHECKPOINT_EVERY = 4
         assert ks.fingerprint() == again.fingerprint(), f"after retracting {x}"
     assert done >= 20
     assert sum(applied for _, applied in shortcut_calls) >= 5  # the stream exercises the shortcut
@@ -144,10 +145,10 @@ def test_an_item_on_the_same_key_resting_on_it_is_folded_again(shortcut_calls):
     for _ in range(2):  # d rests on p; e, on the same key, rests on d
         with pytest.raises(WriteRefused):
             ks.add("fact", fact("x", "a"), source="person", derived_from=[p] if _ == 0 else ["k2"])
-    assert (ks._items["k2"].why, ks._items["k3"].why) == (f"premise {p} was refuted", "premise k2 is not in the store")
+    assert (ks._fold._items["k2"].why, ks._fold._items["k3"].why) == (f"premise {p} was refuted", "premise k2 is not in the store")
     ks.retract(p, by="t", why="wrong")
     assert ("k2", True) in shortcut_calls and ("k3", True) in shortcut_calls
-    assert ks.status("k3") == "retracted" and ks._items["k3"].why == "rests on k2, which was retracted"
+    assert ks.status("k3") == "retracted" and ks._fold._items["k3"].why == "rests on k2, which was retracted"
     assert ks.fingerprint() == replayed(ks).fingerprint()
 
 
@@ -164,7 +165,7 @@ def test_retractions_between_writes_on_the_hot_key_stream_equal_the_replay(short
     # Retractions interleaved with the stream (not only after it): later writes then land on keys whose items were
     # re-folded by the shortcut, and each retraction is compared with a from-scratch replay at once.
     ks = KnowledgeStore()
-    ks.CHECKPOINT_EVERY = checkpoint_every
+    ks._fold.CHECKPOINT_EVERY = checkpoint_every
     rng = random.Random(seed)
     compared = 0
 
@@ -173,10 +174,10 @@ def test_retractions_between_writes_on_the_hot_key_stream_equal_the_replay(short
         for i, op in enumerate(iter_hot_key_operations(500 if not _STRESS else 600, seed)):
             yield op
             if i % 11 == 10:
-                alive = sorted(iid for iid in ks._items if iid in ks)  # present: neither refused nor retracted
+                alive = sorted(iid for iid in ks._fold._items if iid in ks)  # present: neither refused nor retracted
                 ks.retract(rng.choice(alive), by="t", why="between writes")
                 again = replayed(ks)
-                again.CHECKPOINT_EVERY = checkpoint_every
+                again._fold.CHECKPOINT_EVERY = checkpoint_every
                 assert ks.fingerprint() == again.fingerprint(), f"after write {i}"
                 compared += 1
 

@@ -25,7 +25,7 @@ def _recount(ks_key) -> tuple[dict, int]:
 
 
 def _check(ks: KnowledgeStore) -> None:
-    for key in ks._keys.values():
+    for key in ks._fold._keys.values():
         assert (key.sides, key.disputed) == _recount(key), key.key
 
 
@@ -33,7 +33,7 @@ def _check(ks: KnowledgeStore) -> None:
 def test_side_counts_follow_every_status_move(seed):
     rng = random.Random(seed)
     ks = KnowledgeStore()
-    ks.CHECKPOINT_EVERY = 4  # re-folds start from checkpoints and join the old run often
+    ks._fold.CHECKPOINT_EVERY = 4  # re-folds start from checkpoints and join the old run often
     ids: list[str] = []
     seen = {"disputed": 0, "resolved": 0, "refolds": 0}
     for _ in range(260):
@@ -72,7 +72,7 @@ def test_side_counts_follow_every_status_move(seed):
         except (WriteRefused, BadInput, UnknownId, TypeError):
             pass  # a refused call changes nothing; the counts are checked all the same
         _check(ks)
-        seen["disputed"] += any(k.disputed for k in ks._keys.values())
+        seen["disputed"] += any(k.disputed for k in ks._fold._keys.values())
     assert ks.fingerprint() == KnowledgeStore.from_journal(ks.journal).fingerprint()
     # the stream does what the test is about: disputes open and are resolved, retractions re-fold keys
     assert seen["disputed"] > 20 and seen["resolved"] > 3 and seen["refolds"] > 10, seen

@@ -25,14 +25,14 @@ from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored
 
 def _letter(ks: KnowledgeStore) -> str:
     """One letter of an active fact's object value changed."""
-    it = next(i for i in ks._items.values() if i.state == "active" and isinstance(i.body.get("o"), str))
+    it = next(i for i in ks._fold._items.values() if i.state == "active" and isinstance(i.body.get("o"), str))
     o = it.body["o"]
     it.body = {**it.body, "o": ("X" if o[:1] != "X" else "Y") + o[1:]}
     return it.id
 
 
 def _status(ks: KnowledgeStore) -> str:
-    it = next(i for i in ks._items.values() if i.state == "active")
+    it = next(i for i in ks._fold._items.values() if i.state == "active")
     it.state = "refuted"
     return it.id
 
@@ -45,8 +45,8 @@ def _opened(path: Path) -> tuple[KnowledgeStore, list[str]]:
 
 
 def _late_letter(ks: KnowledgeStore) -> str:
-    it = ks._items[
-        max((i for i in ks._items.values() if i.body.get("s", "").startswith("late")), key=lambda i: i.pos).id
+    it = ks._fold._items[
+        max((i for i in ks._fold._items.values() if i.body.get("s", "").startswith("late")), key=lambda i: i.pos).id
     ]
     it.body = {**it.body, "o": "forged"}
     return it.id

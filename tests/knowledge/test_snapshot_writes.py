@@ -9,7 +9,7 @@ import pytest
 
 from solvi_lab.errors import JournalWriteFailed
 from solvi_lab.journal import Journal
-from solvi_lab.knowledge import KnowledgeStore
+from solvi_lab.knowledge import KnowledgeStore, snapshot_write
 from solvi_lab.knowledge import fold_snapshot as fs
 from solvi_lab.knowledge.fold_snapshot import FoldSnapshotIgnored
 from solvi_lab.knowledge.snapshot_files import stale_temps
@@ -57,8 +57,8 @@ class _OsWithAFullDisk:
 
 @pytest.fixture
 def full_disk(monkeypatch):
-    monkeypatch.setattr(fs, "os", _OsWithAFullDisk())  # only the snapshot writer's own files
-    monkeypatch.setattr(fs, "_WRITE_CHUNK", 64)  # several writes, the second past the room left
+    monkeypatch.setattr(snapshot_write, "os", _OsWithAFullDisk())  # only the snapshot writer's own files
+    monkeypatch.setattr(snapshot_write, "_WRITE_CHUNK", 64)  # several writes, the second past the room left
 
 
 @pytest.mark.parametrize("backend", ["jsonl", "sqlite"])

@@ -22,7 +22,7 @@ class SmallCheckpointMachine(StoreMachine):
     @initialize(every=st.sampled_from([2, 3]))
     def start(self, every):
         self.ks = KnowledgeStore()
-        self.ks.CHECKPOINT_EVERY = every
+        self.ks._fold.CHECKPOINT_EVERY = every
         self.decision = self.ks.decisions.record("q", {}, "x", answered_by="system2", guarantee="≤5% wrong").id
 
 
@@ -37,12 +37,12 @@ def long_key_store(n_events: int, seed: int, every: int = 32) -> tuple[Knowledge
     every source, hypotheses, disputes and their resolutions, new versions and rollbacks, uses, confirmations."""
     rng = random.Random(seed)
     ks = KnowledgeStore()
-    ks.CHECKPOINT_EVERY = every
+    ks._fold.CHECKPOINT_EVERY = every
     base = [ks.add("fact", {"s": "p", "r": "basis", "o": i}, source="person") for i in range(5)]
     ids: list[str] = []
-    while len(ks._keys[ks._items[ids[0]].key].events if ids else ()) < n_events:
+    while len(ks._fold._keys[ks._fold._items[ids[0]].key].events if ids else ()) < n_events:
         roll = rng.random()
-        live = [i for i in ids if ks._items[i].state in LIVE]
+        live = [i for i in ids if ks._fold._items[i].state in LIVE]
         try:
             if roll < 0.55 or not ids:
                 sup = live[-1] if live and rng.random() < 0.15 else None
@@ -62,8 +62,8 @@ def long_key_store(n_events: int, seed: int, every: int = 32) -> tuple[Knowledge
                 d = ks.disputes()[0]
                 ks.resolve(d["key"], rng.choice(d["sides"])["value"], by="p")
             elif roll < 0.75 and live:
-                it = ks._items[rng.choice(live)]
-                prev = ks._items.get(it.supersedes) if it.supersedes else None
+                it = ks._fold._items[rng.choice(live)]
+                prev = ks._fold._items.get(it.supersedes) if it.supersedes else None
                 if prev is not None and prev.state == "refuted" and prev.refuted_by == it.id:
                     ks.rollback(it.id, by="p", why="undo")
             elif roll < 0.85 and ids:
@@ -72,7 +72,7 @@ def long_key_store(n_events: int, seed: int, every: int = 32) -> tuple[Knowledge
                     ks.use(iid, wrong=rng.random() < 0.3)
             elif roll < 0.92 and live:
                 iid = rng.choice(live)
-                if ks._items[iid].state == "hypothesis" and rng.random() < 0.5:
+                if ks._fold._items[iid].state == "hypothesis" and rng.random() < 0.5:
                     ks.promote(iid, by="p", why="ok")
                 else:
                     ks.confirm(iid, by="p")
@@ -88,8 +88,8 @@ def long_key_store(n_events: int, seed: int, every: int = 32) -> tuple[Knowledge
 def assert_same(ks: KnowledgeStore, skip: set[str]) -> None:
     ref = KnowledgeStore.from_journal(ks.journal, skip=skip)
     assert ks.fingerprint() == ref.fingerprint()
-    for iid in ks._items:
-        if ks._items[iid].state == "refused":
+    for iid in ks._fold._items:
+        if ks._fold._items[iid].state == "refused":
             continue
         mine, theirs = ks.item(iid), ref.item(iid)
         if mine["status"] == "retracted":  # a rebuild names no retraction record, only that the item was skipped
@@ -104,7 +104,7 @@ def assert_same(ks: KnowledgeStore, skip: set[str]) -> None:
 @pytest.mark.parametrize("where", [0.02, 0.5, 0.98])
 def test_retraction_on_a_long_key_is_exact_early_middle_late(seed, where):
     ks, ids = long_key_store(300, seed)
-    key = ks._keys[ks._items[ids[0]].key]
+    key = ks._fold._keys[ks._fold._items[ids[0]].key]
     assert len(key.events) >= 300 and key.checkpoints
     present = [i for i in ids if i in ks]
     x = present[int(where * (len(present) - 1))]
@@ -124,15 +124,15 @@ def test_many_retractions_on_one_long_key_stay_exact(every):
         ks.retract(x, by="t", why="test")
         gone.add(x)
         assert_same(ks, set())  # from_journal() skips every retracted item by itself
-    assert gone <= set(ks._retracted)
+    assert gone <= set(ks._fold._retracted)
 
 
 def test_a_late_retraction_refolds_from_the_checkpoint_before_it():
     ks, ids = long_key_store(400, 3)
-    key = ks._keys[ks._items[ids[0]].key]
-    x = next(i for i in reversed(ids) if i in ks and ks._items[i].pos > key.checkpoints[-1][0])
+    key = ks._fold._keys[ks._fold._items[ids[0]].key]
+    x = next(i for i in reversed(ids) if i in ks and ks._fold._items[i].pos > key.checkpoints[-1][0])
     ks.retract(x, by="t", why="late")
-    assert ks.last_propagation["events"] < ks.CHECKPOINT_EVERY + 10
+    assert ks.last_propagation["events"] < ks._fold.CHECKPOINT_EVERY + 10
     assert ks.last_propagation["keys"] >= 1
     assert_same(ks, {x})
 
@@ -154,11 +154,11 @@ def test_a_checkpoint_keeps_its_fold_states_in_one_flat_tuple():
     from solvi_lab.knowledge.items import FOLD_WIDTH
 
     ks, ids = long_key_store(400, 3)
-    key = ks._keys[ks._items[ids[0]].key]
+    key = ks._fold._keys[ks._fold._items[ids[0]].key]
     last, n_live, dynamic, states, open_q = key.checkpoints[-1]
     assert 0 < n_live <= len(dynamic)
     assert len(states) == FOLD_WIDTH * len(dynamic) and not any(type(v) is tuple for v in states)
     assert [states[k * FOLD_WIDTH] in LIVE for k in range(len(dynamic))] == [k < n_live for k in range(len(dynamic))]
-    x = next(i for i in reversed(ids) if i in ks and ks._items[i].pos > key.checkpoints[-2][0])
+    x = next(i for i in reversed(ids) if i in ks and ks._fold._items[i].pos > key.checkpoints[-2][0])
     ks.retract(x, by="t", why="flat")
     assert_same(ks, {x})  # a re-fold restored from the flat states agrees with from_journal

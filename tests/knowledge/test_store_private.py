@@ -1,5 +1,5 @@
 """No module outside solvi_lab/knowledge/ reads the store's private fold state; the exploration package imports no
-store internals (issue 14). A source scan: an attribute read such as `ks._items` or `store._get(...)` outside the
+store internals (issue 14). A source scan: an attribute read such as `ks._fold._items` or `store._get(...)` outside the
 knowledge package fails here with the file and line."""
 
 from __future__ import annotations

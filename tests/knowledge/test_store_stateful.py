@@ -36,7 +36,7 @@ class StoreMachine(RuleBasedStateMachine):
         self.decision = d.id
 
     def ids(self):
-        return [i for i, it in self.ks._items.items() if it.present]
+        return [i for i, it in self.ks._fold._items.items() if it.present]
 
     @rule(
         s=st.sampled_from(SUBJECTS),
@@ -56,7 +56,7 @@ class StoreMachine(RuleBasedStateMachine):
         if sup:
             same = [
                 i
-                for i, it in self.ks._items.items()
+                for i, it in self.ks._fold._items.items()
                 if it.kind == "fact" and it.present and it.body["s"] == s and it.scope == scope
             ]
             supersedes = same[-1] if same else None
@@ -77,7 +77,7 @@ class StoreMachine(RuleBasedStateMachine):
 
     @rule(name=st.sampled_from(["r1", "r2"]), n=st.integers(0, 5))
     def add_rule(self, name, n):
-        prev = [i for i, it in self.ks._items.items() if it.kind == "rule" and it.present and it.body["name"] == name]
+        prev = [i for i, it in self.ks._fold._items.items() if it.kind == "rule" and it.present and it.body["name"] == name]
         self.ks.add("rule", {"name": name, "n": n}, source="spec", supersedes=prev[-1] if prev else None)
 
     @precondition(lambda self: self.ids())
@@ -99,7 +99,7 @@ class StoreMachine(RuleBasedStateMachine):
     def item_op(self, i, kind):
         ids = self.ids()
         iid = ids[i % len(ids)]
-        it = self.ks._items[iid]
+        it = self.ks._fold._items[iid]
         if kind == "promote" and it.state == "hypothesis":
             self.ks.promote(iid, by="p", why="ok")
         elif kind == "use":
@@ -107,7 +107,7 @@ class StoreMachine(RuleBasedStateMachine):
         elif kind == "confirm" and it.state in ("active", "hypothesis", "disputed"):
             self.ks.confirm(iid, by="p")
         elif kind == "rollback" and it.supersedes and it.state in ("active", "hypothesis", "disputed"):
-            prev = self.ks._items[it.supersedes]
+            prev = self.ks._fold._items[it.supersedes]
             if prev.state == "refuted" and prev.refuted_by == iid:
                 self.ks.rollback(iid, by="p", why="undo")
         elif kind == "reconfirm":
@@ -120,7 +120,7 @@ class StoreMachine(RuleBasedStateMachine):
         rolled back — or the derived fact confirmed — so the rollback rule is exercised on chains."""
         ups = self.updates()
         up = ups[i % len(ups)]
-        chain = [up] + [d for d in self.ks._dependents.get(up, ()) if self.ks._items[d].present][:1]
+        chain = [up] + [d for d in self.ks._fold._dependents.get(up, ()) if self.ks._fold._items[d].present][:1]
         try:
             derived = self.ks.add(
                 "fact", {"s": "d", "r": f"r{i % 2}", "o": o}, source="person", derived_from=[chain[-1]]
@@ -129,15 +129,15 @@ class StoreMachine(RuleBasedStateMachine):
             return
         if then == "rollback":
             self.ks.rollback(up, by="p", why="undo")
-        elif then == "confirm" and self.ks._items[derived].state in ("active", "hypothesis", "disputed"):
+        elif then == "confirm" and self.ks._fold._items[derived].state in ("active", "hypothesis", "disputed"):
             self.ks.confirm(derived, by="p")
 
     def updates(self):
         """Live new versions whose previous version they refuted: what rollback() can undo."""
         out = []
-        for i, it in self.ks._items.items():
+        for i, it in self.ks._fold._items.items():
             if it.supersedes and it.state in ("active", "hypothesis", "disputed"):
-                prev = self.ks._items[it.supersedes]
+                prev = self.ks._fold._items[it.supersedes]
                 if prev.state == "refuted" and prev.refuted_by == i:
                     out.append(i)
         return out
@@ -160,10 +160,10 @@ class StoreMachine(RuleBasedStateMachine):
         else:
             self.ks.flag(key=(None, "a", "r"), why="drift")
 
-    @precondition(lambda self: any(f.pending for f in self.ks._flags.flags.values()))
+    @precondition(lambda self: any(f.pending for f in self.ks._fold._flags.flags.values()))
     @rule(i=st.integers(0, 100))
     def end_flag(self, i):
-        pend = [f for f in self.ks._flags.flags.values() if f.pending]
+        pend = [f for f in self.ks._fold._flags.flags.values() if f.pending]
         self.ks.end_flag(pend[i % len(pend)].id, by="p", why="ok")
 
     @rule(k=st.integers(1, 1500))
@@ -177,16 +177,16 @@ class StoreMachine(RuleBasedStateMachine):
         replayed = KnowledgeStore.from_journal(self.ks.journal)
         if replayed.fingerprint() != self.ks.fingerprint():
             diffs = []
-            for iid, it in self.ks._items.items():
-                o = replayed._items[iid]
+            for iid, it in self.ks._fold._items.items():
+                o = replayed._fold._items[iid]
                 if it.observable() != o.observable() or it.state != o.state:
                     diffs.append((iid, it.observable(), o.observable()))
             raise AssertionError("live != replay:\n" + json.dumps(diffs, default=str, indent=0)[:3000])
         assert self.ks.questions() == replayed.questions()
         assert self.ks.disputes() == replayed.disputes()
-        assert len(self.ks) == len(replayed) == sum(1 for it in self.ks._items.values() if it.present)
-        for iid in self.ks._items:
-            if self.ks._items[iid].state in ("active", "hypothesis", "disputed"):
+        assert len(self.ks) == len(replayed) == sum(1 for it in self.ks._fold._items.values() if it.present)
+        for iid in self.ks._fold._items:
+            if self.ks._fold._items[iid].state in ("active", "hypothesis", "disputed"):
                 assert self.ks.stale(iid) == replayed.stale(iid)
                 assert self.ks.usable(iid) == replayed.usable(iid)
                 assert self.ks.rolled_back_under(iid) == replayed.rolled_back_under(iid)
@@ -196,7 +196,7 @@ class StoreMachine(RuleBasedStateMachine):
         for f in snap["facts"]:
             assert self.ks.rolled_back_under(f["id"]) == [] and self.ks.usable(f["id"])
         assert {h["id"] for h in snap["hints"] if h.get("rolled_back")} == {
-            i for i, it in self.ks._items.items() if it.kind == "fact" and self.ks.rolled_back_under(i)
+            i for i, it in self.ks._fold._items.items() if it.kind == "fact" and self.ks.rolled_back_under(i)
         }
 
 

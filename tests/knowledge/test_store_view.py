@@ -83,8 +83,8 @@ def test_verify_reports_without_replacing_the_live_state() -> None:
     ks = KnowledgeStore()
     a = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
     assert ks.verify()
-    ks._items[a].state = "refuted"  # damage the live fold state behind the journal's back
-    ks._touch(ks._items[a])
+    ks._fold._items[a].state = "refuted"  # damage the live fold state behind the journal's back
+    ks._fold._touch(ks._fold._items[a])
     report = ks.verify()
     assert not report and "live store is unchanged" in report.problem
     assert ks.status(a) == "refuted"  # verify() reported; it did not swap in the replay

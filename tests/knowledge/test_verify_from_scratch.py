@@ -15,6 +15,7 @@ from test_fold_snapshot import build, snapshot
 from solvi_lab.errors import BadInput
 from solvi_lab.knowledge import KnowledgeStore
 from solvi_lab.knowledge import fold_snapshot as fs
+from solvi_lab.knowledge import snapshot_rows as rows
 from solvi_lab.knowledge.digests import recomputed
 from solvi_lab.knowledge.lazy_items import LazyItems, RowSource
 
@@ -30,7 +31,7 @@ def journal(tmp_path: Path) -> Path:
 
 def test_recomputed_equals_kept_on_a_sound_store(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
-        fp, present, differs = recomputed(ks)
+        fp, present, differs = recomputed(ks._fold)
         assert (fp, present, differs) == (ks.fingerprint(), len(ks), "")
         assert ks.verify()
 
@@ -38,8 +39,9 @@ def test_recomputed_equals_kept_on_a_sound_store(journal: Path) -> None:
 def test_a_changed_item_with_its_kept_digest_is_found(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
         assert ks.verify()
-        before = ks.fingerprint()
-        it = next(it for it in ks._items.values() if it.state == "active")
+        ks._fold._flush_digests()  # every pending digest settled (as a write does): the change below is behind the
+        before = ks.fingerprint()  # fold's back
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
         it.body = {**it.body, "o": "forged"}  # not touched: its kept digest, and the fingerprint, stay
         assert ks.fingerprint() == before
         v = ks.verify()
@@ -52,8 +54,9 @@ def test_a_changed_item_with_its_kept_digest_is_found(journal: Path) -> None:
 
 def test_a_changed_status_is_found(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
-        ks.fingerprint()  # every pending digest settled: the change below is behind the fold's back
-        it = next(it for it in ks._items.values() if it.state == "active")
+        ks._fold._flush_digests()  # every pending digest settled (as a write does): the change below is behind the
+        # fold's back
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
         it.state = "hypothesis"
         v = ks.verify()
         assert not v and "kept digests (items)" in v.problem
@@ -66,7 +69,7 @@ def test_a_row_not_built_yet_is_hashed_without_being_built(tmp_path: Path) -> No
     snapshot(journal)
     with KnowledgeStore.open(journal) as ks:
         assert ks.opened_from_snapshot
-        items = ks._items
+        items = ks._fold._items
         assert isinstance(items, LazyItems) and items._src is not None
         built = dict.__len__(items)
         assert ks.verify()
@@ -74,11 +77,11 @@ def test_a_row_not_built_yet_is_hashed_without_being_built(tmp_path: Path) -> No
         # A row edited in place (what a forged file holds): its item was never built, its kept digest never
         # recomputed. Its confirmations count moves by one (one digit: the row keeps its length and offsets).
         src = items._src
-        at = fs._SLOTS.index("confirmations")
+        at = rows._SLOTS.index("confirmations")
         for r, p in enumerate(src.positions):
             start, end = src.offsets[r], src.offsets[r + 1] - 1
             v = json.loads(bytes(src.view[start:end]))
-            if not dict.__contains__(items, f"k{p}") and v[at] < 9 and v[fs._SLOTS.index("state")] == "refuted":
+            if not dict.__contains__(items, f"k{p}") and v[at] < 9 and v[rows._SLOTS.index("state")] == "refuted":
                 break
         else:
             raise AssertionError("no unbuilt refuted row")
@@ -96,8 +99,8 @@ def test_a_row_not_built_yet_is_hashed_without_being_built(tmp_path: Path) -> No
 
 def test_forged_retractions_do_not_steer_the_replay(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
-        it = next(it for it in ks._items.values() if it.state == "active")
-        ks._retracted[it.id] = {"position": 0, "by": "x", "why": "forged"}
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
+        ks._fold._retracted[it.id] = {"position": 0, "by": "x", "why": "forged"}
         v = ks.verify()
         assert not v and "its retractions" in v.problem  # the replay skips the journal's retractions, not these
         ks.close(snapshot=False)
@@ -114,8 +117,8 @@ def test_served_yields_built_items_then_unbuilt_rows_without_keeping_them() -> N
 
 def test_no_snapshot_is_written_from_a_state_whose_kept_digests_differ(journal: Path) -> None:
     with KnowledgeStore.open(journal, snapshot=False) as ks:
-        ks.fingerprint()
-        it = next(it for it in ks._items.values() if it.state == "active")
+        ks._fold._flush_digests()  # every pending digest settled (as a write does; a read leaves them pending)
+        it = next(it for it in ks._fold._items.values() if it.state == "active")
         it.why = "changed behind the fold's back"  # its kept digest is the old one
         with pytest.raises(BadInput, match=r"holds digests that differ from its items \(items\)"):
             ks.write_snapshot()

@@ -7,8 +7,10 @@ from __future__ import annotations
 import random
 
 from solvi_lab.journal import Journal
-from solvi_lab.knowledge import KnowledgeStore
+from solvi_lab.knowledge import KnowledgeStore, from_scratch
+from solvi_lab.knowledge.fold import Fold
 from solvi_lab.knowledge.release import ReleasePlan
+from solvi_lab.knowledge.store import StoreFold
 
 
 def _busy_store(seed: int) -> KnowledgeStore:
@@ -55,17 +57,17 @@ def _lean(ks: KnowledgeStore) -> tuple[str, int]:
     plan = ReleasePlan()
     assert ks.journal.verify(visit=plan.see)
     held: list[int] = []
-    original = KnowledgeStore._release
+    original = Fold._release
 
-    def counting(self: KnowledgeStore, it) -> None:  # type: ignore[no-untyped-def]
+    def counting(self: Fold, it) -> None:  # type: ignore[no-untyped-def]
         original(self, it)
         held.append(len(self._items))
 
-    KnowledgeStore._release = counting  # type: ignore[method-assign]
+    Fold._release = counting  # type: ignore[method-assign]
     try:
-        fp = KnowledgeStore._lean_fold(ks.journal.records(), ks._retracted, plan)
+        fp = from_scratch.lean_fold(StoreFold, ks.journal.records(), ks._fold._retracted, plan)
     finally:
-        KnowledgeStore._release = original  # type: ignore[method-assign]
+        Fold._release = original  # type: ignore[method-assign]
     return fp, len(held)
 
 
@@ -82,9 +84,9 @@ def test_lean_fold_equals_full_replay_and_lets_go() -> None:
 
 def test_verify_still_reports_a_live_store_that_differs() -> None:
     ks = _busy_store(5)
-    it = next(i for i in ks._items.values() if i.present)
+    it = next(i for i in ks._fold._items.values() if i.present)
     it.confirmations += 1  # a fold state the journal does not give
-    ks._touched.add(it)
+    ks._fold._touched.add(it)
     v = ks.verify()
     assert not v and v.chain_ok and not v.replay_matches
     assert "differs from the replay" in v.problem
@@ -102,6 +104,6 @@ def test_plan_keeps_a_premise_until_its_last_reader() -> None:
     for r in j.records():
         plan.see(r)
     pos_b, pos_use = int(b[1:]), j.position - 1
-    assert plan.release_position(a, ks._items[a].key, 0) == pos_use > pos_b
-    assert plan.release_position(b, ks._items[b].key, pos_b) == pos_b
+    assert plan.release_position(a, ks._fold._items[a].key, 0) == pos_use > pos_b
+    assert plan.release_position(b, ks._fold._items[b].key, pos_b) == pos_b
     assert ks.verify()

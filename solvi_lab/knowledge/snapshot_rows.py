@@ -1,0 +1,388 @@
+"""A fold snapshot's rows (knowledge/fold_snapshot.py has the format): the fold's state as rows, and back.
+
+Its one job: write a fold's items (one row each, its slots in Item.__slots__ order), its scalars, scopes, read-index
+columns, keys (column by column) and flags as the file's lines (`_lines`), and put such rows into an empty fold
+(`_load_rows`: every field but the items, which stay rows of the file in a LazyItems table, built when first read).
+It may not check a snapshot against a journal (knowledge/snapshot_load.py) or write a file
+(knowledge/snapshot_write.py): it turns state into rows and rows into state.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from operator import attrgetter
+from typing import Any
+
+from ..errors import BadInput
+from .fold_snapshot import _ROWS_LOADS, _dumps, _hex, _parsed_lines
+
+
+def _fill_item(it: Any, v: list) -> None:
+    """Set every slot of a new Item from a snapshot row, in Item.__slots__ order (one unpacking: a setattr call
+    per slot costs a third of a snapshot's load; _SLOTS below must equal Item.__slots__, checked at import)."""
+    (
+        it.id,
+        it.pos,
+        it.kind,
+        it.body,
+        it.scope,
+        it.source,
+        it.by,
+        it.evidence,
+        it.derived_from,
+        it.supersedes,
+        it.valid,
+        it.of,
+        it.reconfirm_rule,
+        it.hypothesis_req,
+        it.verdicts,
+        it.clock,
+        it.key,
+        it.value,
+        it.subject,
+        it.guarantee,
+        it.refusal,
+        it.state,
+        it.why,
+        it.refuted_by,
+        it.invalidated_at,
+        it.confirmations,
+        it.refutations,
+        it.uses,
+        it.wrong_uses,
+        it.confirmed_pos,
+        it.confirmed_clock,
+        it.clock_rule,
+        it.restored_under,
+        it.version,
+        it.promoted,
+        it.hist,
+        it.before_refute,
+        it.contribution,
+    ) = v
+
+
+_SLOTS = (
+    "id",
+    "pos",
+    "kind",
+    "body",
+    "scope",
+    "source",
+    "by",
+    "evidence",
+    "derived_from",
+    "supersedes",
+    "valid",
+    "of",
+    "reconfirm_rule",
+    "hypothesis_req",
+    "verdicts",
+    "clock",
+    "key",
+    "value",
+    "subject",
+    "guarantee",
+    "refusal",
+    "state",
+    "why",
+    "refuted_by",
+    "invalidated_at",
+    "confirmations",
+    "refutations",
+    "uses",
+    "wrong_uses",
+    "confirmed_pos",
+    "confirmed_clock",
+    "clock_rule",
+    "restored_under",
+    "version",
+    "promoted",
+    "hist",
+    "before_refute",
+    "contribution",
+)
+
+
+# What a snapshot holds of the store's fold state (every field `_reset_state` sets is in exactly one of these;
+# tests/knowledge/test_fold_snapshot.py checks it, so a new field cannot be forgotten here).
+SNAPSHOT_FIELDS = (
+    "_items",
+    "_keys",
+    "_flags",
+    "_decision_info",
+    "_retracted",
+    "_present",
+    "_open_set",
+    "_question_keys",
+    "ticks",
+    "position",
+    "_items_sum",
+    "_keys_sum",
+    "_flags_sum",
+    "_skip",
+)
+REBUILT_FIELDS = ("_dependents", "_successors", "_by_subject", "_scopes")  # rebuilt from the items as they load
+TRANSIENT_FIELDS = ("_touched", "last_propagation")  # empty once the digests are flushed; a cost measure
+KEY_FIELDS = (  # the slots of a competition key (store._Key), in the order of a "k" row
+    "key",
+    "events",
+    "item_ids",
+    "live",
+    "questions",
+    "open_q",
+    "contribution",
+    "q_digests",
+    "q_settled",
+    "checkpoints",
+    "sides",
+    "disputed",
+)
+FLAG_FIELDS = ("id", "pos", "why", "by", "scope", "ids", "key", "ended_at", "ended_by", "ended_why")
+
+
+# -- the state, as rows -------------------------------------------------------------------------------------------
+_ROW_AT = {name: i for i, name in enumerate(_SLOTS)}
+_SCOPE, _KEY, _CONTRIBUTION = _ROW_AT["scope"], _ROW_AT["key"], _ROW_AT["contribution"]
+_DERIVED, _VERDICTS, _HIST = _ROW_AT["derived_from"], _ROW_AT["verdicts"], _ROW_AT["hist"]
+
+
+def _lines(header: dict, st: Any, meta: list) -> Iterator[bytes]:
+    """The snapshot's lines, newline included: the header, one row per item (its slots in Item.__slots__ order,
+    the scope, key and contribution encoded), then the rest (`_meta_rows`), which starts with the ``"o"`` row: its
+    own byte offset and where every item row starts. `meta` receives that offset (the digest line names it)."""
+    from .items import Item
+
+    if Item.__slots__ != _SLOTS:
+        raise ValueError("Item's slots are not the ones this module writes")
+    yield (line := _dumps(header) + b"\n")
+    at = len(line)
+    scopes = list(st._scopes.values())  # every item's scope is one of these shared dicts (store._fold_new_item)
+    scope_index = {id(sc): i for i, sc in enumerate(scopes)}
+    keys = list(st._keys.values())
+    key_index = {ks.key: i for i, ks in enumerate(keys)}
+    items = list(st._items.values())
+    offsets, row_of = [], attrgetter(*_SLOTS)
+    for it in items:
+        v = list(row_of(it))
+        sc = v[_SCOPE]
+        v[_SCOPE] = None if sc is None else scope_index[id(sc)]
+        v[_KEY] = key_index[v[_KEY]]  # an item's key as the index of its competition key (every item has one)
+        v[_CONTRIBUTION] = _hex(v[_CONTRIBUTION])
+        line = _dumps(v) + b"\n"
+        offsets.append(at)
+        at += len(line)
+        yield line
+    offsets.append(at)  # the end sentinel: where the last row's line ends
+    meta.append(at)
+    yield _dumps(["o", at, offsets]) + b"\n"
+    for row in _meta_rows(st, scopes, items, keys):
+        yield _dumps(row) + b"\n"
+
+
+def _meta_rows(st: Any, scopes: list, items: list, keys: list) -> Iterator[list]:
+    """Everything but the item rows: the store's scalars, its scopes, the item columns an open needs before any
+    item is built (positions, and the read indexes' sources: derived_from and supersedes sparse, subjects), keys
+    column by column (one row per field, a list with one value per key), one row per flag."""
+    yield [
+        "s",
+        {
+            "position": st.position,
+            "ticks": st.ticks,
+            "folded": st._folded,
+            "items_sum": _hex(st._items_sum),
+            "keys_sum": _hex(st._keys_sum),
+            "flags_sum": _hex(st._flags_sum),
+            "present": st._present,
+            "retracted": st._retracted,
+            "decisions": st._decision_info,
+            "skip": sorted(st._skip),
+            "open_set": list(st._open_set),
+            "question_keys": list(st._question_keys),
+        },
+    ]
+    yield ["c", scopes]
+    yield ["x", "pos", [it.pos for it in items]]
+    yield ["x", "derived_from", [[r, it.derived_from] for r, it in enumerate(items) if it.derived_from]]
+    yield ["x", "supersedes", [[r, it.supersedes] for r, it in enumerate(items) if it.supersedes]]
+    yield ["x", "subject", [it.subject for it in items]]
+    open_q = []
+    for ks in keys:
+        oq = None
+        if ks.open_q is not None:
+            oq = next((i for i, q in enumerate(ks.questions) if q is ks.open_q), None)
+            if oq is None:
+                raise BadInput(f"key {ks.key!r}: its open question is not one of its questions; cannot snapshot it.")
+        open_q.append(oq)
+    cols = {
+        "key": [ks.key for ks in keys],
+        "events": [ks.events for ks in keys],
+        "item_ids": [ks.item_ids for ks in keys],
+        "live": [list(ks.live) for ks in keys],
+        "questions": [ks.questions if type(ks.questions) is list else None for ks in keys],
+        "open_q": open_q,
+        "contribution": [_hex(ks.contribution) for ks in keys],
+        "q_digests": [[_hex(d) for d in ks.q_digests] if type(ks.q_digests) is list else None for ks in keys],
+        "q_settled": [ks.q_settled for ks in keys],
+        "checkpoints": [_checkpoints_text(ks.checkpoints) for ks in keys],
+        "sides": [ks.sides for ks in keys],
+        "disputed": [ks.disputed for ks in keys],
+    }
+    for name in KEY_FIELDS:
+        yield ["k", name, cols[name]]
+    for f in st._flags.flags.values():
+        yield ["f", f.id, f.pos, f.why, f.by, f.scope, list(f.ids), f.key, f.ended_at, f.ended_by, f.ended_why]
+
+
+X_FIELDS = ("pos", "derived_from", "supersedes", "subject")
+
+
+def _item_decoder(scopes: list, key_names: list) -> Any:
+    """The function that turns a parsed item row back into the Item the fold had (the inverse of `_lines`)."""
+    from .items import Item
+
+    new, fill = Item.__new__, _fill_item
+
+    def decode(v: list) -> Any:
+        if len(v) != len(_SLOTS):
+            raise ValueError(f"an item row of {len(v)} values, not {len(_SLOTS)}")
+        sc = v[_SCOPE]
+        v[_SCOPE] = None if sc is None else scopes[sc]
+        v[_KEY] = key_names[v[_KEY]]
+        v[_CONTRIBUTION] = int(v[_CONTRIBUTION], 16)
+        v[_DERIVED] = tuple(v[_DERIVED])
+        v[_VERDICTS] = v[_VERDICTS] or ()
+        v[_HIST] = tuple(v[_HIST])
+        it = new(Item)
+        fill(it, v)
+        return it
+
+    return decode
+
+
+def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_min: int | None = None) -> None:
+    """Put a snapshot into an empty fold `st` (the inverse of `_lines`): everything but the items, which stay rows of
+    `data` in a LazyItems table and are built when first read. Rows are parsed only once their digest is the one
+    the journal recorded (`_parsed_lines`), so a row's shape is this module's own."""
+    from .items import Item, item_id
+    from .keys import _Key
+    from .lazy_items import LazyItems, RowSource
+    from .staleness import Flag
+
+    if Item.__slots__ != _SLOTS:
+        raise ValueError("Item's slots are not the ones this module reads")
+    if not start <= meta_at < cut:
+        raise ValueError(f"its rows start at byte {meta_at}, outside the file's body")
+    rows = _parsed_lines(data, meta_at, cut)
+    top = next(rows, None)
+    if not (type(top) is list and len(top) == 3 and top[0] == "o" and top[1] == meta_at):
+        raise ValueError(f"byte {meta_at} is not the start of its item offsets row")
+    offsets = top[2]
+    if not (type(offsets) is list and offsets and offsets[0] == start and offsets[-1] == meta_at):
+        raise ValueError("its item offsets do not span its item rows")
+    xcols: dict[str, list] = {}
+    kcols: dict[str, list] = {}
+    scopes: list = []
+    for row in rows:
+        tag = row[0]
+        if tag == "k":
+            kcols[row[1]] = row[2]
+        elif tag == "x":
+            xcols[row[1]] = row[2]
+        elif tag == "c":
+            scopes = row[1]
+        elif tag == "f":
+            _, fid, pos, why, by, scope, ids, key, ended_at, ended_by, ended_why = row
+            st._flags.add(Flag(fid, pos, why, by, scope, tuple(ids), key, ended_at, ended_by, ended_why))
+        elif tag == "s":
+            s = row[1]
+            st.position, st.ticks, st._folded = s["position"], s["ticks"], s["folded"]
+            st._items_sum = int(s["items_sum"], 16)
+            st._keys_sum = int(s["keys_sum"], 16)
+            st._flags_sum = int(s["flags_sum"], 16)
+            st._present = s["present"]
+            st._retracted = s["retracted"]
+            st._decision_info = {k: tuple(v) for k, v in s["decisions"].items()}
+            st._skip = set(s["skip"])
+            st._open_set = dict.fromkeys(s["open_set"])
+            st._question_keys = dict.fromkeys(s["question_keys"])
+        else:
+            raise ValueError(f"unknown row tag {tag!r}")
+    if set(xcols) != set(X_FIELDS) or set(kcols) != set(KEY_FIELDS):
+        raise ValueError("the item or key columns are not the ones this code reads")
+    positions, subjects = xcols["pos"], xcols["subject"]
+    if len(subjects) != len(positions) or any(a >= b for a, b in zip(positions, positions[1:])):
+        raise ValueError("its item positions are not one increasing column with a subject each")
+    intern = sys.intern
+    st._scopes = {repr(sc): sc for sc in scopes}
+    key_names = [intern(k) for k in kcols["key"]]  # one string per key, shared by its items (as in the fold)
+    kcols["key"] = key_names
+    # Items: rows built on first read (lazy_items.py); the read indexes now, in the fold's order (journal order).
+    decode = _item_decoder(scopes, key_names)
+    # The freeze threshold as a value, not the store: the table must not hold the store (no cycle; see
+    # freeze_after_load).
+    src = RowSource(data, offsets, positions, decode, _ROWS_LOADS, freeze_min=freeze_min)
+    items = st._items = LazyItems(src)
+    if st._indexed:
+        dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
+        for r, derived in xcols["derived_from"]:
+            iid = item_id(positions[r])
+            for pid in derived:
+                dependents.setdefault(pid, []).append(iid)
+        for r, sup in xcols["supersedes"]:
+            successors.setdefault(sup, []).append(item_id(positions[r]))
+        for pos, subject in zip(positions, subjects):
+            if subject is not None:
+                by_subject.setdefault(subject, []).append(item_id(pos))
+    # Keys. Each key's live items are built now (its competition holds them). When they are most of the items (a
+    # store of few contradictions: 93% at 10^6 on the default profile), one pass over every row in row order is
+    # cheaper than finding each live item's row by its id (a third less at 10^6).
+    if 2 * sum(map(len, kcols["live"])) >= len(positions):
+        items.build_all()
+    for key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed in zip(
+        *[kcols[name] for name in KEY_FIELDS]
+    ):
+        ks = _Key(key)
+        ks.events = [e if type(e) is int else tuple(e) for e in events]
+        ks.item_ids = item_ids
+        ks.live = {i: items[i] for i in live}
+        ks.questions = qs if qs is not None else ()
+        ks.open_q = qs[oq] if oq is not None else None
+        ks.contribution = int(contribution, 16)
+        ks.q_digests = [int(d, 16) for d in qd] if qd is not None else ()
+        ks.q_settled = q_settled
+        if cps is not None:
+            if type(cps) is not str:
+                raise ValueError(f"key {ks.key!r}: its checkpoints are not a JSON text")
+            ks.checkpoints = PendingCheckpoints(cps, items)
+        ks.sides, ks.disputed = sides, disputed
+        st._keys[ks.key] = ks
+
+
+class PendingCheckpoints:
+    """A key's re-fold checkpoints as a snapshot holds them (the JSON text of their rows), turned into the fold's
+    tuples only when a re-fold or a new checkpoint on that key first needs them (refold.checkpoints_of). They are a
+    fifth of a snapshot's bytes and most keys are never re-folded after an open, so an open does not parse them:
+    at 10^5 hot-key items that saves parsing 8.5 MB of nested lists and building 300,000 tuples. The text is the
+    snapshot's own (its digest is the one the journal recorded), so the ids it names are the store's items."""
+
+    __slots__ = ("text", "items")
+
+    def __init__(self, text: str, items: dict[str, Any]):
+        self.text = text
+        self.items = items  # the store's item table (items are never dropped from a live store)
+
+    def load(self) -> list[tuple]:
+        """The checkpoints as refold.checkpoint makes them (position, live count, items, their flat states, question)."""
+        items = self.items
+        return [(c[0], c[1], tuple([items[i] for i in c[2]]), tuple(c[3]), c[4]) for c in _ROWS_LOADS(self.text)]
+
+
+def _checkpoints_text(cps: Any) -> str | None:
+    """A key's checkpoints as the JSON text a snapshot keeps (a pending one's own text, unparsed)."""
+    if cps is None:
+        return None
+    if type(cps) is PendingCheckpoints:
+        return cps.text
+    return _dumps([[c[0], c[1], [it.id for it in c[2]], c[3], c[4]] for c in cps]).decode()
