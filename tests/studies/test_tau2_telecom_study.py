@@ -113,6 +113,9 @@ def test_vocabulary_comes_from_the_declaration_and_names_no_tool() -> None:
     v = build_vocabulary(data.tools["assistant"], state, scope=("crm",))
     r = v.read(state, "send_payment_request", {"customer_id": "C1001", "bill_id": "B1004"})
     assert r["bill_id:exists"] is True and r["bill_id~customer_id:contains"] is False
+    assert "customer_id:bills.status" not in r  # the contained-values template is off by default (its ablation)
+    v = build_vocabulary(data.tools["assistant"], state, scope=("crm",), contained=True)
+    r = v.read(state, "send_payment_request", {"customer_id": "C1001", "bill_id": "B1004"})
     assert r["customer_id:bills.status"] == ("Draft", "Issued", "Paid")
     assert not [c for c in v.names if c.startswith(("device.", "surroundings."))]  # scope crm reads no phone record
     with pytest.raises(BadInput, match="scope holds 'sim'"):
