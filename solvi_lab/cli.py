@@ -238,13 +238,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .studies import registry
 
     notebook, study = _resolve_notebook(args.notebook)
-    if notebook.exists():
-        reproduce.check_notebook(notebook)  # a corrupt notebook: one line, exit 2, before any kernel starts
     info = registry.STUDIES.get(study)
     if info is not None and notebook.resolve() != info.notebook_path.resolve():
         info = None  # a notebook of the same name elsewhere: its parameters are its own
     if info is not None and (wrong := registry.problem(info)) is not None:
-        raise registry.BrokenStudy(wrong)
+        raise registry.BrokenStudy(wrong)  # the study's module first: a broken plug-in is named as such
+    if notebook.exists():
+        reproduce.check_notebook(notebook)  # a corrupt notebook: one line, exit 2, before any kernel starts
     overrides = reproduce.parse_parameters(args.parameter, [info] if info is not None else None)
     _check_out(args.out)
     reproduce.check_kernel()
