@@ -85,6 +85,19 @@ ROWS: tuple[Row, ...] = (
         caveats=("the airline vocabulary was designed with the agent's calls in view: not a blind test",),
     ),
     Row(
+        "tau2_telecom",
+        "τ²-bench telecom, one model per side (ours)",
+        "held-out false accepts agent / user · precision agent / user",
+        ("agent_held_out_false_accepts", "user_held_out_false_accepts", "agent_held_out_precision", "user_held_out_precision"),
+        published="— (no system reports this)",
+        pages=(("tau2_telecom.md", "tau2_telecom.md"),),
+        caveats=(
+            "the environment is our re-implementation of τ²-bench's tools (compared with upstream's on random calls) and "
+            "the probes vary gold steps, not an agent's calls; on some seeds a held-out call the environment accepts is "
+            "predicted refused (the pass rates are on the sweep's page)",
+        ),
+    ),
+    Row(
         "risk_dungeon",
         "risk dungeon (our toy)",
         "mean deepest level: none / Protect / RiskBudget",
