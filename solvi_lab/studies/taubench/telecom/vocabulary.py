@@ -23,7 +23,7 @@ generic, new with telecom (they apply unchanged to any data model that declares 
     the phone's SIM status, a payment request's presence; which side's records a vocabulary reads is its
     *state scope*, the dual-control ablation).
 
->>> v = build_vocabulary(TOOLS_EXAMPLE, STATE_EXAMPLE, scope=("crm",))
+>>> v = build_vocabulary(TOOLS_EXAMPLE, STATE_EXAMPLE, scope=("crm",), contained=True)  # contained: off by default
 >>> r = v.read(STATE_EXAMPLE, "enable_roaming", {"customer_id": "C1", "line_id": "L2"})
 >>> r["line_id:exists"], r["line_id~customer_id:contains"], r["customer_id:bills.status"]
 (True, False, ('Paid',))
