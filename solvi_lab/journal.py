@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import journal_head
+from . import journal_head, journal_head_index
 from .errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalLocked, JournalWriteFailed, SolviLabError
 from .jsontext import bytes_decoder, decoder, dumps_canonical
 from .validation import _compact, safe_repr
@@ -1438,15 +1438,27 @@ class Journal:
         journal's. Every one is, except a `.head` found by name that names another file when this open created the
         file: nothing was at this name, so it was left by a journal moved away (or deleted), and a new journal
         starts here. (A file that was there is checked against every checkpoint found by its name, whatever file
-        they name: an older copy moved over a journal, or a journal rewritten into a new file, is refused.)"""
+        they name: an older copy moved over a journal, or a journal rewritten into a new file, is refused.) A head
+        index entry (solvi_lab.journal_head_index) is this journal's only when it names this journal's first record."""
         found = list(found)
         meta = list(getattr(self._backend, "checkpoint_meta", ()))
         meta += [_meta_of({})] * (len(found) - len(meta))
+        pairs = list(zip(found, meta))
+        if any(journal_head_index.is_entry(where) for (where, _), _ in pairs):
+            # A head index entry (keyed by device and inode) counts only for the journal whose first record it
+            # names: an inode number reused by a new file (another first record, or none yet) is not held to a
+            # deleted file's entry — a stale entry is ignored, never refused.
+            first = self._backend.get(0).hash if self._n else None
+            pairs = [
+                (item, m)
+                for item, m in pairs
+                if not journal_head_index.is_entry(item[0]) or (first is not None and m["first"] == first)
+            ]
         lock = getattr(self._backend, "lock", None)
         if lock is None or not lock.created:
-            return list(zip(found, meta))
+            return pairs
         me = self._backend.identity() if hasattr(self._backend, "identity") else None
-        return [(item, m) for item, m in zip(found, meta) if m["file"] is None or m["file"] == me]
+        return [(item, m) for item, m in pairs if m["file"] is None or m["file"] == me]
 
     def _check_checkpoint(self) -> None:
         for (where, cp), _ in self._applying(getattr(self._backend, "checkpoints_seen", ())):
@@ -1737,8 +1749,9 @@ class Journal:
 
     @staticmethod
     def forget_head(path: str | os.PathLike) -> None:
-        """Forget the head checkpoint of the JSONL journal at `path` — its extended attribute, its `.head` and any
-        other `.head` beside it naming the same file — so that the next open takes the file as it is. The documented
+        """Forget the head checkpoint of the JSONL journal at `path` — its extended attribute, its `.head`, any
+        other `.head` beside it naming the same file and its head index entry — so that the next open takes the
+        file as it is. The documented
         way to replace a journal on purpose (call it, then put the new journal in place; or the other way round):
         deleting the `.head` by hand leaves the attribute, which follows the file. Takes the writer lock (refused
         while a writer is open). A SQLite journal keeps its head inside the file: a replacement brings its own."""
