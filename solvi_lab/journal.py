@@ -489,6 +489,7 @@ def _meta_of(d: Any) -> dict[str, Any]:
         "vouch": _vouch_of(d),
         "first": first if isinstance(first, str) else None,
         "file": (f[0], f[1]) if type(f) is list and len(f) == 2 else None,
+        "same_file": d.get(journal_head_index.SAME_FILE) is True,  # a head index entry of this very inode use
     }
 
 
@@ -1439,26 +1440,33 @@ class Journal:
         file: nothing was at this name, so it was left by a journal moved away (or deleted), and a new journal
         starts here. (A file that was there is checked against every checkpoint found by its name, whatever file
         they name: an older copy moved over a journal, or a journal rewritten into a new file, is refused.) A head
-        index entry (solvi_lab.journal_head_index) is this journal's only when it names this journal's first record."""
+        index entry (solvi_lab.journal_head_index) is this journal's only for the same use of the inode (generation)
+        or, where that is unknown, when it names this journal's first record."""
         found = list(found)
         meta = list(getattr(self._backend, "checkpoint_meta", ()))
         meta += [_meta_of({})] * (len(found) - len(meta))
         pairs = list(zip(found, meta))
         if any(journal_head_index.is_entry(where) for (where, _), _ in pairs):
-            # A head index entry (keyed by device and inode) counts only for the journal whose first record it
-            # names: an inode number reused by a new file (another first record, or none yet) is not held to a
-            # deleted file's entry — a stale entry is ignored, never refused.
+            # A head index entry (keyed by device and inode) counts for the same use of the inode (its generation,
+            # where the file system tells it: read_entry) or else for the journal whose first record it names: a
+            # new file on a reused inode number is not held to a deleted file's entry — ignored, never refused.
             first = self._backend.get(0).hash if self._n else None
             pairs = [
                 (item, m)
                 for item, m in pairs
-                if not journal_head_index.is_entry(item[0]) or (first is not None and m["first"] == first)
+                if not journal_head_index.is_entry(item[0])
+                or m["same_file"]
+                or (first is not None and m["first"] == first)
             ]
         lock = getattr(self._backend, "lock", None)
         if lock is None or not lock.created:
             return pairs
         me = self._backend.identity() if hasattr(self._backend, "identity") else None
-        return [(item, m) for item, m in pairs if m["file"] is None or m["file"] == me]
+        return [
+            (item, m)
+            for item, m in pairs
+            if (m["file"] is None or m["file"] == me) and not journal_head_index.is_entry(item[0])  # a new file
+        ]
 
     def _check_checkpoint(self) -> None:
         for (where, cp), _ in self._applying(getattr(self._backend, "checkpoints_seen", ())):

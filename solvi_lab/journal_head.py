@@ -23,8 +23,9 @@ directory is read-only the attribute is still written). `Journal.repair` writes 
   file system without user attributes, or after a copy that dropped them;
 - a hard link in *another* directory has no `.head` beside it: every checkpoint is also written to the head index
   (`solvi_lab.journal_head_index`: a state folder, one entry per file identity), which every name of the file finds
-  by its (device, inode) — an entry counts only when it names this journal's first record (an inode number reused
-  by a new file is not held to a deleted file's entry);
+  by its (device, inode) — an entry counts only for the same use of the inode (its generation, where the file
+  system tells it; else when it names this journal's first record): a new file on a reused inode number is not
+  held to a deleted file's entry;
 - `Journal.repair` through any name rewrites every checkpoint that names the file (the index entry too), and
   `Journal.forget_head(path)` removes them all: the documented way to replace a journal on purpose.
 
@@ -174,7 +175,8 @@ def write_checkpoint(path: str | os.PathLike, text: str, fd: int | None = None, 
         except OSError as e:
             problems.append(f"{target}: {e.strerror or e}")
     try:
-        journal_head_index.write_entry(identity(path if fd is None else fd), text, written)
+        file = path if fd is None else fd
+        journal_head_index.write_entry(identity(file), text, written, journal_head_index.generation(file))
     except OSError as e:  # the file itself cannot be stat'ed: its other places said so above, or will on open
         problems.append(f"head index: {e.strerror or e}")
     if problems:
@@ -201,7 +203,7 @@ def read_checkpoints(path: str | os.PathLike, siblings: bool = True, index: bool
         found += sibling_checkpoints(path)
     if index:
         try:
-            entry = journal_head_index.read_entry(identity(path))
+            entry = journal_head_index.read_entry(identity(path), journal_head_index.generation(path))
         except OSError:
             entry = None  # no file to name: nothing in the index is its
         if entry is not None:

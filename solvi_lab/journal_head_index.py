@@ -10,11 +10,17 @@ journal silently. The index closes that gap: each checkpoint write also writes `
   where the kernel already keeps IPython's and matplotlib's state): the toolkit writes nothing under `~`. Every
   process of one environment shares it; a user who opens the same journals from several environments points
   `SOLVI_LAB_STATE_DIR` at one folder for all of them.
-- **Stale entries are ignored, never refused**: an inode number is reused after a file is deleted, so an entry
-  counts only when it names this file *and* this journal's first record hash (`first`). A new journal — another
-  first record, or none yet — is never held to an entry left by a deleted file. (The cost: a journal cut to zero
-  records has no first record to compare, so the index cannot tell it from a new empty file; the `.head` and the
-  attribute still can.)
+- **Stale entries are ignored, never refused**: an inode number is reused after a file is deleted. Where the file
+  system numbers each use of an inode (its *generation*, `FS_IOC_GETVERSION`: ext4, btrfs, XFS, …), the entry
+  keeps it: an entry of another generation is another file's and is ignored; one of this generation is this very
+  file's and counts like its attribute (a cut to zero records, or a journal rewritten in place, is refused; a
+  replacement on purpose goes through `Journal.forget_head`). Where the generation is unknown (tmpfs, FAT, some
+  network file systems), an entry counts only when it names this journal's first record hash (`first`) *and* a
+  name it was written through (the journal beside a `.head` it lists) is still this file: a deleted journal's names
+  went with it, so a new file on its inode number — even one whose records start the same, as journals without time
+  stamps do — is not held to its entry. The cost there: a journal cut to zero records, or rewritten in place, looks
+  new to the index, and so does a journal moved to another folder until it is written through its new name (its
+  `.head` beside the original name still catches each). A file this open created is new: never held to an entry.
 - **Never an error**: a state folder that cannot be written (or read) degrades to what the `.head` and the attribute
   give, with one `HeadIndexWarning` per folder per process. A damaged or unreadable entry is ignored.
 - `Journal.repair` rewrites the entry with the rest of the checkpoint; `Journal.forget_head` removes it.
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import sys
 import warnings
 from pathlib import Path
@@ -53,6 +60,33 @@ def state_dir() -> Path:
 def entry_path(file: tuple[int, int]) -> Path:
     """The index entry of the file with identity `file` (device, inode)."""
     return state_dir() / FOLDER / f"{int(file[0])}-{int(file[1])}.head"
+
+
+# _IOR('v', 1, long): the inode's generation, changed each time the file system reuses an inode number.
+_GETVERSION = (2 << 30) | (struct.calcsize("l") << 16) | (ord("v") << 8) | 1
+#: The key a read entry carries when its generation is this file's (`read_entry`): it is this very file's entry.
+SAME_FILE = "same_generation"
+
+
+def generation(file: str | os.PathLike | int) -> int | None:
+    """The inode generation of the file at `file` (a path or an open descriptor); None where the file system (or the
+    platform) does not tell it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not a POSIX system
+        return None
+    fd = file if isinstance(file, int) else None
+    try:
+        if fd is None:
+            fd = os.open(file, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            out = fcntl.ioctl(fd, _GETVERSION, bytes(struct.calcsize("l")))
+        finally:
+            if not isinstance(file, int):
+                os.close(fd)
+    except (OSError, ValueError, OverflowError):
+        return None
+    return struct.unpack("l", out)[0]
 
 
 def is_entry(where: str) -> bool:
@@ -83,27 +117,32 @@ def _entry(target: Path, file: tuple[int, int]) -> dict | None:
     if type(d) is not dict or type(d.get("count")) is not int or type(d.get("hash")) is not str:
         return None
     f = d.get("file")
-    if type(f) is not list or len(f) != 2 or (f[0], f[1]) != tuple(file) or type(d.get("first")) is not str:
+    if type(f) is not list or len(f) != 2 or (f[0], f[1]) != tuple(file):
+        return None
+    if type(d.get("first")) is not str and type(d.get("gen")) is not int:
         return None
     return d
 
 
-def write_entry(file: tuple[int, int], text: str, heads: list[str] = ()) -> None:
+def write_entry(file: tuple[int, int], text: str, heads: list[str] = (), gen: int | None = None) -> None:
     """Keep checkpoint `text` as the entry of `file`, with the `.head` files it was written to (`heads`) added to
     those the entry already lists that still exist (so a repair or `forget_head` through one name reaches the
     `.head` of a name in another folder). Never raises: a folder that cannot be written is one warning, and then
     the old entry (if any) is removed rather than left to say something older. A checkpoint that names no first
-    record (an empty journal) can never count (see `read_entry`): the entry is removed instead."""
+    record (an empty journal) counts only by its generation `gen` (see `read_entry`); with neither, the entry is
+    removed instead."""
     target = entry_path(file)
     try:
         d = json.loads(text)
     except (ValueError, RecursionError):
         d = None
-    if type(d) is not dict or type(d.get("first")) is not str:
+    if type(d) is not dict or (type(d.get("first")) is not str and gen is None):
         remove_entry(file)
         return
     listed = set(heads) | {h for h in listed_heads(file) if os.path.exists(h)}
     d["heads"] = sorted(listed)
+    if gen is not None:
+        d["gen"] = gen
     try:
         atomic_write_text(target, json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
     except OSError as e:
@@ -121,13 +160,38 @@ def listed_heads(file: tuple[int, int]) -> list[str]:
     return [x for x in h if type(x) is str] if type(h) is list else []
 
 
-def read_entry(file: tuple[int, int]) -> tuple[str, str] | None:
-    """(where, text) of the entry of `file`, or None: no entry, an unreadable one, or one that is not a checkpoint
-    of this file naming a first record (damaged, or another shape) — all ignored, never refused."""
+def _still_named(d: dict, file: tuple[int, int]) -> bool:
+    """True when a name the entry was written through (the journal beside a listed `.head`) is this file now: the
+    entry was written for this very file, not for a deleted one whose inode number it reuses (that one's names are
+    gone with it, or name other files)."""
+    heads = d.get("heads")
+    for h in heads if type(heads) is list else ():
+        if type(h) is str and h.endswith(".head"):
+            try:
+                st = os.stat(h[: -len(".head")])
+            except (OSError, ValueError):
+                continue
+            if (st.st_dev, st.st_ino) == tuple(file):
+                return True
+    return False
+
+
+def read_entry(file: tuple[int, int], gen: int | None = None) -> tuple[str, str] | None:
+    """(where, text) of the entry of `file` whose generation is `gen` (the file's now), or None: no entry, an
+    unreadable one, one that is not a checkpoint of this file (damaged, or another shape), or one of another
+    generation (a deleted file's whose inode number was reused) — all ignored, never refused. When both generations
+    are known and equal, the text carries `SAME_FILE: true`: the reader need not compare first records."""
     target = entry_path(file)
     d = _entry(target, file)
     if d is None:
         return None
+    kept = d.get("gen")
+    if type(kept) is int and gen is not None:
+        if kept != gen:
+            return None
+        d[SAME_FILE] = True
+    elif type(d.get("first")) is not str or not _still_named(d, file):
+        return None  # no generation to compare: it counts only while a name it was written through is this file
     return TAG + str(target), json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -21,18 +21,26 @@ from solvi_lab.errors import CorruptJournal, HeadIndexWarning
 from solvi_lab.journal import Journal
 
 
-@pytest.fixture
-def state(tmp_path, monkeypatch) -> Path:
-    """No extended attributes anywhere, and the index in this test's own folder."""
+@pytest.fixture(params=["generation", "no generation"])
+def state(request, tmp_path, monkeypatch) -> Path:
+    """No extended attributes anywhere, and the index in this test's own folder; every test runs with the inode
+    generation as the file system tells it, and without one (as on tmpfs or FAT: the first-record and still-named
+    rules alone)."""
 
     def unsupported(*a, **k):
         raise OSError(errno.ENOTSUP, "Operation not supported")
 
     for name in ("setxattr", "getxattr", "removexattr"):
         monkeypatch.setattr(journal_head.os, name, unsupported)
+    if request.param == "no generation":
+        monkeypatch.setattr(journal_head_index, "generation", lambda file: None)
     folder = tmp_path / "state"
     monkeypatch.setenv(journal_head_index.ENV, str(folder))
     return folder
+
+
+def _generation_known(path: Path) -> bool:
+    return journal_head_index.generation(path) is not None
 
 
 @pytest.fixture
@@ -74,6 +82,38 @@ def test_a_cut_through_a_hard_link_in_another_folder_is_refused(linked, state):
     assert entry.parent == state / "journal-heads" and json.loads(entry.read_text())["count"] == 6
 
 
+def test_a_cut_to_zero_records_through_another_folder(linked, state):
+    """Nothing left to compare a first record with: the generation alone says the entry is this file's."""
+    a, b, _ = linked
+    _cut(b, 0)
+    if _generation_known(a):
+        with pytest.raises(CorruptJournal, match=r"head index .*records 0..5 were lost"):
+            Journal(b, mode="r")
+    else:  # documented: the index cannot tell it from a new empty file (a's own .head still can)
+        with Journal(b, mode="r") as j:
+            assert len(j) == 0
+    with pytest.raises(CorruptJournal, match="records 0..5 were lost"):
+        Journal(a)
+
+
+def test_a_journal_rewritten_in_place_through_another_folder(linked, tmp_path, state):
+    """Another journal written over the file (not through Journal.forget_head): the same file's generation."""
+    a, b, _ = linked
+    other = tmp_path / "other.jsonl"
+    _fill(other, 2, start=70)
+    with open(b, "r+b") as f:  # in place: the same inode
+        f.truncate(0)
+        f.write(other.read_bytes())
+    if _generation_known(a):
+        with pytest.raises(CorruptJournal, match="head index"):
+            Journal(b, mode="r")
+    else:  # documented: another first record looks like a new file to the index (a's own .head catches it)
+        with Journal(b, mode="r") as j:
+            assert len(j) == 2
+    with pytest.raises(CorruptJournal):
+        Journal(a)
+
+
 def test_without_the_index_the_other_folders_name_sees_no_checkpoint(linked, state, monkeypatch):
     """The gap the index closes: the same cut, with the index folder empty, opens through the other folder."""
     a, b, hashes = linked
@@ -106,6 +146,29 @@ def test_a_new_journal_that_reuses_an_inode_number_is_never_refused(tmp_path, st
         assert j.verify()
 
 
+def test_a_deleted_folders_journal_is_not_held_against_one_that_starts_the_same(tmp_path, state):
+    """Journals without time stamps that start with the same record have the same first record hash: a new one on
+    a deleted journal's inode number (planted here: the entry it would find) is not held to that journal's entry."""
+    gone, here = tmp_path / "gone", tmp_path / "here"
+    gone.mkdir()
+    here.mkdir()
+    old = gone / "j.jsonl"
+    _fill(old, 4)
+    stale = json.loads(journal_head_index.entry_path(journal_head.identity(old)).read_text())
+    for p in gone.iterdir():
+        p.unlink()
+    gone.rmdir()
+    new = here / "j.jsonl"
+    hashes = _fill(new, 2)  # the same first two records as the deleted journal
+    assert stale["first"] == hashes[0] and stale["count"] == 4
+    stale["file"] = list(journal_head.identity(new))
+    stale["heads"] = [str(gone / "j.jsonl.head")]
+    journal_head_index.entry_path(journal_head.identity(new)).write_text(json.dumps(stale))
+    journal_head.head_file(new).unlink()  # only the index could say anything
+    with Journal(new, mode="r") as j:
+        assert [r.hash for r in j] == hashes
+
+
 def test_repair_through_either_folder_opens_through_every_name(linked):
     a, b, hashes = linked
     _cut(b, 4)
@@ -132,9 +195,18 @@ def test_a_move_to_another_folder_opens_and_a_later_cut_is_refused(linked, tmp_p
     with Journal(moved) as j:
         assert [r.hash for r in j] == hashes
     _cut(moved, 5)
-    with pytest.raises(CorruptJournal, match=r"head index .*records 5..5 were lost"):
-        Journal(moved)
-    Journal.repair(moved)
+    if _generation_known(moved):
+        with pytest.raises(CorruptJournal, match=r"head index .*records 5..5 were lost"):
+            Journal(moved)
+        Journal.repair(moved)
+    else:  # documented: no name the entry was written through is this file any more, until it is written again
+        with Journal(moved) as j:
+            assert len(j) == 5
+            j.append("k", {"i": 5})  # written through its new name: the entry lists it now
+        _cut(moved, 5)
+        with pytest.raises(CorruptJournal, match=r"records 5..5 were lost"):
+            Journal(moved)
+        Journal.repair(moved)
     new = _fill(a, 2, start=50)  # a new journal at the old name opens
     with Journal(a) as j:
         assert [r.hash for r in j] == new
