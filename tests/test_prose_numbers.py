@@ -37,7 +37,10 @@ _RENDERED = re.compile(
     + re.escape(headlines.END)
     # the action model's defaults and full-run tables, rendered by solvi_lab/studies/taubench/defaults.py from
     # docs/sweeps/taubench_*defaults.json (tests/studies/test_taubench_defaults.py holds them to their files)
-    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->",
+    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
+    # the journal page's fault tables, rendered by solvi_lab/journal_faults/page.py from results/benchmarks/faults_*.md
+    # (tests/faults/test_fault_page.py holds them to their files)
+    + r"|<!-- fault-table:.*?<!-- /fault-table -->",
     flags=re.S,
 )
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
