@@ -37,7 +37,9 @@ _RENDERED = re.compile(
     + re.escape(headlines.END)
     # the action model's defaults and full-run tables, rendered by solvi_lab/studies/taubench/defaults.py from
     # docs/sweeps/taubench_*defaults.json (tests/studies/test_taubench_defaults.py holds them to their files)
-    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->",
+    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
+    # a table of a stored file (a benchmark's output, a stored sweep), rendered by solvi_lab/sweep/stored_files.py
+    + r"|<!-- stored:.*?<!-- /stored -->",
     flags=re.S,
 )
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
