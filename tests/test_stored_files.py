@@ -65,6 +65,22 @@ def test_a_markdown_table_by_its_first_header_cell_and_every_table(repo: Path) -
     assert "| items |" in both and "| impl |" in both
 
 
+def test_rows_picked_by_name_and_a_stale_sweep_says_so(repo: Path) -> None:
+    out = stored_files.render(repo, "results/benchmarks/x.md#impl:a", repo / "docs" / "p.md")
+    assert out.startswith("| impl | median (ms) |\n|---|---:|\n| a | 0.199 |\n\nFrom ")
+    stale = repo / "docs" / "sweeps" / "s.md"
+    stale.write_text(
+        "**Stale.** Swept before the rows changed.\n\nRan on commit `abc1234`, finished 2026-12-02.\n\n"
+        "| figure | mean |\n|---|---|\n| f | 1 |\n| g | 2 |\n"
+    )
+    out = stored_files.render(repo, "docs/sweeps/s.md#figure:g", repo / "docs" / "readme" / "p.md")
+    assert out == (
+        "| figure | mean |\n|---|---|\n| g | 2 |\n\nFrom [docs/sweeps/s.md](../sweeps/s.md) (**stale**: its first "
+        "line says why; Ran on commit `abc1234`, finished 2026-12-02). Generated from that file by `solvi-lab "
+        "store-sweeps --blocks-only`; do not edit.\n"
+    )
+
+
 def test_json_rows_by_column(repo: Path) -> None:
     out = stored_files.render(repo, "results/benchmarks/x.json#rows:n,build_s,ok", repo / "docs" / "p.md")
     assert out == (
@@ -81,6 +97,8 @@ def test_json_rows_by_column(repo: Path) -> None:
         ("results/benchmarks/x.md#3", "it has 2 tables; give a number from 1 to 2"),
         ("results/benchmarks/x.md#figure", "no table begins with that header cell; it has: impl, items"),
         ("results/benchmarks/x.json#rows:n,speed", "no row has speed"),
+        ("results/benchmarks/x.md#impl:a;zz", "the table has no row 'zz'"),
+        ("results/benchmarks/x.md#:a", "name one table"),
         ("results/benchmarks/x.json#table", "a JSON file's block is #rows"),
     ],
 )

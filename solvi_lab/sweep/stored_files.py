@@ -11,7 +11,8 @@ to the repository (the folder holding `docs/`); after `#`:
 
 - in a Markdown file (`*.md`: a benchmark's report, a stored sweep's SUMMARY): the number of one of its tables
   (1-based, in the file's order), or the first header cell of the table wanted (`#figure`, `#metric`); without `#`,
-  every table of the file;
+  every table of the file. After the table, `:ROW;ROW;...` keeps only the rows whose first cell is one of those, in
+  that order (`#metric:agent_recall;agent_precision`): a long table shown by the few lines a page needs;
 - in a JSON file (`*.json`): `rows:COLUMN,COLUMN,...`, the file's `rows` (a list of objects, or the file itself
   when it is a list) as a table of those columns; without `#`, every column of the first row.
 
@@ -86,7 +87,25 @@ def json_table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pick_rows(table: str, names: list[str], where: str) -> str:
+    """The header of `table` and its rows whose first cell is one of `names`, in that order (refused if one is absent).
+
+    >>> print(pick_rows("| m | v |\\n|---|---|\\n| a | 1 |\\n| b | 2 |\\n", ["b", "a"], "x"), end="")
+    | m | v |
+    |---|---|
+    | b | 2 |
+    | a | 1 |
+    """
+    lines = table.splitlines()
+    by_name = {ln.strip().strip("|").split("|")[0].strip(): ln for ln in lines[2:]}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise BadInput(f"{where}: the table has no row {', '.join(repr(n) for n in missing)}; check the names.")
+    return "\n".join(lines[:2] + [by_name[n] for n in names]) + "\n"
+
+
 def _md_block(text: str, selector: str, where: str) -> tuple[str, str]:
+    selector, _, wanted = selector.partition(":")
     tables = md_tables(text)
     if not tables:
         raise BadInput(f"{where} holds no Markdown table; name a file with one.")
@@ -102,7 +121,15 @@ def _md_block(text: str, selector: str, where: str) -> tuple[str, str]:
         if not chosen:
             firsts = ", ".join(sorted({t.split("|")[1].strip() for t in tables}))
             raise BadInput(f"{where}#{selector}: no table begins with that header cell; it has: {firsts}.")
+    if wanted:
+        if len(chosen) != 1:
+            raise BadInput(
+                f"{where}#{selector}:{wanted}: name one table (its number or first header cell) to pick rows."
+            )
+        chosen = [pick_rows(chosen[0], [n.strip() for n in wanted.split(";") if n.strip()], f"{where}#{selector}")]
     said = next((ln.strip() for ln in text.splitlines() if _PROVENANCE.match(ln.strip())), "")
+    if text.lstrip().startswith("**Stale.**"):  # a stored sweep marked older than the study's rows
+        said = "**stale**: its first line says why; " + said
     return "\n".join(chosen), said
 
 
