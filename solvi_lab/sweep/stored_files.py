@@ -104,6 +104,19 @@ def pick_rows(table: str, names: list[str], where: str) -> str:
     return "\n".join(lines[:2] + [by_name[n] for n in names]) + "\n"
 
 
+def _said(text: str) -> str:
+    """The line of a stored Markdown file that says when and where it was measured: its "Measured …" or "Ran on
+    commit …" line, else the first line outside a table that holds a date ("Journal costs — 2026-11-30 18:08 UTC, …").
+
+    >>> _said("# Title\\n\\n| a |\\n|---|\\n| 2026-01-01 |\\n\\nJournal costs — 2026-11-30 18:08 UTC, 2 cores\\n")
+    'Journal costs — 2026-11-30 18:08 UTC, 2 cores'
+    """
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("|")]
+    return next((ln for ln in lines if _PROVENANCE.match(ln)), "") or next(
+        (ln for ln in lines if re.search(r"\b\d{4}-\d{2}-\d{2}\b", ln)), ""
+    )
+
+
 def _md_block(text: str, selector: str, where: str) -> tuple[str, str]:
     selector, _, wanted = selector.partition(":")
     tables = md_tables(text)
@@ -127,7 +140,7 @@ def _md_block(text: str, selector: str, where: str) -> tuple[str, str]:
                 f"{where}#{selector}:{wanted}: name one table (its number or first header cell) to pick rows."
             )
         chosen = [pick_rows(chosen[0], [n.strip() for n in wanted.split(";") if n.strip()], f"{where}#{selector}")]
-    said = next((ln.strip() for ln in text.splitlines() if _PROVENANCE.match(ln.strip())), "")
+    said = _said(text)
     if text.lstrip().startswith("**Stale.**"):  # a stored sweep marked older than the study's rows
         said = "**stale**: its first line says why; " + said
     return "\n".join(chosen), said
