@@ -38,7 +38,7 @@ from ...actions import ConservativeActionModel
 from ...failures import FailureMemory
 from .agent import GATHER, GOAL_CALLS, Agent
 from .env import DIRECTIONS, NONE, SymState
-from .navigation import MOVES
+from .navigation import MOVES, pocket_plan
 from .vocabulary import vocabulary
 
 __all__ = ["Survivor", "ORDER", "PIECES"]
@@ -80,6 +80,9 @@ HEAL_BELOW = 4  # health at or below which it shelters to heal
 HEALED = 8  # ... until this health
 GARDENS = 3  # living plants it keeps before it stops trying for saplings
 OPEN = frozenset({"grass", "sand", "path"})  # where cows and zombies walk
+NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cells in the open needs six)
+WALL_IN, WALL_OUT = 0.6, 0.75  # daylight below which it walls itself in (evening), above which it leaves (morning)
+REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
 class Survivor(Agent):
@@ -119,6 +122,9 @@ class Survivor(Agent):
         self._holding_since: int | None = None
         self._healing = False
         self._tried: set[tuple[int, int]] = set()  # grass cells tried for a sapling
+        self._pocket: list[tuple[str, tuple[int, int], tuple[int, int]]] = []  # the walling-in plan under way
+        self._no_pocket_at = -(10**9)
+        self._light = 1.0  # the last step's daylight: falling means the evening comes
 
     # -- the order of goals -----------------------------------------------------------------------------------
     def _plain(self, state: SymState) -> list[str]:
@@ -155,6 +161,8 @@ class Survivor(Agent):
             urgent.append("do_cow")
         if inv["energy"] < 1:
             urgent.append("sleep")
+        if inv["stone"] < NIGHT_STONES and inv["wood_pickaxe"] >= 1 and state.daylight < self._light:
+            urgent.append("do_stone")  # the afternoon: stones for the night's pocket
         return urgent + self._plain(state)
 
     # -- the garden -------------------------------------------------------------------------------------------
@@ -269,6 +277,12 @@ class Survivor(Agent):
         self.nav.see(state)
         if state.sleeping:
             return "noop"
+        try:
+            walled = self._wall_in(state)
+        finally:
+            self._light = state.daylight
+        if walled:
+            return walled
         if self._macro:
             action, start = self._macro.pop(0)
             if state.pos == start:
@@ -286,6 +300,34 @@ class Survivor(Agent):
                 if got:
                     return got
         return super().act(state)
+
+
+    def _wall_in(self, state: SymState) -> str | None:
+        """The night (or tiredness, or hurt): sleep in a sealed pocket, walling one in with stones where it stands
+        when none is sealed (:func:`.navigation.pocket_plan`); None when it is not time, or no pocket can be made
+        (the planner's shelter, a dug pocket or a dead end, takes over)."""
+        inv = state.inventory
+        if not self.survival or inv["drink"] <= self.rest_needs or inv["food"] <= self.rest_needs:
+            return None
+        falling = state.daylight < self._light
+        dark = state.daylight < (WALL_IN if falling else WALL_OUT if min(inv["food"], inv["drink"]) > 2 else DUSK)
+        if not (dark or inv["energy"] <= 3 or self._wants_rest(state)):
+            self._pocket = []
+            return None
+        if self.nav.sealed(state):
+            self._pocket = []
+            return "sleep" if inv["energy"] < 9 else "noop"
+        if self._pocket and self._pocket[0][1:] == (state.pos, state.facing):
+            return self._pocket.pop(0)[0]
+        self._pocket = []
+        if self.count.steps - self._no_pocket_at < REPLAN:
+            return None
+        plan = pocket_plan(self.nav, state, inv["stone"], mine=inv["wood_pickaxe"] >= 1)
+        if plan is None:
+            self._no_pocket_at = self.count.steps
+            return None
+        self._pocket = plan
+        return self._pocket.pop(0)[0]
 
 
 def _zombie_near(state: SymState) -> bool:
