@@ -125,8 +125,8 @@ class Navigator:
         return [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values() if self._free((p[0] + dx, p[1] + dy))]
 
     def _open_around(self, p: tuple[int, int]) -> list[tuple[int, int]]:
-        cells = [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values()]
-        return [q for q in cells if self.cells.get(q) in self.walkable]
+        cells = [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values()]  # a plant is a wall: it never moves
+        return [q for q in cells if self.cells.get(q) in self.walkable and not self.creatures.get(q, "").startswith("plant")]
 
     def sealed(self, state: SymState) -> bool:
         """The player's walkable region is at most two cells (nothing can walk in). By material only: a creature
@@ -304,6 +304,8 @@ def pocket_plan(
     radius: int = 5,
     tries: int = 6,
     limit: int = 30000,
+    prefer: Iterable[tuple[int, int]] = (),
+    tables: int = 0,
 ) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
     """A plan that walls the player into a pocket of two adjacent cells with placed stones, anywhere: the steps
     ``(action, position, facing)`` it is taken from, or None when no pocket of at most ``stones`` stones is found.
@@ -314,8 +316,11 @@ def pocket_plan(
     stone, mined first (which gives a stone back): a pocket dug into rock needs few stones. Candidate pairs near the
     player are ranked by the stones and steps they need; the plan for a pair is a breadth-first search over
     (position, facing, stones placed, cells mined). Creatures are walls while planning (the plan is redone when one
-    moves in the way). Cells next to lava are never used."""
+    moves in the way). Cells next to lava are never used. A plant is a wall (it never moves); a pocket next to a
+    cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first. ``tables``: how
+    many tables it can place as walls once the stones are spent (a table is as good a wall)."""
     pos = state.pos
+    liked = set(prefer)
 
     def open_(p: tuple[int, int]) -> bool:
         return p == pos or nav._free(p)
@@ -339,6 +344,8 @@ def pocket_plan(
                         if n in (p, q):
                             continue
                         m = nav.cells.get(n)
+                        if m in nav.walkable and nav.creatures.get(n, "").startswith("plant"):
+                            continue  # a plant is a wall
                         if m in nav.walkable:
                             if n in nav.creatures and n != pos:
                                 ok = False  # a creature stands there: no stone can go there now
@@ -346,18 +353,19 @@ def pocket_plan(
                         elif m not in WALLS_OK:
                             ok = False  # unseen, lava, or the world's edge
                 dug = sum(1 for c in (p, q) if not open_(c))
-                if ok and len(walls) <= stones + dug:
+                if ok and len(walls) <= stones + dug + tables:
                     far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
-                    pairs.append((len(walls) + far + 2 * dug, p, q, walls))
+                    near = any(abs(c[0] - g[0]) + abs(c[1] - g[1]) == 1 for c in (p, q) for g in liked)
+                    pairs.append((len(walls) + far + 2 * dug - 8 * near, p, q, walls))
     pairs.sort(key=lambda t: (t[0], t[1], t[2]))
     for _, p, q, walls in pairs[:tries]:
-        plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit)
+        plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables)
         if plan is not None:
             return plan
     return None
 
 
-def _plan_pocket(nav, state, pocket, walls, stones, limit):
+def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0):
     """Breadth-first search over (position, facing, walls placed, pocket cells mined); see :func:`pocket_plan`."""
     index = {w: i for i, w in enumerate(walls)}
     rock = [c for c in pocket if c != state.pos and not nav._free(c)]  # pocket cells to mine
@@ -381,10 +389,10 @@ def _plan_pocket(nav, state, pocket, walls, stones, limit):
             return steps[::-1]
         ahead = (here[0] + facing[0], here[1] + facing[1])
         i, r = index.get(ahead), rock_i.get(ahead)
-        have = stones + bin(mined).count("1") - bin(placed).count("1")
+        have = stones + bin(mined).count("1") - bin(placed).count("1")  # below 0: tables placed
         nxt = None
-        if i is not None and not placed >> i & 1 and have > 0:
-            nxt, action = (here, facing, placed | 1 << i, mined), "place_stone"
+        if i is not None and not placed >> i & 1 and have + tables > 0:
+            nxt, action = (here, facing, placed | 1 << i, mined), "place_stone" if have > 0 else "place_table"
         elif r is not None and not mined >> r & 1:
             nxt, action = (here, facing, placed, mined | 1 << r), "do"
         if nxt is not None and nxt not in parent:
