@@ -328,6 +328,8 @@ class _Offsets(list):
         if b is not None:
             if type(i) is int and (i >= b[2] or -list.__len__(self) <= i < 0):
                 return list.__getitem__(self, i if i < 0 else i - b[2])  # a record after the block
+            if i == 0 and b[2]:
+                return 0  # the first record starts the file: the head index asks for it at every open
             self._fill()
         return list.__getitem__(self, i)
 
