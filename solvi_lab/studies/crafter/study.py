@@ -396,7 +396,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "transfer: false accepts on another policy's calls in held-out worlds (the wanderer)",
             m["transfer_explorer_wanderer_false_accepts"],
-            0,
+            None,  # our own target (in the threshold): the specification states no Crafter figure
             f"model trained on the explorer's and the wanderer's training-world calls; trained on the explorer's "
             f"alone: {m['transfer_explorer_false_accepts']} (of {m['transfer_explorer_calls']} calls)",
             holds=m["transfer_explorer_wanderer_false_accepts"] == 0 and m["transfer_explorer_false_accepts"] == 0,
@@ -407,7 +407,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
         Comparison(
             "transfer: abstention on the wanderer's held-out calls",
             m["transfer_explorer_wanderer_abstention_share"],
-            0.2,
+            None,  # our own target (in the threshold)
             f"explorer's calls alone: {m['transfer_explorer_abstention_share']:.1%}; calls Crafter accepted that "
             f"the model accepts: {m['transfer_explorer_wanderer_accept_share']:.1%} "
             f"(explorer alone {m['transfer_explorer_accept_share']:.1%})",
