@@ -268,8 +268,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = ap.parse_args()
+    # Its journals are temporary: so are the head index entries they write (never the environment's state folder).
+    state = tempfile.TemporaryDirectory(prefix="solvi_lab_state_")
+    os.environ[journal_head_index.ENV] = state.name
     t0 = time.time()
     rows = run(args.trials, args.seed)
+    state.cleanup()
     load = os.getloadavg()[0]
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f}"
