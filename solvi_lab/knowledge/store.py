@@ -28,31 +28,25 @@ True
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, WriteRefused
-from ..journal import Journal, Record, _owner_refuses
-from ..journal_head import head_file
+from ..journal import Journal, Record
 from ..owner import JournalOwner, _check_upto, serialised
 from ..validation import need_bool, need_str_list, writing_call
-from . import admission, digests, exit_release, from_scratch, reads, write_records
+from . import admission, digests, exit_release, from_scratch, opening, reads, write_records
 from .admission import DEFAULT, add_record
 from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .fold_snapshot import snapshot_path
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import Item, item_id
 from .records import RECORD_KIND
 from .snapshot import snapshot as _snapshot
-from .snapshot_files import clean_on_open
-from .snapshot_load import SnapshotLoader
 from .snapshot_write import close_store, freeze_after_load, write_snapshot
 from .view import StoreView
 
@@ -66,18 +60,6 @@ class StoreFold(Fold):
         """A decision record: read by decisions.read_decision, kept as `_decision_info`."""
         d = read_decision(record)
         self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
-
-
-def _start_fresh(path: Any) -> None:
-    """Delete the journal at `path` and what is kept beside it (KnowledgeStore.open(path, fresh=True))."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise BadInput(f"fresh=True needs a journal file path, got {path!r}.")
-    journal = Path(path)
-    if journal.is_dir():
-        raise BadInput(f"{journal} is a directory, not a journal file; give the journal's file path.")
-    sides = [head_file(journal), snapshot_path(journal)] + [Path(f"{journal}{x}") for x in ("-wal", "-shm", "-journal")]
-    for side in [*sides, journal]:
-        side.unlink(missing_ok=True)
 
 
 @validation.public_calls
@@ -129,34 +111,39 @@ class KnowledgeStore(JournalOwner):
         if path is not None and journal is not None:
             raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
         self._configure(gates)
-        if journal is None:
-            # One pass over a file: every record is folded through _apply as the journal verifies it (or, with a
-            # fold snapshot the journal bears out, only the records after it: knowledge/fold_snapshot.py).
-            loader = SnapshotLoader(self._fold, path, freeze_min=self.FREEZE_MIN_RECORDS)
-            journal = Journal(
-                path,
-                timestamps=timestamps,
-                expect_head=expect_head,
-                on_load=loader.on_load,
-                load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
-                skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
+        snapshot_at = None
+        if journal is None:  # one pass over a file (or a new journal in memory): knowledge/opening.py
+            fm = self.FREEZE_MIN_RECORDS
+            journal, snapshot_at = opening.open_journal(
+                self._fold, path, freeze_min=fm, timestamps=timestamps, expect_head=expect_head
             )
-            self._loaded(loader.finish(journal))
-            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
-            if path is not None:
-                self._snapshot_on_close = True
         else:
             if timestamps is not None:
                 raise BadInput("timestamps= belongs to the Journal; pass Journal(timestamps=...) as journal=.")
             if expect_head is not None and isinstance(journal, Journal):
                 journal.check_head(expect_head)
-        self._attach(journal)
-        self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
-        self._fold._flush_digests()  # a load is a write path: its digests are settled once, here
-        self.decisions = DecisionLog(self.journal)
-        if path is not None:
+        self._opened(journal, snapshot_at, on_file=path is not None, snapshot_on_close=True)
+
+    def _opened(self, journal: Journal, snapshot_at: int | None, *, on_file: bool, snapshot_on_close: bool) -> None:
+        """Wire a loaded journal in: fold what it holds beyond the load (a shared or SQLite journal, or a snapshot the
+        journal refused), settle the digests once (a load is a write path), and for a file the collector's freeze
+        and the fast exit (knowledge/snapshot_write.py, knowledge/exit_release.py)."""
+        if snapshot_at is not None:  # else the class defaults (None, False): no snapshot wiring
+            self._snapshot_at = snapshot_at
+            self.opened_from_snapshot = True
+        try:
+            self._attach(journal)
+            self._catch_up()
+            self._fold._flush_digests()
+            self.decisions = DecisionLog(journal)
+        except BaseException:
+            if on_file:
+                journal.close()
+            raise
+        if on_file:
+            self._snapshot_on_close = snapshot_on_close
             freeze_after_load(self)
-            exit_release.track(self)
+            exit_release.track(self)  # a fast exit (None turns it off)
 
     def _configure(self, gates: Iterable[WriteGate]) -> None:
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
@@ -169,12 +156,6 @@ class KnowledgeStore(JournalOwner):
         self._names_index: dict[str, Any] = {}  # snapshot(about=)'s name index (knowledge/snapshot.py), beside the fold
         self.journal = None
         self.decisions = None
-
-    def _loaded(self, snapshot_at: int | None) -> None:
-        """Note the fold snapshot an open used (SnapshotLoader.finish: its position, or None)."""
-        if snapshot_at is not None:  # else the class defaults (None, False): no snapshot wiring
-            self._snapshot_at = snapshot_at
-            self.opened_from_snapshot = True
 
     # ------------------------------------------------------------------------------------------ the fold's clock
     @property
@@ -202,14 +183,9 @@ class KnowledgeStore(JournalOwner):
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
         """Fold records other writers (the decision log, the action model, ...) appended to the shared journal."""
-        fold = self._fold
-        if self._read_only or self.journal is None or self.journal.position <= fold.position:
-            return  # a rebuilt view stays where it was rebuilt
-        for r in self.journal.records(fold.position):
-            try:
-                fold._fold((r,))
-            except Exception as e:  # a record another writer appended that the fold cannot read
-                raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
+        j = self.journal
+        if not self._read_only and j is not None and j.position > self._fold.position:
+            opening.catch_up(self._fold, j)  # a rebuilt view stays where it was rebuilt
 
     def _apply(self, record: Record) -> None:
         """The journal-owner protocol's fold of one record: the fold's."""
@@ -600,24 +576,12 @@ class KnowledgeStore(JournalOwner):
         """
         need_bool("fresh", fresh)
         if fresh:
-            _start_fresh(path)
+            opening.start_fresh(path)
         st = cls._empty(**options)
-        loader = SnapshotLoader(st._fold, path, use=snapshot, freeze_min=st.FREEZE_MIN_RECORDS)
-        jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False, "skip_prefix": loader.prefix}
-        journal = Journal(path, **jo)
-        try:
-            st._loaded(loader.finish(journal))
-            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
-            st._attach(journal)
-            st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
-            st._fold._flush_digests()  # a load is a write path: its digests are settled once, here
-            st.decisions = DecisionLog(journal)
-        except BaseException:
-            journal.close()
-            raise
-        st._snapshot_on_close = snapshot
-        freeze_after_load(st)
-        exit_release.track(st)  # knowledge/exit_release.py: a fast exit (None turns it off)
+        journal, snapshot_at = opening.open_journal(
+            st._fold, path, use_snapshot=snapshot, freeze_min=st.FREEZE_MIN_RECORDS, **(journal_options or {})
+        )
+        st._opened(journal, snapshot_at, on_file=True, snapshot_on_close=snapshot)
         return st
 
     def write_snapshot(self) -> Any:
