@@ -10,6 +10,7 @@ fold what other writers appended since (`catch_up`), and delete a journal and th
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,28 @@ def start_fresh(path: Any) -> None:
     sides = [head_file(journal), snapshot_path(journal)] + [Path(f"{journal}{x}") for x in ("-wal", "-shm", "-journal")]
     for side in [*sides, journal]:
         side.unlink(missing_ok=True)
+
+
+def constructor_journal(
+    fold: Fold, path: Any, journal: Any, timestamps: Any, expect_head: Any, older: dict[str, Any], freeze_min: int
+) -> tuple[Journal, int | None]:
+    """`KnowledgeStore(path, journal=, timestamps=, expect_head=, **older)`'s arguments checked, and its journal:
+    the one at `path` folded into `fold` (`open_journal`), or the caller's own (its expected head checked).
+    `older`: the older names of the arguments (`clock=` for `timestamps=`, with a DeprecationWarning)."""
+    if set(older) - {"clock"}:
+        raise TypeError(f"KnowledgeStore() got unexpected keyword arguments {sorted(set(older) - {'clock'})}")
+    if "clock" in older:  # the older name of `timestamps`
+        warnings.warn("KnowledgeStore(clock=...) is now timestamps=...", DeprecationWarning, stacklevel=5)
+        timestamps = older["clock"]
+    if path is not None and journal is not None:
+        raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
+    if journal is None:  # one pass over a file (or a new journal in memory)
+        return open_journal(fold, path, freeze_min=freeze_min, timestamps=timestamps, expect_head=expect_head)
+    if timestamps is not None:
+        raise BadInput("timestamps= belongs to the Journal; pass Journal(timestamps=...) as journal=.")
+    if expect_head is not None and isinstance(journal, Journal):
+        journal.check_head(expect_head)
+    return journal, None
 
 
 def open_journal(
