@@ -6,13 +6,10 @@ the same state and the same fingerprint. `KnowledgeStore.from_journal(journal, s
 meet — and `retract(x)` reaches the same state by re-folding only the competition keys that x (and what rests on
 x) touch, following premise edges only where a status actually changed.
 
-This module is the facade, and its one job is the public face: validate a call once, write its record, hand the
-record to the fold it holds (`ks._fold`, a `StoreFold`), answer reads from it. It holds no rule of the
-specification: the rules are knowledge/fold.py (`Fold`, whose fields — knowledge/fold_state.py — are the whole fold
-state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path knowledge/admission.py, the
-record-building reads knowledge/reads.py, from-scratch folds and verify knowledge/from_scratch.py — functions over
-the fold, none of which imports this module (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
-nor import explore/ (the explore functions take the store: solvi_lab.explore.store_frame(ks) and the rest).
+This module is the facade, and its one job is the public face: hand a call's arguments to the module that checks
+them, write the record, hand it to the fold it holds (`ks._fold`, a `StoreFold`), answer reads from it. The rules,
+checks, opening and reads are functions over the fold in modules that never import this one (docs/ARCHITECTURE.md,
+"The knowledge store's layout"). It may not decide a status nor import explore/.
 
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
@@ -28,32 +25,26 @@ True
 
 from __future__ import annotations
 
-import os
-import warnings
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, WriteRefused
-from ..journal import Journal, Record, _owner_refuses
-from ..journal_head import head_file
+from ..journal import Journal, Record
 from ..owner import JournalOwner, _check_upto, serialised
 from ..validation import need_bool, need_str_list, writing_call
-from . import admission, digests, exit_release, from_scratch, reads, write_records
+from . import admission, digests, exit_release, from_scratch, opening, reads, write_records
 from .admission import DEFAULT, add_record
 from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .fold_snapshot import snapshot_path
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import Item, item_id
+from .read_sums import ReadSums
 from .records import RECORD_KIND
 from .snapshot import snapshot as _snapshot
-from .snapshot_files import clean_on_open
-from .snapshot_load import SnapshotLoader
-from .snapshot_write import close_store, freeze_after_load, write_snapshot
+from .snapshot_write import close_store, freeze_after_load, withdraw_vouch, write_snapshot
 from .view import StoreView
 
 
@@ -66,18 +57,6 @@ class StoreFold(Fold):
         """A decision record: read by decisions.read_decision, kept as `_decision_info`."""
         d = read_decision(record)
         self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
-
-
-def _start_fresh(path: Any) -> None:
-    """Delete the journal at `path` and what is kept beside it (KnowledgeStore.open(path, fresh=True))."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise BadInput(f"fresh=True needs a journal file path, got {path!r}.")
-    journal = Path(path)
-    if journal.is_dir():
-        raise BadInput(f"{journal} is a directory, not a journal file; give the journal's file path.")
-    sides = [head_file(journal), snapshot_path(journal)] + [Path(f"{journal}{x}") for x in ("-wal", "-shm", "-journal")]
-    for side in [*sides, journal]:
-        side.unlink(missing_ok=True)
 
 
 @validation.public_calls
@@ -121,42 +100,32 @@ class KnowledgeStore(JournalOwner):
         expect_head: Any = None,
         **older: Any,
     ):
-        if set(older) - {"clock"}:
-            raise TypeError(f"KnowledgeStore() got unexpected keyword arguments {sorted(set(older) - {'clock'})}")
-        if "clock" in older:  # the older name of `timestamps`
-            warnings.warn("KnowledgeStore(clock=...) is now timestamps=...", DeprecationWarning, stacklevel=2)
-            timestamps = older["clock"]
-        if path is not None and journal is not None:
-            raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
         self._configure(gates)
-        if journal is None:
-            # One pass over a file: every record is folded through _apply as the journal verifies it (or, with a
-            # fold snapshot the journal bears out, only the records after it: knowledge/fold_snapshot.py).
-            loader = SnapshotLoader(self._fold, path, freeze_min=self.FREEZE_MIN_RECORDS)
-            journal = Journal(
-                path,
-                timestamps=timestamps,
-                expect_head=expect_head,
-                on_load=loader.on_load,
-                load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
-                skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
-            )
-            self._loaded(loader.finish(journal))
-            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
-            if path is not None:
-                self._snapshot_on_close = True
-        else:
-            if timestamps is not None:
-                raise BadInput("timestamps= belongs to the Journal; pass Journal(timestamps=...) as journal=.")
-            if expect_head is not None and isinstance(journal, Journal):
-                journal.check_head(expect_head)
-        self._attach(journal)
-        self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
-        self._fold._flush_digests()  # a load is a write path: its digests are settled once, here
-        self.decisions = DecisionLog(self.journal)
-        if path is not None:
+        journal, snapshot_at = opening.constructor_journal(
+            self._fold, path, journal, timestamps, expect_head, older, self.FREEZE_MIN_RECORDS
+        )
+        self._opened(journal, snapshot_at, on_file=path is not None, snapshot_on_close=True)
+
+    def _opened(self, journal: Journal, snapshot_at: int | None, *, on_file: bool, snapshot_on_close: bool) -> None:
+        """Wire a loaded journal in: fold what it holds beyond the load (a shared or SQLite journal, or a snapshot the
+        journal refused), settle the digests once (a load is a write path), and for a file the collector's freeze
+        and the fast exit (knowledge/snapshot_write.py, knowledge/exit_release.py)."""
+        if snapshot_at is not None:  # else the class defaults (None, False): no snapshot wiring
+            self._snapshot_at = snapshot_at
+            self.opened_from_snapshot = True
+        try:
+            self._attach(journal)
+            self._catch_up()
+            self._fold._flush_digests()
+            self.decisions = DecisionLog(journal)
+        except BaseException:
+            if on_file:
+                journal.close()
+            raise
+        if on_file:
+            self._snapshot_on_close = snapshot_on_close
             freeze_after_load(self)
-            exit_release.track(self)
+            exit_release.track(self)  # a fast exit (None turns it off)
 
     def _configure(self, gates: Iterable[WriteGate]) -> None:
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
@@ -164,17 +133,10 @@ class KnowledgeStore(JournalOwner):
             if not hasattr(g, "admit"):
                 raise BadInput(f"gate {g!r} has no admit(store, item, shadow) method; subclass WriteGate.")
         self._fold = StoreFold()
-        self._settle_next = False  # a read asked the next write to settle the fold's pending digests (_sums)
-        self._settled: tuple[tuple[int, int, int], tuple[int, int]] | None = None  # _sums's result, and for what
+        self._read_sums = ReadSums()  # the sums reads ask for, beside the fold (knowledge/read_sums.py)
         self._names_index: dict[str, Any] = {}  # snapshot(about=)'s name index (knowledge/snapshot.py), beside the fold
         self.journal = None
         self.decisions = None
-
-    def _loaded(self, snapshot_at: int | None) -> None:
-        """Note the fold snapshot an open used (SnapshotLoader.finish: its position, or None)."""
-        if snapshot_at is not None:  # else the class defaults (None, False): no snapshot wiring
-            self._snapshot_at = snapshot_at
-            self.opened_from_snapshot = True
 
     # ------------------------------------------------------------------------------------------ the fold's clock
     @property
@@ -202,14 +164,9 @@ class KnowledgeStore(JournalOwner):
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
         """Fold records other writers (the decision log, the action model, ...) appended to the shared journal."""
-        fold = self._fold
-        if self._read_only or self.journal is None or self.journal.position <= fold.position:
-            return  # a rebuilt view stays where it was rebuilt
-        for r in self.journal.records(fold.position):
-            try:
-                fold._fold((r,))
-            except Exception as e:  # a record another writer appended that the fold cannot read
-                raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
+        j = self.journal
+        if not self._read_only and j is not None and j.position > self._fold.position:
+            opening.catch_up(self._fold, j)  # a rebuilt view stays where it was rebuilt
 
     def _apply(self, record: Record) -> None:
         """The journal-owner protocol's fold of one record: the fold's."""
@@ -218,54 +175,28 @@ class KnowledgeStore(JournalOwner):
     @serialised
     def _write(self, kind: str, payload: Any) -> Record:
         """The live path (solvi_lab.owner): fold what others appended, append the record, fold it (and settle the
-        fold's pending digests when a read asked: `_sums`) — all under the journal's lock."""
+        fold's pending digests when a read asked: knowledge/read_sums.py) — all under the journal's lock."""
+        return self._append(kind, payload)
+
+    def _append(self, kind: str, payload: Any, text: str | None = None) -> Record:
+        """`_write`'s steps, called with the journal's lock held (a writing call's); `text`: the record already in
+        canonical form (canonical(payload); `payload` what JSON gives back for it: add()'s, encoded once)."""
         if self._read_only:
             raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
         self._catch_up()
-        if self.journal is None:
+        j = self.journal
+        if j is None:
             raise BadInput(f"this {type(self).__name__} has no journal to write to.")
-        rec = self.journal.append(kind, payload)
-        self._folded_one(rec)
-        return rec
-
-    def _folded_one(self, rec: Record) -> None:
+        rec = j.append(kind, payload) if text is None else j.append_encoded(kind, text, payload)
         fold = self._fold
         fold._apply(rec)
         fold._folded += 1
-        if self._settle_next:  # the store is being read: hash what changed now, once (see _sums)
-            self._settle_next = False
-            if fold._touched:
-                fold._flush_digests()
-
-    def _sums(self) -> tuple[int, int]:
-        """(item sum, present count) with the fold's pending item digests counted on the side — a read changes no
-        field of the fold. The result is kept for the next read of the same state, and the next write is asked to
-        settle the digests (under the lock): a store that is read pays each changed digest once, after the write
-        that changed it; a store only written pays nothing until it is read (a bulk load, a build)."""
-        fold = self._fold
-        self._settle_next = True
-        touched = fold._touched
-        if not touched:
-            return fold._items_sum, fold._present
-        at = (fold.position, id(touched), len(touched))
-        if self._settled is None or self._settled[0] != at:
-            self._settled = (at, digests.settled(fold))
-        return self._settled[1]
+        if self._read_sums.asked:  # the store is being read: hash what changed now, once
+            self._read_sums.after_write(fold)
+        return rec
 
     def _write_knowledge(self, payload: dict[str, Any]) -> int:
-        return self._write(RECORD_KIND, payload).position
-
-    def _write_encoded(self, text: str, payload: dict[str, Any]) -> int:
-        """`_write` for a record already in canonical form (`text` is canonical(payload), `payload` what JSON gives
-        back for it: add()'s, encoded once): the owner protocol's steps, with `Journal.append_encoded`."""
-        if self._read_only:
-            raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
-        self._catch_up()
-        if self.journal is None:
-            raise BadInput(f"this {type(self).__name__} has no journal to write to.")
-        rec = self.journal.append_encoded(RECORD_KIND, text, payload)
-        self._folded_one(rec)
-        return rec.position
+        return self._append(RECORD_KIND, payload).position  # its callers are writing calls: the lock is held
 
     def _premise_verdict(self, *args: Any, **kw: Any) -> Any:
         """The consistency check of a candidate's premises (ConsistencyGate): admission.premise_verdict on the fold."""
@@ -326,7 +257,7 @@ class KnowledgeStore(JournalOwner):
             gate_store=self,
             shell=self._shell,
         )
-        pos = self._write_encoded(text, payload)
+        pos = self._append(RECORD_KIND, payload, text).position
         it = self._fold._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
             raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
@@ -436,7 +367,7 @@ class KnowledgeStore(JournalOwner):
         return it is not None and it.present
 
     def __len__(self) -> int:
-        return self._sums()[1]
+        return self._read_sums.sums(self._fold)[1]
 
     @writing_call
     def query(
@@ -478,7 +409,7 @@ class KnowledgeStore(JournalOwner):
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
         last write) to read, and reading it changes nothing; knowledge/digests.py)."""
-        return digests.fingerprint(self._fold, self._sums()[0])
+        return digests.fingerprint(self._fold, self._read_sums.sums(self._fold)[0])
 
     def report(self) -> dict[str, Any]:
         """Counts by status, kind and source — each over the same items: every item written and admitted, retracted
@@ -600,24 +531,12 @@ class KnowledgeStore(JournalOwner):
         """
         need_bool("fresh", fresh)
         if fresh:
-            _start_fresh(path)
+            opening.start_fresh(path)
         st = cls._empty(**options)
-        loader = SnapshotLoader(st._fold, path, use=snapshot, freeze_min=st.FREEZE_MIN_RECORDS)
-        jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False, "skip_prefix": loader.prefix}
-        journal = Journal(path, **jo)
-        try:
-            st._loaded(loader.finish(journal))
-            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
-            st._attach(journal)
-            st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
-            st._fold._flush_digests()  # a load is a write path: its digests are settled once, here
-            st.decisions = DecisionLog(journal)
-        except BaseException:
-            journal.close()
-            raise
-        st._snapshot_on_close = snapshot
-        freeze_after_load(st)
-        exit_release.track(st)  # knowledge/exit_release.py: a fast exit (None turns it off)
+        journal, snapshot_at = opening.open_journal(
+            st._fold, path, use_snapshot=snapshot, freeze_min=st.FREEZE_MIN_RECORDS, **(journal_options or {})
+        )
+        st._opened(journal, snapshot_at, on_file=True, snapshot_on_close=snapshot)
         return st
 
     def write_snapshot(self) -> Any:
@@ -662,14 +581,7 @@ class KnowledgeStore(JournalOwner):
         ['decisions', 'fingerprint', 'position', 'retracted', 'ticks']
         """
         self._catch_up()
-        fold = self._fold
-        return {
-            "fingerprint": self.fingerprint(),
-            "ticks": fold.ticks,
-            "position": fold.position,
-            "retracted": {k: dict(v) for k, v in fold._retracted.items()},
-            "decisions": {k: list(v) for k, v in fold._decision_info.items()},
-        }
+        return reads.state(self._fold, self.fingerprint())
 
     @writing_call
     def rebuild(self, upto: int | None = None, skip: Iterable[str] = ()) -> KnowledgeStore:
@@ -708,12 +620,9 @@ class KnowledgeStore(JournalOwner):
         self._catch_up()
         v = from_scratch.verify(self._fold, self.journal, head, type(self._fold))
         if v.chain_ok and not v.replay_matches:
-            # Seen to diverge: no snapshot is written from this state, and the one it may have been opened from is
-            # no longer vouched for by the journal's head checkpoint (the next open folds from scratch).
+            # Seen to diverge: no snapshot is written from this state, nor vouched for (the next open folds anew).
             self._diverged = "was found by verify() to differ from the replay of its journal"
-            j = self.journal
-            if j.path is not None and not j.closed and j.mode == "a":
-                j.vouch(None)
+            withdraw_vouch(self.journal)
         self.last_verification = (v, self.position)  # what the store's card shows as its last verify
         return v
 
