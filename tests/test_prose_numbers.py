@@ -37,7 +37,9 @@ _RENDERED = re.compile(
     + re.escape(headlines.END)
     # the action model's defaults and full-run tables, rendered by solvi_lab/studies/taubench/defaults.py from
     # docs/sweeps/taubench_*defaults.json (tests/studies/test_taubench_defaults.py holds them to their files)
-    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->",
+    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
+    # the performance table, rendered by benchmarks/perf_page.py from results/benchmarks/issue42/ (tests/test_perf_page.py)
+    + r"|<!-- perf-table -->.*?<!-- /perf-table -->",
     flags=re.S,
 )
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
