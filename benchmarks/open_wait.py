@@ -195,6 +195,7 @@ def measure(
                     rows.append(
                         {**base, "code": label, "snapshot": snap, **w, "same_fingerprint": w["fingerprint"] == b["fp"]}
                     )
+                    rows[-1].update(floors_of(vpath, snap))
         return rows
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -260,6 +261,16 @@ def table(rows: list[dict]) -> str:
             f"| {fmt(r.get('whole_read_s'))} | {fmt(r['exit_s'])} | {fmt(r['open_item_fingerprint_s'])} | {fmt(r['same_fingerprint'])} |\n"
         )
     return head + body
+
+
+def floors_of(path: str, snap: bool) -> dict:
+    """The floors of one row, timed right after it on the same files (benchmarks/floors.py): with a snapshot, read
+    and SHA-256 the journal's and the snapshot's bytes; without, parse and hash every journal line; and the load."""
+    from floors import byte_floor, load, parse_hash_floor
+
+    if snap:
+        return {"floor": "bytes", "floor_s": byte_floor([path, path + ".fold"]), "load": load()}
+    return {"floor": "parse+hash", "floor_s": parse_hash_floor(path), "load": load()}
 
 
 def main() -> int:

@@ -114,10 +114,13 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
     sys.path.insert(0, str(HERE))
     import gc
 
+    from floors import load as load_now
+    from floors import write_floor
     from tqdm import tqdm
 
     tmp = Path(tempfile.mkdtemp(prefix=f"bench-{impl}-"))
     path = str(tmp / "journal.jsonl")
+    load_start = load_now()
     t = time.perf_counter()
     ks, ids, add_keys = build(impl, profile, n, seed, path)
     build_s = time.perf_counter() - t
@@ -186,6 +189,9 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
         exact += KnowledgeStore.from_journal(ks.journal, upto=upto).fingerprint() == fp_then
         gc.collect()
     checked = len(kept)
+    # The write floor last (after peak memory was read; it streams the journal): serialise, hash and append each
+    # record again, and the p99 of one such append (the floor of a journaled retraction).
+    wf = write_floor(path)
     return {
         "impl": impl,
         "profile": profile,
@@ -209,6 +215,12 @@ def measure(impl: str, profile: str, n: int, retractions: int, seed: int, check:
         "verify_ok": ok,
         "peak_rss_mb": peak_mb,
         "journal_mb": os.path.getsize(path) / 2**20,
+        "load_start": load_start,
+        "load_end": load_now(),
+        "write_floor_s": wf["write_s"],
+        "build_over_write_floor": build_s / wf["write_s"] if wf["write_s"] else None,
+        "append_p99_floor_s": wf["append_p99_s"],
+        "peak_over_journal": peak_mb / (os.path.getsize(path) / 2**20),
         "keys": len(vars(ks).get("_fold", ks)._keys if hasattr(vars(ks).get("_fold", ks), "_keys") else ks.keys)
         if impl != "solvi"
         else None,

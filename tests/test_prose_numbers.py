@@ -42,7 +42,9 @@ _RENDERED = re.compile(
     # (tests/faults/test_fault_page.py holds them to their files)
     + r"|<!-- fault-table:.*?<!-- /fault-table -->"
     # a table of a stored file (a benchmark's output, a stored sweep), rendered by solvi_lab/sweep/stored_files.py
-    + r"|<!-- stored:.*?<!-- /stored -->",
+    + r"|<!-- stored:.*?<!-- /stored -->"
+    # the performance table, rendered by benchmarks/perf_page.py from results/benchmarks/issue42/ (tests/test_perf_page.py)
+    + r"|<!-- perf-table -->.*?<!-- /perf-table -->",
     flags=re.S,
 )
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
