@@ -106,3 +106,20 @@ def test_full_run_block_is_rendered_from_the_stored_file() -> None:
     for study, _label, prefix in defaults.FULL_ROWS:
         assert full[study][f"{prefix}_false_accepts"] == 0, (study, prefix)
     assert a["agent_set_probes"] == 1164 and a["agent_set_precision"] == 1.0
+
+
+def test_abstention_causes_are_rendered_per_probe_set_and_exploration() -> None:
+    causes = {
+        "explore off": {"dev blind": {"undeclared or missing argument": 5, "JSON type": 2}},
+        "explore on": {"dev blind": {"JSON type": 1}},
+    }
+    result = {"domains": [{"abstention_causes": causes}]}
+    assert defaults.render_causes(result).splitlines() == [
+        "| abstained because (retail, schema on, unseen='refuse') | dev blind, explore off | dev blind, explore on |",
+        "|---|---:|---:|",
+        "| undeclared or missing argument | 5 | 0 |",
+        "| JSON type | 2 | 1 |",
+        "| **all** | 7 | 1 |",
+        "",
+    ]
+    assert defaults.render_causes({"domains": [{}]}) == ""

@@ -19,7 +19,17 @@ from ...actions import ConservativeActionModel
 from ..result import Comparison
 from .probing import Transition
 
-__all__ = ["score", "verdicts", "family_table", "unseen_both_ways", "probe_set_rows", "unseen_rows", "UNSEEN_WAYS"]
+__all__ = [
+    "score",
+    "verdicts",
+    "family_table",
+    "unseen_both_ways",
+    "probe_set_rows",
+    "unseen_rows",
+    "abstention_cause",
+    "abstention_causes",
+    "UNSEEN_WAYS",
+]
 
 UNSEEN_WAYS = ("refuse", "unknown")
 _FLOATS = ("precision", "recall", "abstention_pct", "false_accept_rate")
@@ -66,6 +76,41 @@ def family_table(
         groups.setdefault(family(t.origin), []).append(row)
     out = [{"family": "all", **score(rows)}] + [{"family": f, **score(groups[f])} for f in sorted(groups)]
     return pl.DataFrame(out, schema_overrides={k: pl.Float64 for k in _FLOATS})
+
+
+def abstention_cause(detail: dict[str, Any]) -> str:
+    """Why a prediction is "unknown", from its ``detail``, in words that name no tool: the schema condition that was
+    never seen (an undeclared or missing argument, a JSON type), else the template of the first violated condition
+    (the name after its last ``:``), else the exact-vector memory or an unseen value behind a signature.
+
+    >>> abstention_cause({"violated": ["cancel:undeclared_args", "reason:enum"]})
+    'undeclared or missing argument'
+    >>> abstention_cause({"violated": ["zip:jtype"]}), abstention_cause({"violated": ["a~b:cited&c:exists"]})
+    ('JSON type', 'cited')
+    >>> abstention_cause({"violated": [], "exact_memory": True})
+    'vector never seen exactly'
+    """
+    violated = list(detail.get("violated") or [])
+    if detail.get("unseen_values"):
+        return "signature on a value never observed"
+    if any(v.endswith((":undeclared_args", ":missing_args")) for v in violated):
+        return "undeclared or missing argument"
+    if any(v.endswith(":jtype") for v in violated):
+        return "JSON type"
+    if violated:
+        return violated[0].split("&")[0].rsplit(":", 1)[-1].split("(")[0]
+    return "vector never seen exactly" if detail.get("exact_memory") else "other"
+
+
+def abstention_causes(model: ConservativeActionModel, transitions: Sequence[Transition]) -> dict[str, int]:
+    """How many "unknown" answers each :func:`abstention_cause` gave, most frequent first (ties by name)."""
+    counts: dict[str, int] = {}
+    for t in transitions:
+        p = model.predict(t.state, t.tool, t.args)
+        if p.verdict == "unknown":
+            cause = abstention_cause(p.detail)
+            counts[cause] = counts.get(cause, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def unseen_both_ways(model: ConservativeActionModel, transitions: Sequence[Transition]) -> dict[str, dict[str, Any]]:
