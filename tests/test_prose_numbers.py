@@ -57,7 +57,7 @@ _ALLOWED = re.compile(
     r"|\bseeds? \d+(?:[–-]\d+)?"
     r"|\b10[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
     r"|© \d{4}"
-    r"|\bSHA-256\b|\bSystem [12]\b"  # names: the hash, the specification's two systems
+    r"|\bSHA-256\b|\bUTF-8\b|\bSystem [12]\b"  # names: the hash, the encoding, the specification's two systems
     r"|(?m:^[ \t]*\d{1,2}\.(?=[ \t]))"  # an ordered list's marker
 )
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?![\w])")
@@ -130,7 +130,7 @@ def test_hand_typed_numbers_in_the_docs_only_go_down() -> None:
         ("Spearman ρ 0.88, and 6,057 of 10,000.", ["0.88", "6,057", "10,000"]),
         ("on 2026-12-03 at 10:14 UTC, commit e3cfd01, issue 44", []),
         ("flaw10 and x86_64 and k2 are names", []),
-        ("a SHA-256 of 3 lines", ["3"]),
+        ("a SHA-256 of 3 UTF-8 lines", ["3"]),
         ("1. ask System 2\n  2. then 4.5 s", ["4.5"]),
         ("1234567 is not a commit", ["1234567"]),
         ("`code 42` and [link](a/b/3.md) and <!-- 7 -->", []),
