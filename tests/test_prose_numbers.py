@@ -165,6 +165,25 @@ def test_a_report_is_generated_whole_from_its_results_folder(tmp_path: Path) -> 
     assert "a: near-forced" in md1 and "a: near-forced" in html1
 
 
+def test_no_study_title_or_description_states_a_size() -> None:
+    """A title or description is printed in every report, quick or full, so it may not state a size (issue 44: a
+    quick REPORT said "20 streams × 30 games" and "115 test tasks held out"); the run's parameters give the sizes."""
+    import importlib
+
+    from solvi_lab.studies import registry
+
+    size = re.compile(r"\d[\d,]* (?:items|streams|worlds|games|retractions|test tasks|training tasks|seeds)\b")
+    stated = {}
+    for name, info in registry.STUDIES.items():
+        module = importlib.import_module(info.module)
+        for field in ("TITLE", "DESCRIPTION"):
+            found = size.findall(str(getattr(module, field, "")))
+            if found:
+                stated[f"{name}.{field}"] = found
+    assert stated == {}
+    assert size.findall("Retraction (10,000 items, 1,000 retractions)") == ["10,000 items", "1,000 retractions"]
+
+
 def _write_record() -> None:
     RECORD.write_text(json.dumps(counts(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"recorded {RECORD.relative_to(ROOT)}: {sum(counts().values())} hand-typed numbers on {len(counts())} pages")
