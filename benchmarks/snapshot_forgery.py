@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solvi_lab import journal_head
+from solvi_lab import journal_head, journal_head_index
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore, snapshot_write
 from solvi_lab.knowledge import fold_snapshot as fs
@@ -62,7 +62,8 @@ def heads(path: Path) -> Any:
 
 
 def restore_heads(path: Path, saved: Any) -> None:
-    """Put the head checkpoints back as `heads` read them: the forger wrote to the journal, not to them."""
+    """Put the head checkpoints back as `heads` read them (attribute, .head, head index entry): the forger wrote to
+    the journal, not to them."""
     if path.suffix == ".sqlite":
         db = sqlite3.connect(path)
         try:
@@ -76,6 +77,8 @@ def restore_heads(path: Path, saved: Any) -> None:
     for where, text in saved:
         if where == journal_head.XATTR:
             os.setxattr(path, journal_head.XATTR, text.encode())
+        elif journal_head_index.is_entry(where):  # the head index entry (solvi_lab/journal_head_index.py)
+            Path(where[len(journal_head_index.TAG) :]).write_text(text)
         else:
             Path(where).write_text(text)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import BadInput
 from .fold_snapshot import _ROWS_LOADS, _dumps, _hex, _parsed_lines
+from .keys import _Key, defer_live, live_ids
 
 
 def _fill_item(it: Any, v: list) -> None:
@@ -207,6 +208,9 @@ def _meta_rows(st: Any, scopes: list, items: list, keys: list) -> Iterator[list]
     yield ["x", "derived_from", [[r, it.derived_from] for r, it in enumerate(items) if it.derived_from]]
     yield ["x", "supersedes", [[r, it.supersedes] for r, it in enumerate(items) if it.supersedes]]
     yield ["x", "subject", [it.subject for it in items]]
+    # snapshot(about=)'s name index (knowledge/snapshot.py `_named`): rules, skills and actions by their name's
+    # value key, so a query by name after an open builds that name's items, not every row to read its kind
+    yield ["x", "name", [[r, n] for r, it in enumerate(items) if (n := _name_key(it)) is not None]]
     open_q = []
     for ks in keys:
         oq = None
@@ -219,7 +223,7 @@ def _meta_rows(st: Any, scopes: list, items: list, keys: list) -> Iterator[list]
         "key": [ks.key for ks in keys],
         "events": [ks.events for ks in keys],
         "item_ids": [ks.item_ids for ks in keys],
-        "live": [list(ks.live) for ks in keys],
+        "live": [live_ids(ks) for ks in keys],  # ids only: a key an open left unread is not built to be written
         "questions": [ks.questions if type(ks.questions) is list else None for ks in keys],
         "open_q": open_q,
         "contribution": [_hex(ks.contribution) for ks in keys],
@@ -235,7 +239,16 @@ def _meta_rows(st: Any, scopes: list, items: list, keys: list) -> Iterator[list]
         yield ["f", f.id, f.pos, f.why, f.by, f.scope, list(f.ids), f.key, f.ended_at, f.ended_by, f.ended_why]
 
 
-X_FIELDS = ("pos", "derived_from", "supersedes", "subject")
+X_FIELDS = ("pos", "derived_from", "supersedes", "subject", "name")
+
+
+def _name_key(it: Any) -> str | None:
+    """The value key of a rule's, skill's or action's name (what snapshot(about=) looks it up by); None otherwise."""
+    from .items import BEHAVIOUR_KINDS, value_key
+
+    if it.kind in BEHAVIOUR_KINDS and isinstance(it.body, dict) and "name" in it.body:
+        return value_key(it.body["name"])
+    return None
 
 
 def _item_decoder(scopes: list, key_names: list) -> Any:
@@ -266,7 +279,6 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
     `data` in a LazyItems table and are built when first read. Rows are parsed only once their digest is the one
     the journal recorded (`_parsed_lines`), so a row's shape is this module's own."""
     from .items import Item, item_id
-    from .keys import _Key
     from .lazy_items import LazyItems, RowSource
     from .staleness import Flag
 
@@ -324,6 +336,10 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
     # freeze_after_load).
     src = RowSource(data, offsets, positions, decode, _ROWS_LOADS, freeze_min=freeze_min)
     items = st._items = LazyItems(src)
+    by_name: dict[str, list[str]] = {}
+    for r, name in xcols["name"]:
+        by_name.setdefault(name, []).append(item_id(positions[r]))
+    items.names = (st.position, by_name)
     if st._indexed:
         dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
         for r, derived in xcols["derived_from"]:
@@ -335,18 +351,15 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
         for pos, subject in zip(positions, subjects):
             if subject is not None:
                 by_subject.setdefault(subject, []).append(item_id(pos))
-    # Keys. Each key's live items are built now (its competition holds them). When they are most of the items (a
-    # store of few contradictions: 93% at 10^6 on the default profile), one pass over every row in row order is
-    # cheaper than finding each live item's row by its id (a third less at 10^6).
-    if 2 * sum(map(len, kcols["live"])) >= len(positions):
-        items.build_all()
+    # Keys. Each key's live items stay ids until the key's `live` is first read (keys._SnapshotKey): an open builds
+    # no item, however many are live (issue 42).
     for key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed in zip(
         *[kcols[name] for name in KEY_FIELDS]
     ):
         ks = _Key(key)
         ks.events = [e if type(e) is int else tuple(e) for e in events]
         ks.item_ids = item_ids
-        ks.live = {i: items[i] for i in live}
+        defer_live(ks, live, items)
         ks.questions = qs if qs is not None else ()
         ks.open_q = qs[oq] if oq is not None else None
         ks.contribution = int(contribution, 16)

@@ -36,25 +36,24 @@ from typing import Any
 
 from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
-from ..errors import BadInput, UnknownId, WriteRefused
+from ..errors import BadInput, WriteRefused
 from ..journal import Journal, Record, _owner_refuses
 from ..journal_head import head_file
 from ..owner import JournalOwner, _check_upto, serialised
-from ..validation import need_bool, need_json, need_str, need_str_list, writing_call
-from . import admission, digests, exit_release, from_scratch, reads
+from ..validation import need_bool, need_str_list, writing_call
+from . import admission, digests, exit_release, from_scratch, reads, write_records
 from .admission import DEFAULT, add_record
 from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
 from .fold_snapshot import snapshot_path
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
-from .items import Item, item_id, value_key
+from .items import Item, item_id
 from .records import RECORD_KIND
 from .snapshot import snapshot as _snapshot
 from .snapshot_files import clean_on_open
 from .snapshot_load import SnapshotLoader
 from .snapshot_write import close_store, freeze_after_load, write_snapshot
-from .staleness import validate_flag_target
 from .view import StoreView
 
 
@@ -336,77 +335,35 @@ class KnowledgeStore(JournalOwner):
     def _get(self, iid: Any) -> Item:
         return reads.get(self._fold, iid)
 
-    def _live_item(self, iid: str, what: str) -> Item:
-        it = self._get(iid)
-        if it.state == "refused":
-            raise UnknownId(
-                f"{iid} was refused when written ({it.why}); it is not in the store, so it cannot be {what}."
-            )
-        if it.state == "retracted":
-            raise BadInput(f"{iid} is already retracted ({it.why}); nothing to do.")
-        return it
-
     @writing_call
     def retract(self, iid: str, *, by: Any, why: str) -> None:
         """Take an item back with everything derived from it. Exact: the store then has the fingerprint of
         rebuild(skip={iid}). Nothing is deleted from the journal. Cost: the keys the retraction changes."""
-        need_str("why", why)
-        need_json("by", by)
-        self._live_item(iid, "retracted")
-        if not why:
-            raise BadInput("retract() needs why=...: a retraction without a reason cannot be reviewed.")
-        self._write_knowledge({"op": "retract", "id": iid, "by": by, "why": why})
-
-    def _key_op(self, op: str, iid: str, **fields: Any) -> None:
-        for name, v in fields.items():
-            need_json(name, v)
-        it = self._live_item(iid, f"given to {op}()")
-        self._write_knowledge({"op": op, "id": iid, "key": it.key, "clock": self._fold.ticks, **fields})
+        self._write_knowledge(write_records.retract(self._fold, iid, by, why))
 
     @writing_call
     def promote(self, iid: str, *, by: Any, why: str) -> None:
         """Promote a hypothesis (a held rule, skill or action; a fact written as a hypothesis); who and why recorded."""
-        need_str("why", why)
-        it = self._live_item(iid, "promoted")
-        if it.state != "hypothesis":
-            raise BadInput(f"{iid} is {self.status(iid)}, not a hypothesis; only a hypothesis is promoted.")
-        self._key_op("promote", iid, by=by, why=why)
+        self._write_knowledge(write_records.promote(self._fold, iid, by, why))
 
     @writing_call
     def use(self, iid: str, *, wrong: bool = False) -> None:
         """Count a use of an item by a decision, and whether that use turned out wrong."""
-        self._key_op("use", iid, wrong=bool(wrong))
+        self._write_knowledge(write_records.key_op(self._fold, "use", iid, wrong=bool(wrong)))
 
     @writing_call
     def confirm(self, iid: str, *, by: Any, source: str = "person") -> None:
         """A person (or an observation) confirms an item as it stands: it is no longer stale under older flags."""
-        if not isinstance(source, str) or source not in ("person", "outcome"):
-            raise BadInput(f"confirm(source={source!r}): only a person or an outcome re-confirms an item.")
-        self._key_op("confirm", iid, by=by, source=source, rule=None)
+        self._write_knowledge(write_records.confirm(self._fold, iid, by, source))
 
     @writing_call
     def rollback(self, update: str, *, by: Any, why: str) -> str:
         """Undo a new version: the one it superseded comes back — only as a hint while a flag covers the update."""
-        need_str("why", why)
-        it = self._live_item(update, "rolled back")
-        if not it.supersedes:
-            raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
-        prev = self._fold._items[it.supersedes]
-        if prev.state != "refuted" or prev.refuted_by != update:
-            raise BadInput(
-                f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
-                "replaced; nothing to roll back to."
-            )
-        pending = self._fold._flags.pending_covering
-        flags = [f.id for f in pending(it.id, it.key, it.scope)]
-        flags += [f.id for f in pending(prev.id, prev.key, prev.scope) if f.id not in flags]
-        self._key_op("rollback", update, by=by, why=why, flags=flags)
-        return prev.id
+        record, restored = write_records.rollback(self._fold, update, by, why)
+        self._write_knowledge(record)
+        return restored
 
     # ------------------------------------------------------------------------------------------ disputes
-    def _key_of(self, key: Any) -> Any:
-        return reads.key_of(self._fold, key)
-
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
         return reads.disputes(self._fold)
@@ -418,34 +375,7 @@ class KnowledgeStore(JournalOwner):
     @writing_call
     def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
         """A person's answer to an open dispute: the side holding `value` stays, the others are refuted."""
-        need_json("key", key)
-        need_json("value", value)
-        need_json("by", by)
-        need_str("why", why)
-        ks = self._key_of(key)
-        if ks.open_q is None:
-            raise BadInput(f"there is no open dispute on {ks.key}; ks.disputes() lists the open ones.")
-        held = {c.value: c.body["o"] for c in ks.live.values() if c.state == "disputed"}
-        try:
-            wanted = value_key(value)
-        except (TypeError, ValueError):
-            raise BadInput(f"resolve value {value!r} is not JSON.") from None
-        if wanted not in held:
-            raise BadInput(
-                f"no side of the dispute on {ks.key} holds {value!r}; the sides hold "
-                f"{list(held.values())}. Add the value as a fact first if it is the answer."
-            )
-        self._write_knowledge(
-            {
-                "op": "resolve",
-                "key": ks.key,
-                "value": value,
-                "by": by,
-                "why": why,
-                "question": ks.open_q["id"],
-                "clock": self._fold.ticks,
-            }
-        )
+        self._write_knowledge(write_records.resolve(self._fold, key, value, by, why))
 
     # ------------------------------------------------------------------------------------------ staleness
     @writing_call
@@ -454,22 +384,10 @@ class KnowledgeStore(JournalOwner):
     ) -> str:
         """Raise a drift flag: the items it covers that were learned before it become hints until re-confirmed
         by a newer observation or a person, or until the flag ends. Returns the flag id."""
-        need_str("why", why)
-        need_json("by", by)
-        for what, v in (("scope", scope), ("key", key)):
-            need_json(what, v)
-        if ids is not None and not isinstance(ids, str):
-            need_str_list("ids", ids)
-        if not why:
-            raise BadInput("flag() needs why=...: say what drift or open-set signal raised it.")
-        scope, ids, target_key = validate_flag_target(scope, ids, key)
-        for i in ids:
-            self._get(i)
-        fid = f"f{self.journal.position}"
-        self._write_knowledge(
-            {"op": "flag", "id": fid, "scope": scope, "ids": list(ids), "target_key": target_key, "why": why, "by": by}
-        )
-        return fid
+        j = self.journal
+        record = write_records.flag(self._fold, j.position if j is not None else self._fold.position, scope, ids, key, why, by)
+        self._write_knowledge(record)
+        return record["id"]
 
     @writing_call
     def reconfirm(self, iid: str, *, why: str = "reconfirm requested", by: Any = None) -> str:
@@ -478,22 +396,13 @@ class KnowledgeStore(JournalOwner):
 
     @writing_call
     def end_flag(self, flag: str, *, by: Any, why: str) -> None:
-        need_str("flag", flag)
-        need_str("why", why)
-        need_json("by", by)
-        f = self._fold._flags.flags.get(flag)
-        if f is None:
-            raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
-        if not f.pending:
-            raise BadInput(f"flag {flag} already ended at position {f.ended_at}.")
-        self._write_knowledge({"op": "end_flag", "flag": flag, "by": by, "why": why})
+        """End a pending flag: the items it covered are no longer stale under it."""
+        self._write_knowledge(write_records.end_flag(self._fold, flag, by, why))
 
     @writing_call
     def tick(self, k: int = 1) -> None:
         """Move the store's clock by k decisions (what reconfirm_after counts)."""
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k.bit_length() > 62:
-            raise BadInput(f"tick(k) moves the clock forward by k ≥ 1 decisions, got {k!r}.")
-        self._write_knowledge({"op": "tick", "k": k})
+        self._write_knowledge(write_records.tick(k))
 
     def stale(self, iid: str) -> bool:
         """True while a pending flag covers the item (read from the flags, never from the status)."""

@@ -157,6 +157,48 @@ def test_lava_probe_runs_at_critical_health_in_training_worlds_only() -> None:
     assert e.act(read_state(w.env)) == marker
 
 
+def test_lava_probe_stops_once_every_move_onto_lava_was_seen() -> None:
+    w = _flat()
+    w.env._player.inventory["health"] = CRITICAL
+    marker = "probe"
+    seen = {(f"move_{d}", "lava") for d in ("left", "right", "up")}
+    e = Explorer(budget=1000, rng=random.Random(0), lava_probe=True, seen=set(seen))
+    e._lava = lambda state: marker  # type: ignore[method-assign]
+    assert e.act(read_state(w.env)) == marker  # moving down onto lava never seen: the probe still runs
+    e = Explorer(budget=1000, rng=random.Random(0), lava_probe=True, seen=seen | {("move_down", "lava")})
+    e._lava = lambda state: marker  # type: ignore[method-assign]
+    assert e.act(read_state(w.env)) != marker  # all four seen: a hurt explorer plays on instead of dying
+
+
+def test_a_furnace_probe_with_no_table_by_the_material_places_a_table_there_first() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    for x in range(px - 5, px):  # a beach on the left: the table goes on its edge, the furnace faces it further on
+        for y in range(py - 5, py + 6):
+            w.env._world[(x, y)] = "sand"
+    w.env._player.facing = (-1, 0)
+    w.env._player.inventory.update({"wood": 5, "stone": 6})
+    s = w.state = read_state(w.env)
+    e = Explorer(budget=1000, rng=random.Random(0))
+    e.spent.update({"place_table": 2, "place_furnace": 4})  # both were seen accepted before (on grass)
+    e.lowest.update({"place_table": 2, "place_furnace": 4})
+    e.seen.update({("place_table", "sand"), ("place_stone", "sand")})
+    e._probe = ("place_furnace", "sand", 0)
+    e.nav.see(s)
+    assert e._placement_probe(s) == "place_table"  # no table within reach of the sand: one goes there first
+    e.learn(w.step("place_table"))
+    assert w.env._world[(px - 1, py)][0] == "table"
+    for _ in range(12):  # then the furnace, standing within 1 of that table, facing the other sand cell
+        e._probe = ("place_furnace", "sand", e.count.steps)
+        action = e._placement_probe(w.state)
+        assert action is not None
+        step = w.step(action)
+        e.learn(step)
+        if action == "place_furnace":
+            break
+    assert action == "place_furnace" and step.accepted and ("place_furnace", "sand") in e.seen
+
+
 def test_lava_probe_places_a_stone_on_lava_once_then_steps_onto_it() -> None:
     w = _flat()
     px, py = w.env._player.pos

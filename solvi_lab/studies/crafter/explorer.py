@@ -159,7 +159,8 @@ class Explorer(Agent):
         daylight, else the planner."""
         if state.sleeping:
             return "noop"
-        if self.lava_probe and (self.count.steps >= self.budget - LAVA_MARGIN or state.inventory["health"] <= CRITICAL):
+        due = self.count.steps >= self.budget - LAVA_MARGIN or state.inventory["health"] <= CRITICAL
+        if self.lava_probe and due and self._lava_unseen():
             step = self._lava(state)
             if step:
                 return step
@@ -183,6 +184,11 @@ class Explorer(Agent):
             elif self._gate_open(state, call):
                 return call
         return None
+
+    def _lava_unseen(self) -> bool:
+        """Whether a move onto lava in some direction was never seen accepted (the probe's data still missing):
+        once every direction was, the probe no longer runs and a hurt explorer plays on."""
+        return any((MOVES[d], "lava") not in self.seen for d in DIRECTIONS)
 
     def _lava(self, state: SymState) -> str | None:
         """A step of the lava probe: a stone onto lava first (when it holds one, has not seen that placement
@@ -246,7 +252,15 @@ class Explorer(Agent):
                 return None
             call, m = self.rng.choice(wanted)
             self._probe = (call, m, self.count.steps)
-        step = self.nav.approach(state, self._probe[1], stand=self._stand(self._probe[0]))
+        call, m = self._probe[0], self._probe[1]
+        step = self.nav.approach(state, m, stand=self._stand(call))
+        table = state.inventory["wood"] >= self.spent.get("place_table", 10)
+        if step is None and table and self._stand(call) is not None:
+            # no table stands by that material (a furnace wants one within 1): face the material anywhere and put a
+            # table there first (itself a placement on that material), then the probe's own call beside it
+            step = self.nav.approach(state, m)
+            if step == "":
+                return "place_table"
         if not step:
             self._probe = None
             return None
