@@ -62,7 +62,7 @@ _ALLOWED = re.compile(
     r"|\bseeds? \d+(?:[–-]\d+)?"
     r"|\b10[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
     r"|© \d{4}"
-    r"|\bSHA-256\b|\bSystem [12]\b"  # names: the hash, the specification's two systems
+    r"|\bSHA-256\b|\bUTF-8\b|\bSystem [12]\b"  # names: the hash, the encoding, the specification's two systems
     r"|(?m:^[ \t]*\d{1,2}\.(?=[ \t]))"  # an ordered list's marker
 )
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?![\w])")
@@ -135,7 +135,7 @@ def test_hand_typed_numbers_in_the_docs_only_go_down() -> None:
         ("Spearman ρ 0.88, and 6,057 of 10,000.", ["0.88", "6,057", "10,000"]),
         ("on 2026-12-03 at 10:14 UTC, commit e3cfd01, issue 44", []),
         ("flaw10 and x86_64 and k2 are names", []),
-        ("a SHA-256 of 3 lines", ["3"]),
+        ("a SHA-256 of 3 UTF-8 lines", ["3"]),
         ("1. ask System 2\n  2. then 4.5 s", ["4.5"]),
         ("1234567 is not a commit", ["1234567"]),
         ("`code 42` and [link](a/b/3.md) and <!-- 7 -->", []),
@@ -168,6 +168,25 @@ def test_a_report_is_generated_whole_from_its_results_folder(tmp_path: Path) -> 
     strip = re.compile(r"(generated|date \(UTC\)|load)[^\n]*")  # the build's own clock
     assert strip.sub("", md1) == strip.sub("", md2) and strip.sub("", html1) == strip.sub("", html2)
     assert "a: near-forced" in md1 and "a: near-forced" in html1
+
+
+def test_no_study_title_or_description_states_a_size() -> None:
+    """A title or description is printed in every report, quick or full, so it may not state a size (issue 44: a
+    quick REPORT said "20 streams × 30 games" and "115 test tasks held out"); the run's parameters give the sizes."""
+    import importlib
+
+    from solvi_lab.studies import registry
+
+    size = re.compile(r"\d[\d,]* (?:items|streams|worlds|games|retractions|test tasks|training tasks|seeds)\b")
+    stated = {}
+    for name, info in registry.STUDIES.items():
+        module = importlib.import_module(info.module)
+        for field in ("TITLE", "DESCRIPTION"):
+            found = size.findall(str(getattr(module, field, "")))
+            if found:
+                stated[f"{name}.{field}"] = found
+    assert stated == {}
+    assert size.findall("Retraction (10,000 items, 1,000 retractions)") == ["10,000 items", "1,000 retractions"]
 
 
 def _write_record() -> None:

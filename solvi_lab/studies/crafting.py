@@ -101,7 +101,7 @@ from .result import Comparison, StudyResult
 __all__ = ["run", "QUICK_PARAMS", "FULL_PARAMS", "ARMS", "OPERATORS", "PUBLISHED", "make_world", "rewire"]
 
 #: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
-TITLE = "Toy crafting: memory, agenda and failure memory together (10 streams × 20 worlds)"
+TITLE = "Toy crafting: memory, agenda and failure memory together"  # sizes: the run's parameters
 DESCRIPTION = (
     "8 places, 6 operators with the environment's own checks: what carrying the action model, the agenda "
     "and the failure memory buy; a changed world with the map carried."

@@ -71,7 +71,7 @@ from .result import Comparison, StudyResult
 # Quick keeps the stream length of the full run: the trend claims compare the first and last thirds of a stream,
 # and 12-game streams are too short for them (their first third is spent finding the pits). Fewer streams only.
 #: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
-TITLE = "Risk dungeon: Protect, RiskBudget and a learned gate (20 streams × 30 games)"
+TITLE = "Risk dungeon: Protect, RiskBudget and a learned gate"  # sizes: the run's parameters (quick or full)
 DESCRIPTION = (
     "A toy dungeon with hand-set hazards: how deep each policy gets, the deaths the knowledge targets, "
     "and the trends over a stream as learned refusals accumulate."

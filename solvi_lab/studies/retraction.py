@@ -37,7 +37,7 @@ from .result import Comparison, StudyResult
 from .synthetic import apply_stream, operation_stream
 
 #: What `solvi-lab list` and the report say about this study (registered in pyproject.toml, solvi_lab.studies).
-TITLE = "Retraction: exact, and as cheap as what it changes (10,000 items, 1,000 retractions)"
+TITLE = "Retraction: exact, and as cheap as what it changes"  # sizes: the run's parameters
 DESCRIPTION = (
     "Random retractions in a synthetic store (facts, derivations up to depth 5, disputes, resolutions, "
     "promotions, clock expiry, drift flags), each checked against rebuild(skip={x}) and timed."
