@@ -96,6 +96,7 @@ WALL_IN, WALL_OUT = 0.6, 0.75  # daylight below which it walls itself in (evenin
 HOME_RANGE = 30  # cells within which it goes back to a garden for the night
 COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
+FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -340,6 +341,13 @@ class Survivor(Agent):
             if state.pos == start:
                 return action
             self._macro = []  # something moved us (a creature in the way): give up the closing
+        if self.survival:  # flee arrows only when they are close and no need is pressing (else it dithers and starves)
+            inv = state.inventory
+            close = any(
+                k in ("skeleton", "arrow") and abs(p[0] - state.pos[0]) + abs(p[1] - state.pos[1]) <= FLEE_WITHIN
+                for p, k in state.creatures.items()
+            )
+            self.flee_below = 6 if close and min(inv["food"], inv["drink"]) > 2 else 0
         calm = state.daylight >= DUSK and state.inventory["health"] >= 4 and not _zombie_near(state)
         if calm and self.cheap_first:
             got = self._garden(state)
