@@ -126,7 +126,9 @@ class Navigator:
 
     def _open_around(self, p: tuple[int, int]) -> list[tuple[int, int]]:
         cells = [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values()]  # a plant is a wall: it never moves
-        return [q for q in cells if self.cells.get(q) in self.walkable and not self.creatures.get(q, "").startswith("plant")]
+        return [
+            q for q in cells if self.cells.get(q) in self.walkable and not self.creatures.get(q, "").startswith("plant")
+        ]
 
     def sealed(self, state: SymState) -> bool:
         """The player's walkable region is at most two cells (nothing can walk in). By material only: a creature
@@ -290,7 +292,6 @@ class Navigator:
         """A random move that does not enter lava (a blocked one just turns the player)."""
         options = [MOVES[d] for d, (m, _) in state.neighbours.items() if m != "lava"]
         return rng.choice(options or list(MOVES.values()))
-
 
 
 WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks

@@ -19,8 +19,17 @@ carried across worlds, the failure memory's hard check, the world map of :class:
   player is within 18 cells (Crafter's update distance), so it is walled in and visited: once seen ripe (or
   ``RIPE_AFTER`` steps after planting) the agent mines the stone, eats it, and walls it in again.
 
-Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``):
-the ablations of the score benchmark (``benchmarks/crafter_score.py``).
+Added on 2026-12-04 (issue 46): the **pocket** — at dusk (``WALL_IN``) it walls itself into a two-cell pocket of
+placed stones (tables when stones run out), dug into rock when it has a pickaxe, wherever it stands
+(:func:`.navigation.pocket_plan`), beside its garden when one is near (``HOME_RANGE``: the plant grows while it
+sleeps; a ripe plant next to the pocket is eaten from inside), sleeps there, leaves when the morning is light
+(``WALL_OUT``) and no zombie lurks, and walls the pocket shut behind it when a plant is next to it; in the afternoon
+it gathers stones (or wood) for the night (``NIGHT_STONES``); and **fill up** — a call refused although its
+documented gates held (the documentation gives no amounts: the furnace takes more than one stone) waits until those
+items are full (``FULL``) before it is tried again.
+
+Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
+``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
 >>> import random
 >>> from .env import ACTIONS, CrafterWorld
@@ -36,8 +45,8 @@ from typing import Any
 
 from ...actions import ConservativeActionModel
 from ...failures import FailureMemory
-from .agent import GATHER, GOAL_CALLS, Agent
-from .env import DIRECTIONS, NONE, SymState
+from .agent import DOCUMENTED, DOCUMENTED_SOURCES, GATHER, GOAL_CALLS, Agent, _holds
+from .env import DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES, pocket_plan
 from .vocabulary import vocabulary
 
@@ -69,7 +78,7 @@ ORDER: tuple[str, ...] = (
     "wake_up",
 )
 #: The pieces an ablation can remove (each a keyword of :class:`Survivor`).
-PIECES = ("carried", "agenda", "failures", "world_map", "survival", "cheap_first")
+PIECES = ("carried", "agenda", "failures", "world_map", "survival", "cheap_first", "pocket", "fill_up")
 DUSK = 0.5  # daylight below which it shelters (the explorer's)
 PLANT_ANYWHERE = 400  # steps holding a sapling without a walled spot, after which it plants anywhere
 RIPE_AFTER = 350  # steps after planting when it goes to look (a plant ripens after 300 updates near the player)
@@ -86,6 +95,8 @@ NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cell
 WALL_IN, WALL_OUT = 0.6, 0.75  # daylight below which it walls itself in (evening), above which it leaves (morning)
 HOME_RANGE = 30  # cells within which it goes back to a garden for the night
 COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
+FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
+FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -103,6 +114,8 @@ class Survivor(Agent):
         world_map: bool = True,
         survival: bool = True,
         cheap_first: bool = True,
+        pocket: bool = True,
+        fill_up: bool = True,
         rng: random.Random | None = None,
     ) -> None:
         model, sources = carried if carried is not None else (ConservativeActionModel(vocabulary(), journal=False), {})
@@ -116,6 +129,8 @@ class Survivor(Agent):
         self.world_map = world_map
         self.survival = survival
         self.cheap_first = cheap_first
+        self.pocket = pocket  # wall itself in with placed stones (else the explorer's shelter only)
+        self.fill_up = fill_up  # a call refused though its documented gates held waits for full items
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
             self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
@@ -129,6 +144,7 @@ class Survivor(Agent):
         self._pocket: list[tuple[str, tuple[int, int], tuple[int, int]]] = []  # the walling-in plan under way
         self._no_pocket_at = -(10**9)
         self._light = 1.0  # the last step's daylight: falling means the evening comes
+        self._more: dict[str, list[str]] = {}  # call refused though its documented gates held -> items to fill up
 
     # -- the order of goals -----------------------------------------------------------------------------------
     def _plain(self, state: SymState) -> list[str]:
@@ -141,6 +157,7 @@ class Survivor(Agent):
         else:
             open_goals = [a for a in ORDER if state.achievements.get(a, 0) == 0]
         rest = [GOAL_CALLS[a] for a in open_goals if a not in ("wake_up", "eat_plant", "place_plant")]
+        rest = self._filled(rest, state)
         gather = [c for item, c in GATHER if state.inventory[item] < 9 and c not in rest]
         since = self.count.steps
         paused = [
@@ -149,6 +166,26 @@ class Survivor(Agent):
         if paused:  # a goal was just refused: gather first (it may be waiting for more of something)
             return rest[: paused[0] + 1] + gather + rest[paused[0] + 1 :]
         return rest + gather
+
+    def learn(self, step: Step) -> None:
+        """The planner's learning, and: a call refused although its documented gates held wants more of their items
+        than the documentation says (it gives no amounts): it waits until they are full (``FULL``)."""
+        super().learn(step)
+        call = step.call
+        if call is None or call not in DOCUMENTED or not self.fill_up:
+            return
+        if step.accepted:
+            self._more.pop(call, None)
+        elif all(_holds(step.before, c) for c in DOCUMENTED[call]):
+            self._more[call] = [c[4:].split(">=")[0] for c in DOCUMENTED[call] if c.startswith("inv:")]
+
+    def _filled(self, calls: list[str], state: SymState) -> list[str]:
+        """Each call waiting for more of its items (see :meth:`learn`) replaced by gathering them."""
+        out: list[str] = []
+        for c in calls:
+            short = [i for i in self._more.get(c, ()) if state.inventory[i] < FULL and i in DOCUMENTED_SOURCES]
+            out += [DOCUMENTED_SOURCES[i] for i in short if DOCUMENTED_SOURCES[i] not in out] if short else [c]
+        return out
 
     def options(self, state: SymState) -> list[str]:
         """Survival first: drink and food before they run low, and to the full in the evening (the night is spent
@@ -304,6 +341,13 @@ class Survivor(Agent):
             if state.pos == start:
                 return action
             self._macro = []  # something moved us (a creature in the way): give up the closing
+        if self.survival:  # flee arrows only when they are close and no need is pressing (else it dithers and starves)
+            inv = state.inventory
+            close = any(
+                k in ("skeleton", "arrow") and abs(p[0] - state.pos[0]) + abs(p[1] - state.pos[1]) <= FLEE_WITHIN
+                for p, k in state.creatures.items()
+            )
+            self.flee_below = 6 if close and min(inv["food"], inv["drink"]) > 2 else 0
         calm = state.daylight >= DUSK and state.inventory["health"] >= 4 and not _zombie_near(state)
         if calm and self.cheap_first:
             got = self._garden(state)
@@ -317,13 +361,12 @@ class Survivor(Agent):
                     return got
         return super().act(state)
 
-
     def _wall_in(self, state: SymState) -> str | None:
         """The night (or tiredness, or hurt): sleep in a sealed pocket, walling one in with stones where it stands
         when none is sealed (:func:`.navigation.pocket_plan`); None when it is not time, or no pocket can be made
         (the planner's shelter, a dug pocket or a dead end, takes over)."""
         inv = state.inventory
-        if not self.survival or inv["drink"] <= self.rest_needs or inv["food"] <= self.rest_needs:
+        if not (self.survival and self.pocket) or inv["drink"] <= self.rest_needs or inv["food"] <= self.rest_needs:
             return None
         falling = state.daylight < self._light
         dark = state.daylight < (WALL_IN if falling else WALL_OUT if min(inv["food"], inv["drink"]) > 2 else DUSK)
@@ -332,8 +375,10 @@ class Survivor(Agent):
             self._pocket = []
             return None
         sealed = self.nav.sealed(state)
-        if not sealed and any(k == "zombie" and abs(p[0] - state.pos[0]) + abs(p[1] - state.pos[1]) == 1
-                              for p, k in state.creatures.items()):
+        if not sealed and any(
+            k == "zombie" and abs(p[0] - state.pos[0]) + abs(p[1] - state.pos[1]) == 1
+            for p, k in state.creatures.items()
+        ):
             return None  # a zombie next to the player: the planner fights it first
         if sealed:
             self._pocket = []
@@ -363,7 +408,6 @@ class Survivor(Agent):
         self._pocket = plan
         return self._pocket.pop(0)[0]
 
-
     def _plants(self) -> list[tuple[int, int]]:
         """The gardens whose plant is still there, as last seen."""
         return [c for c in self.gardens if self.nav.creatures.get(c, "").startswith("plant")]
@@ -371,9 +415,7 @@ class Survivor(Agent):
     def _home(self, state: SymState) -> str | None:
         """The evening: a step towards the nearest living garden (within ``HOME_RANGE``), so that the night's pocket
         is dug next to it and the plant grows while the player sleeps (a plant grows only near the player)."""
-        near = [
-            g for g in self._plants() if abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) <= HOME_RANGE
-        ]
+        near = [g for g in self._plants() if abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) <= HOME_RANGE]
         if not near or min(abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) for g in near) <= 2:
             return None
         around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in DIRECTIONS.values()]
@@ -381,7 +423,7 @@ class Survivor(Agent):
         return step or None
 
     def _ripe_next(self, state: SymState) -> str | None:
-        for d, (m, kind) in state.neighbours.items():
+        for d, (_m, kind) in state.neighbours.items():
             if kind == "plant-ripe":
                 return "do" if DIRECTIONS[d] == state.facing else MOVES[d]  # a move towards a plant only turns
         return None

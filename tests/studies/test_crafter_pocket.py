@@ -1,0 +1,104 @@
+"""The survivor's night pocket (issue 46): navigation.pocket_plan walls the player in anywhere, and the survivor's
+fill-up rule (a call refused although its documented gates held waits for full items)."""
+
+from __future__ import annotations
+
+import random
+
+from solvi_lab.studies.crafter.env import DIRECTIONS, SymState
+from solvi_lab.studies.crafter.navigation import Navigator, pocket_plan
+from solvi_lab.studies.crafter.survivor import Survivor
+
+
+def _state(pos: tuple[int, int], facing: tuple[int, int] = (0, 1)) -> SymState:
+    return SymState({}, pos, facing, ("grass", "none"), {}, {}, {}, {}, False, 0.3, {})
+
+
+def _nav(cells: dict[tuple[int, int], str]) -> Navigator:
+    nav = Navigator()
+    nav.cells.update(cells)
+    return nav
+
+
+def _play(nav: Navigator, pos, facing, plan) -> tuple[tuple[int, int], tuple[int, int], dict[str, int]]:
+    """Carry a plan out on the map by Crafter's rules (a move into a blocked cell only turns the player)."""
+    used = {"place_stone": 0, "place_table": 0, "do": 0}
+    for action, at, face in plan:
+        assert (at, face) == (pos, facing)  # each step says where it is taken from
+        ahead = (pos[0] + facing[0], pos[1] + facing[1])
+        if action.startswith("move_"):
+            facing = DIRECTIONS[action[5:]]
+            t = (pos[0] + facing[0], pos[1] + facing[1])
+            if nav.cells.get(t) in nav.walkable:
+                pos = t
+        elif action in ("place_stone", "place_table"):
+            assert nav.cells[ahead] in nav.walkable
+            nav.cells[ahead] = action[6:]
+            used[action] += 1
+        else:
+            assert action == "do" and nav.cells[ahead] == "stone"
+            nav.cells[ahead] = "path"
+            used["do"] += 1
+    return pos, facing, used
+
+
+def test_a_pocket_is_walled_in_on_open_grass_with_six_stones_and_not_with_five() -> None:
+    grass = {(x, y): "grass" for x in range(20) for y in range(20)}
+    nav = _nav(grass)
+    plan = pocket_plan(nav, _state((10, 10)), stones=6)
+    assert plan is not None
+    pos, facing, used = _play(nav, (10, 10), (0, 1), plan)
+    assert nav.sealed(_state(pos, facing))
+    assert used == {"place_stone": 6, "place_table": 0, "do": 0}  # two cells in the open have six open sides
+    assert pocket_plan(_nav(grass), _state((10, 10)), stones=5) is None  # one stone short: no pocket
+
+
+def test_tables_stand_in_for_missing_stones() -> None:
+    nav = _nav({(x, y): "grass" for x in range(20) for y in range(20)})
+    plan = pocket_plan(nav, _state((10, 10)), stones=2, tables=4)
+    assert plan is not None
+    pos, facing, used = _play(nav, (10, 10), (0, 1), plan)
+    assert nav.sealed(_state(pos, facing)) and used["place_stone"] == 2 and used["place_table"] == 4
+
+
+def test_with_a_pickaxe_a_pocket_is_dug_into_rock_without_stones() -> None:
+    cells = {(x, y): ("grass" if y < 10 else "stone") for x in range(20) for y in range(20)}
+    nav = _nav(cells)
+    assert pocket_plan(nav, _state((10, 9)), stones=0) is None  # no stones, no pickaxe: nothing to wall with
+    plan = pocket_plan(nav, _state((10, 9)), stones=0, mine=True)
+    assert plan is not None
+    pos, facing, used = _play(nav, (10, 9), (0, 1), plan)
+    assert nav.sealed(_state(pos, facing)) and used["do"] == 2  # two cells mined, a mined stone closes the door
+    assert pos[1] >= 10  # inside the rock
+
+
+def test_cells_next_to_lava_or_unseen_cells_are_never_a_pocket() -> None:
+    cells = {(x, y): "grass" for x in range(9, 12) for y in range(9, 12)}  # all else unseen
+    assert pocket_plan(_nav(cells), _state((10, 10)), stones=9) is None
+    lava = {(x, y): ("lava" if (x + y) % 2 else "grass") for x in range(20) for y in range(20)}
+    assert pocket_plan(_nav(lava), _state((10, 10)), stones=9) is None
+
+
+def test_a_refused_call_whose_documented_gates_held_waits_for_full_items() -> None:
+    from solvi_lab.studies.crafter.env import Step
+
+    s = Survivor(rng=random.Random(0))
+    inv = {"stone": 1, "wood": 0, "sapling": 0, "coal": 0, "iron": 0, "diamond": 0, "health": 9}
+    before = SymState(
+        inv, (5, 5), (0, 1), ("grass", "none"), {}, {1: frozenset({"table", "grass"})}, {}, {}, False, 1.0, {}
+    )
+    s.learn(Step("place_furnace", "place_furnace", False, {}, 0.0, False, before, before))
+    assert s._more == {"place_furnace": ["stone"]}
+    assert s._filled(["place_furnace", "do_coal"], before) == ["do_stone", "do_coal"]  # gather stone instead
+    full = SymState(
+        {**inv, "stone": 9}, (5, 5), (0, 1), ("grass", "none"), {}, {1: frozenset({"table"})}, {}, {}, False, 1.0, {}
+    )
+    assert s._filled(["place_furnace"], full) == ["place_furnace"]  # full: try again
+    s.learn(Step("place_furnace", "place_furnace", True, {"stone": -4}, 0.0, False, full, full))
+    assert s._more == {}
+    off = Survivor(rng=random.Random(0), fill_up=False)
+    off.learn(Step("place_furnace", "place_furnace", False, {}, 0.0, False, before, before))
+    assert off._more == {}
+    no_table = SymState(inv, (5, 5), (0, 1), ("grass", "none"), {}, {1: frozenset({"grass"})}, {}, {}, False, 1.0, {})
+    s.learn(Step("place_furnace", "place_furnace", False, {}, 0.0, False, no_table, no_table))
+    assert s._more == {}  # a documented gate failed: the refusal says nothing about amounts
