@@ -2,7 +2,8 @@
 
 Three experiments on Crafter 1.8.3 (Hafner 2021), read through the symbolic adapter (:mod:`.env`: no pixels):
 
-1. **The action model** (:mod:`.learning`): the explorer's calls on ``train_worlds`` worlds train a conservative
+1. **The action model** (:mod:`.learning`): the explorer's calls on ``train_worlds`` worlds — with the wanderer's
+   calls in the same worlds, the default training (:mod:`.defaults`) — train a conservative
    action model over a vocabulary of generic templates (:mod:`.vocabulary`); its answers on ``test_worlds`` held-out
    worlds (other seeds) are scored — refusal precision and recall, false accepts, abstentions, per action — and
    what it learned is graded against every conditional rule of the installed ``data.yaml`` and the code's move and
