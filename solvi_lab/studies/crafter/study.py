@@ -275,7 +275,15 @@ def run(
         "protocol": summary,
         "requirements": _requirements_table(graded, boundary, probes),
         "transfer": pl.DataFrame(
-            [{"model trained on": k.replace("_", " + "), **v} for k, v in transfer_by.items()]
+            [
+                {
+                    "model trained on": k.replace("_", " + "),
+                    "default": k == defaults.TRAINING,
+                    "probe set": f"the wanderer's calls in the {test_worlds} held-out worlds",
+                    **v,
+                }
+                for k, v in transfer_by.items()
+            ]
         ),
         "boundary": boundary.join(
             boundary_by["explorer"].select(
