@@ -3,8 +3,8 @@
 On a shared machine wall-clock figures move with the neighbours' load (store_scale.py's own floor — read, parse and
 hash the journal, no store code at all — moved 1.9x between two runs ten minutes apart); CPU time of the process
 moves far less. Each run is a child process with one checkout first on PYTHONPATH: build the profile's stream into
-a JSONL journal, reopen it (rebuild, up to the fingerprint), retract sampled items (each timed with its
-fingerprint read), verify(). Runs alternate A, B, A, B so a load change hits both; the best of the repeats is
+a JSONL journal, reopen it (rebuild, up to the fingerprint), read sampled items (status() and item(), CPU per
+call), retract sampled items (each timed with its fingerprint read), verify(). Runs alternate A, B, A, B so a load change hits both; the best of the repeats is
 reported per phase, with every run in the JSON.
 
     python benchmarks/ab_cpu.py --baseline ../solvi_lab-f83fd2f --profile hot-keys default --sizes 100000
@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,8 @@ from streams import PROFILES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-PHASES = ("build", "rebuild", "retract_median", "retract_p99", "verify")
+PHASES = ("build", "rebuild", "read_status", "read_item", "retract_median", "retract_p99", "verify")
+READS = 20_000  # status() calls timed (item(): a tenth of them), each phase reported per call
 
 
 def run_one(profile: str, n: int, retractions: int, seed: int) -> dict:
@@ -56,6 +58,15 @@ def run_one(profile: str, n: int, retractions: int, seed: int) -> dict:
     rng = random.Random(seed + 7)
     live = [x for x in ids if x is not None]
     rng.shuffle(live)
+    sample = live[:READS]
+    t = cpu()
+    for x in sample:
+        ks.status(x)
+    read_status = (cpu() - t) / len(sample)
+    t = cpu()
+    for x in sample[: len(sample) // 10]:
+        ks.item(x)
+    read_item = (cpu() - t) / max(1, len(sample) // 10)
     times = []
     for x in live:
         if len(times) == retractions:
@@ -76,6 +87,8 @@ def run_one(profile: str, n: int, retractions: int, seed: int) -> dict:
         "n": n,
         "build": build_s,
         "rebuild": rebuild_s,
+        "read_status": read_status,
+        "read_item": read_item,
         "retract_median": times[len(times) // 2],
         "retract_p99": times[min(len(times) - 1, int(len(times) * 0.99))],
         "verify": verify_s,
@@ -122,12 +135,20 @@ def main() -> int:
                 for name, code in codes.items():
                     runs[name].append(child(code, profile, n, a.retractions, a.seed))
             best = {name: {ph: min(r[ph] for r in rs) for ph in PHASES} for name, rs in runs.items()}
+            med = {name: {ph: statistics.median(r[ph] for r in rs) for ph in PHASES} for name, rs in runs.items()}
             same = len({r["fingerprint"] for rs in runs.values() for r in rs}) == 1
-            rows.append({"profile": profile, "n": n, "best_cpu_s": best, "same_fingerprint": same, "runs": runs})
-            print(f"{profile} n={n:,} (CPU s, best of {a.repeats}; baseline/this > 1: this is faster)", flush=True)
+            rows.append(
+                {"profile": profile, "n": n, "best_cpu_s": best, "median_cpu_s": med, "same_fingerprint": same, "runs": runs}
+            )
+            print(f"{profile} n={n:,} (CPU, best and median of {a.repeats}; baseline/this > 1: this is faster)", flush=True)
             for ph in PHASES:
-                t, b = best["this"][ph], best["baseline"][ph]
-                print(f"  {ph:15} this {t:10.4f}  baseline {b:10.4f}  baseline/this {b / t:6.3f}", flush=True)
+                unit, scale = ("s", 1) if ph in ("build", "rebuild", "verify") else ("µs", 1e6)  # per call: µs
+                t, b, tm, bm = best["this"][ph], best["baseline"][ph], med["this"][ph], med["baseline"][ph]
+                print(
+                    f"  {ph:15} best: this {t * scale:9.3f} {unit:2} baseline {b * scale:9.3f}  ratio {b / t:6.3f}"
+                    f"   median: this {tm * scale:9.3f} baseline {bm * scale:9.3f}  ratio {bm / tm:6.3f}",
+                    flush=True,
+                )
             print(f"  same final fingerprint in every run: {same}", flush=True)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps({"argv": sys.argv[1:], "rows": rows}, indent=1) + "\n")

@@ -15,11 +15,17 @@ action model, risk policies, failure memory, learner model, agenda and world map
 
 Issue 40's rows: threads mixing every public read and write of each journal owner (live = replay afterwards; the
 store also reopened from a snapshot written after the mix), a full disk (RLIMIT_FSIZE) and SIGKILL while the fold
-snapshot is written, and bad input at every `Journal` entry point.
+snapshot is written, bad input at every `Journal` entry point, and the head index's rows (a cut journal opened
+through a hard link in another folder without xattrs; a new journal on a reused inode number; repaired, moved and
+replaced journals through their own path: solvi_lab/journal_faults/identity.py).
 
-    python benchmarks/faults.py                  # the full table (a few minutes)
-    python benchmarks/faults.py --quick          # the CI-sized table (tests/faults/ runs the same rows)
-    python benchmarks/faults.py --only issue40   # issue 40's rows only (results/benchmarks/faults_issue40.md)
+    python benchmarks/faults.py                     # the full table (a few minutes)
+    python benchmarks/faults.py --quick             # the CI-sized table (tests/faults/ runs the same rows)
+    python benchmarks/faults.py --only issue40      # issue 40's rows only (results/benchmarks/faults_issue40.md)
+    python benchmarks/faults.py --only head_index   # the head index's rows (results/benchmarks/faults_head_index.md)
+
+After storing a table, the `<!-- fault-table: … -->` blocks of docs/readme/journal.md are rendered from the stored
+files (solvi_lab/journal_faults/page.py); a --quick run stores `*_quick.md`, which no block names.
 
 Columns: tried; detected (CorruptJournal — or, for a second writer, JournalLocked; for fuzzing, a refused call)
 with how many named a position; other exception (any other type: a bug); silently accepted (opened, or a call
@@ -58,7 +64,8 @@ def issue40_rows(quick: bool) -> list[Row]:
     from solvi_lab.journal_faults.reads import thread_read_rows
     from solvi_lab.journal_faults.snapshot_writes import snapshot_write_rows
 
-    rows = thread_read_rows(tempfile.TemporaryDirectory, 3 if quick else 30, calls=80)
+    rows = head_index_rows(quick)
+    rows += thread_read_rows(tempfile.TemporaryDirectory, 3 if quick else 30, calls=80)
     for r in rows:
         _progress(r)
     rows += snapshot_write_rows(tempfile.TemporaryDirectory, quick)
@@ -76,6 +83,18 @@ def issue40_rows(quick: bool) -> list[Row]:
     row.examples = out.examples
     rows.append(row)
     for r in rows[len(rows) - 5 - (0 if quick else 2) :]:
+        _progress(r)
+    return rows
+
+
+def head_index_rows(quick: bool) -> list[Row]:
+    """Issue 40's last gap: the head index (solvi_lab/journal_head_index.py) — hard links in another folder without
+    xattrs, reused inode numbers, repaired / moved / replaced journals (solvi_lab/journal_faults/identity.py). Each
+    row keeps its index in a temporary folder of its own."""
+    from solvi_lab.journal_faults.identity import identity_rows
+
+    rows = identity_rows(tempfile.TemporaryDirectory, quick)
+    for r in rows:
         _progress(r)
     return rows
 
@@ -374,10 +393,15 @@ def table(rows: list[Row]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="the CI-sized run")
-    ap.add_argument("--only", choices=["issue40"], help="run only these rows (written to faults_<name>.md)")
+    ap.add_argument("--only", choices=["issue40", "head_index"], help="run only these rows (to faults_<name>.md)")
     args = ap.parse_args()
+    # Every journal this harness makes is temporary: the head index entries it writes go to a temporary folder
+    # too, never the user's state folder (a row that tests the index sets its own).
+    state = tempfile.TemporaryDirectory(prefix="solvi_lab_state_")
+    os.environ["SOLVI_LAB_STATE_DIR"] = state.name
     t0 = time.time()
-    rows = issue40_rows(args.quick) if args.only == "issue40" else run(args.quick)
+    only = {"issue40": issue40_rows, "head_index": head_index_rows}
+    rows = only[args.only](args.quick) if args.only else run(args.quick)
     load = os.getloadavg()[0]
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f}"
@@ -394,6 +418,11 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     name = f"faults_{args.only}" if args.only else "faults"
     (out / (f"{name}_quick.md" if args.quick else f"{name}.md")).write_text(text)
+    from solvi_lab.journal_faults.page import regenerate
+
+    if regenerate(ROOT / "docs" / "readme" / "journal.md", ROOT):
+        print("docs/readme/journal.md: its fault-table blocks rendered from the stored files")
+    state.cleanup()
 
 
 if __name__ == "__main__":

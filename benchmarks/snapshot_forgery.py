@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from solvi_lab import journal_head
+from solvi_lab import journal_head, journal_head_index
 from solvi_lab.journal import Journal
 from solvi_lab.knowledge import KnowledgeStore, snapshot_write
 from solvi_lab.knowledge import fold_snapshot as fs
@@ -62,7 +62,8 @@ def heads(path: Path) -> Any:
 
 
 def restore_heads(path: Path, saved: Any) -> None:
-    """Put the head checkpoints back as `heads` read them: the forger wrote to the journal, not to them."""
+    """Put the head checkpoints back as `heads` read them (attribute, .head, head index entry): the forger wrote to
+    the journal, not to them."""
     if path.suffix == ".sqlite":
         db = sqlite3.connect(path)
         try:
@@ -76,6 +77,8 @@ def restore_heads(path: Path, saved: Any) -> None:
     for where, text in saved:
         if where == journal_head.XATTR:
             os.setxattr(path, journal_head.XATTR, text.encode())
+        elif journal_head_index.is_entry(where):  # the head index entry (solvi_lab/journal_head_index.py)
+            Path(where[len(journal_head_index.TAG) :]).write_text(text)
         else:
             Path(where).write_text(text)
 
@@ -265,8 +268,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = ap.parse_args()
+    # Its journals are temporary: so are the head index entries they write (never the environment's state folder).
+    state = tempfile.TemporaryDirectory(prefix="solvi_lab_state_")
+    os.environ[journal_head_index.ENV] = state.name
     t0 = time.time()
     rows = run(args.trials, args.seed)
+    state.cleanup()
     load = os.getloadavg()[0]
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load:.1f}"

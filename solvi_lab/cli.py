@@ -128,7 +128,8 @@ def _store_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
         description="Copy each sweep's SUMMARY.md to <docs>/sweeps/<study>_<size>.md and write its index.json entry "
         "from its rows (commit, seeds, size, date, machine; a +dirty, unknown or mixed commit is refused unless "
         "--allow-mixed), then rebuild every <!-- sweep-pass-rates: STUDY SIZE --> block and the <!-- studies-table "
-        "--> of <docs>/**/*.md and README.md from docs/sweeps/. With --blocks-only nothing is stored; with --check nothing is written and "
+        "--> of <docs>/**/*.md and README.md from docs/sweeps/, and every <!-- stored: PATH#WHICH --> block from its file "
+        "(a table of a committed benchmark output or stored sweep). With --blocks-only nothing is stored; with --check nothing is written and "
         "the exit status is 1 if a block is out of date. See docs/readme/sweeps.md.",
     )
     st.add_argument(

@@ -50,6 +50,12 @@ class JournalCheckpointWarning(UserWarning):
     directory, say). Nothing was lost; a cut made before the next checkpoint that succeeds is not caught by it."""
 
 
+class HeadIndexWarning(UserWarning):
+    """The journal head index (solvi_lab.journal_head_index) cannot be written in its state folder: every journal
+    still keeps its head checkpoint beside the file and in its extended attribute; only a hard link in another
+    folder without extended attributes goes unchecked. Set SOLVI_LAB_STATE_DIR to a writable folder."""
+
+
 class WriteRefused(SolviLabError):
     """A write gate refused an item; the refusal itself is journaled."""
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import journal_head
+from . import journal_head, journal_head_index
 from .errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalLocked, JournalWriteFailed, SolviLabError
 from .jsontext import bytes_decoder, decoder, dumps_canonical
 from .validation import _compact, safe_repr
@@ -269,6 +269,83 @@ class Prefix(NamedTuple):
 
 class _NotThatPrefix(Exception):
     """The journal's first records are not the Prefix named (or a line is not as the backend writes it)."""
+
+
+def _line_starts(f: Any, nbytes: int) -> tuple[list[int], str]:
+    """Where each line of the first `nbytes` bytes of `f` starts (from the file's start), the end too, and the
+    SHA-256 of those bytes: one read in 16 MiB chunks."""
+    f.seek(0)
+    h, done, starts = hashlib.sha256(), 0, [0]
+    add = starts.append
+    while done < nbytes:
+        chunk = f.read(min(1 << 24, nbytes - done))
+        if not chunk:
+            break
+        h.update(chunk)
+        find, i = chunk.find, chunk.find(b"\n")
+        while i >= 0:  # bytes.find: ~50 ns a line
+            add(done + i + 1)
+            i = find(b"\n", i + 1)
+        done += len(chunk)
+    return starts, h.hexdigest()
+
+
+class _Offsets(list):
+    """The byte offset of each record of a JSONL journal (a list). The records of a prefix checked as one block of
+    bytes (`_JsonlBackend._skip_block`) have their offsets found only when one of them is first asked for: an open
+    from a fold snapshot then costs the block's SHA-256 and newline count, not a Python step per line (issue 42: a
+    second at 10^6 records). Records appended or loaded after the block are ordinary entries after it."""
+
+    __slots__ = ("block",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.block: tuple[Path, int, int, str] | None = None  # (path, bytes, records, their SHA-256) not yet found
+
+    def defer(self, path: Path, nbytes: int, count: int, sha256: str) -> None:
+        """The first `count` records are the block of `nbytes` bytes with that SHA-256 (checked by the caller)."""
+        self.block = (path, nbytes, count, sha256)
+
+    def _fill(self) -> None:
+        path, nbytes, count, sha = self.block
+        with open(path, "rb") as f:
+            starts, got = _line_starts(f, nbytes)
+        if got != sha or len(starts) != count + 1 or starts[-1] != nbytes:
+            raise CorruptJournal(
+                f"{path}: the journal's first {count} records changed on disk after it was opened (their bytes "
+                "are not the ones checked at the open). Close it and open it again: the open checks them."
+            )
+        starts.pop()
+        self.block = None
+        list.__setitem__(self, slice(0, 0), starts)  # before the records appended since the open
+
+    def __len__(self) -> int:
+        b = self.block
+        return list.__len__(self) + (b[2] if b is not None else 0)
+
+    def __getitem__(self, i: Any) -> Any:
+        b = self.block
+        if b is not None:
+            if type(i) is int and (i >= b[2] or -list.__len__(self) <= i < 0):
+                return list.__getitem__(self, i if i < 0 else i - b[2])  # a record after the block
+            if i == 0 and b[2]:
+                return 0  # the first record starts the file: the head index asks for it at every open
+            self._fill()
+        return list.__getitem__(self, i)
+
+    def __iter__(self) -> Iterator[int]:
+        if self.block is not None:
+            self._fill()
+        return list.__iter__(self)
+
+    def __setitem__(self, i: Any, v: Any) -> None:
+        if self.block is not None:
+            self._fill()
+        list.__setitem__(self, i, v)
+
+    def clear(self) -> None:
+        self.block = None
+        list.clear(self)
 
 
 @dataclass
@@ -489,6 +566,7 @@ def _meta_of(d: Any) -> dict[str, Any]:
         "vouch": _vouch_of(d),
         "first": first if isinstance(first, str) else None,
         "file": (f[0], f[1]) if type(f) is list and len(f) == 2 else None,
+        "same_file": d.get(journal_head_index.SAME_FILE) is True,  # a head index entry of this very inode use
     }
 
 
@@ -542,7 +620,7 @@ class _JsonlBackend:
         self.fd: int | None = None  # the writer's descriptor (the lock's: the very inode it locked)
         self.end = 0  # byte length of the whole records: where the next one is written
         self.broken = ""  # why this writer refuses to write (a failed write that could not be undone)
-        self.offsets: list[int] = []  # byte offset of each record: O(1) random access without keeping payloads
+        self.offsets = _Offsets()  # byte offset of each record: O(1) random access without keeping payloads
 
     def load(self, visit: Callable[[Record], None] | None, skip: Prefix | None = None) -> tuple[int, str]:
         if self.lock:
@@ -638,55 +716,56 @@ class _JsonlBackend:
     def _skip_block(self, f: Any, skip: Prefix, size: int) -> None:
         """Check the first `skip.count` records as one block of bytes: the file's first `skip.nbytes` bytes must
         have the SHA-256 `skip.sha256` and hold exactly `skip.count` lines, the first and the last with the hashes
-        `skip` names. Their offsets are noted; nothing is parsed or visited (the reader holds their fold). Any
+        `skip` names. Their offsets are found only when first needed (_Offsets); nothing is parsed or visited (the reader holds their fold). Any
         difference raises _NotThatPrefix (the caller then runs the full load, which names any damage as always).
 
         Why a block and not each line's hash: hashing and slicing each line in Python costs ~6 µs a line (7 s at
-        10^6 records), the block's SHA-256 and newline scan ~1-2 ns a byte. The block's digest is as trustworthy as
+        10^6 records), the block's SHA-256 and newline count ~1-2 ns a byte. The block's digest is as trustworthy as
         the chain: it is in the fold snapshot's header, covered by the snapshot's digest, which the journal's record
         ``count`` (parsed and chain-checked like every record after the block) carries; so a byte changed in the
         block is caught unless the whole chain after it, that record included, is rewritten too — which the chain
         alone does not catch either (the head checkpoint and a kept head do, as they do here)."""
-        count, nbytes, offsets = skip.count, skip.nbytes, self.offsets
+        count, nbytes = skip.count, skip.nbytes
         if nbytes is None or skip.sha256 is None or not 0 < nbytes <= size:
             raise _NotThatPrefix
-        h, done, starts = hashlib.sha256(), 0, [0]
-        add = starts.append
+        # The byte floor: one SHA-256 and one newline count over the block (C loops); where each line starts is
+        # found only if a record inside it is ever read by position (_Offsets).
+        h, done, lines, tail = hashlib.sha256(), 0, 0, b""
         while done < nbytes:
             chunk = f.read(min(1 << 24, nbytes - done))
             if not chunk:
                 raise _NotThatPrefix
             h.update(chunk)
-            find, i = chunk.find, chunk.find(b"\n")
-            while i >= 0:  # where each line starts (bytes.find: ~50 ns a line)
-                add(done + i + 1)
-                i = find(b"\n", i + 1)
+            lines += chunk.count(b"\n")
+            tail = (tail + chunk)[-(1 << 20) :] if len(chunk) < 1 << 20 else chunk[-(1 << 20) :]
             done += len(chunk)
-            if len(starts) > count + 1:
+            if lines > count:
                 raise _NotThatPrefix
         if h.hexdigest() != skip.sha256:
             raise _NotThatPrefix
-        if len(starts) != count + 1 or starts[-1] != nbytes:  # count whole lines, the last ending the block
+        if lines != count or not tail.endswith(b"\n"):  # count whole lines, the last ending the block
             raise _NotThatPrefix
+        cut = tail.rfind(b"\n", 0, len(tail) - 1)  # the newline before the block's last line (a line < 1 MiB)
+        if cut < 0 and len(tail) < nbytes:
+            raise _NotThatPrefix  # a last line longer than the tail kept: not one this backend writes at this size
         f.seek(0)
         first = f.read(75)
-        f.seek(starts[-2])
-        last = f.read(75)
+        last = tail[cut + 1 : cut + 76]
         for line, want in ((first, skip.first_hash), (last, skip.last_hash)):
             if not (line.startswith(b'{"hash":"') and line[9:73] == want.encode()):
                 raise _NotThatPrefix
-        starts.pop()
-        offsets.extend(starts)
+        self.offsets.defer(self.path, nbytes, count, skip.sha256)
         self.skipped = count
 
     def recheck(self, stop: int) -> None:
         """Parse and check records 0..stop-1 as the full load does (CorruptJournal naming the first bad one): for
         a prefix the load skipped by its bytes alone, when the reader that asked for it cannot use it after all."""
-        where, prev = str(self.path), GENESIS
+        where, prev, offset = str(self.path), GENESIS, 0
         with open(self.path, "rb") as f:
             for n in range(stop):
                 line = f.readline()[:-1]
-                rec = self._parse_line(line, n, self.offsets[n])
+                rec = self._parse_line(line, n, offset)  # (its own count: the block's offsets may not be found yet)
+                offset += len(line) + 1
                 r = self._fast_check(line, rec, n, prev) or _check(rec, n, prev, where)
                 check = _KIND_CHECKS.get(r.kind)
                 if check is not None:
@@ -1438,15 +1517,34 @@ class Journal:
         journal's. Every one is, except a `.head` found by name that names another file when this open created the
         file: nothing was at this name, so it was left by a journal moved away (or deleted), and a new journal
         starts here. (A file that was there is checked against every checkpoint found by its name, whatever file
-        they name: an older copy moved over a journal, or a journal rewritten into a new file, is refused.)"""
+        they name: an older copy moved over a journal, or a journal rewritten into a new file, is refused.) A head
+        index entry (solvi_lab.journal_head_index) is this journal's only for the same use of the inode (generation)
+        or, where that is unknown, when it names this journal's first record."""
         found = list(found)
         meta = list(getattr(self._backend, "checkpoint_meta", ()))
         meta += [_meta_of({})] * (len(found) - len(meta))
+        pairs = list(zip(found, meta))
+        if any(journal_head_index.is_entry(where) for (where, _), _ in pairs):
+            # A head index entry (keyed by device and inode) counts for the same use of the inode (its generation,
+            # where the file system tells it: read_entry) or else for the journal whose first record it names: a
+            # new file on a reused inode number is not held to a deleted file's entry — ignored, never refused.
+            first = self._backend.get(0).hash if self._n else None
+            pairs = [
+                (item, m)
+                for item, m in pairs
+                if not journal_head_index.is_entry(item[0])
+                or m["same_file"]
+                or (first is not None and m["first"] == first)
+            ]
         lock = getattr(self._backend, "lock", None)
         if lock is None or not lock.created:
-            return list(zip(found, meta))
+            return pairs
         me = self._backend.identity() if hasattr(self._backend, "identity") else None
-        return [(item, m) for item, m in zip(found, meta) if m["file"] is None or m["file"] == me]
+        return [
+            (item, m)
+            for item, m in pairs
+            if (m["file"] is None or m["file"] == me) and not journal_head_index.is_entry(item[0])  # a new file
+        ]
 
     def _check_checkpoint(self) -> None:
         for (where, cp), _ in self._applying(getattr(self._backend, "checkpoints_seen", ())):
@@ -1737,8 +1835,9 @@ class Journal:
 
     @staticmethod
     def forget_head(path: str | os.PathLike) -> None:
-        """Forget the head checkpoint of the JSONL journal at `path` — its extended attribute, its `.head` and any
-        other `.head` beside it naming the same file — so that the next open takes the file as it is. The documented
+        """Forget the head checkpoint of the JSONL journal at `path` — its extended attribute, its `.head`, any
+        other `.head` beside it naming the same file and its head index entry — so that the next open takes the
+        file as it is. The documented
         way to replace a journal on purpose (call it, then put the new journal in place; or the other way round):
         deleting the `.head` by hand leaves the attribute, which follows the file. Takes the writer lock (refused
         while a writer is open). A SQLite journal keeps its head inside the file: a replacement brings its own."""

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
 LAYERS: dict[str, int] = {}
 _LAYER_NAMES = [
     ("foundation", ["errors", "atomicfile", "validation", "jsontext", "codehash", "checks", "prediction", "display"]),
-    ("journal", ["journal", "journal_head", "owner", "conformance"]),
+    ("journal", ["journal", "journal_head", "journal_head_index", "owner", "conformance"]),
     ("knowledge", ["knowledge"]),
     (
         "consumers",

@@ -10,6 +10,7 @@ import threading
 
 import pytest
 
+from solvi_lab import journal_head_index
 from solvi_lab.errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalWriteFailed, SolviLabError
 from solvi_lab.journal import GENESIS, Journal
 from solvi_lab.journal_head import XATTR, head_file, read_checkpoints
@@ -107,9 +108,10 @@ def test_checkpoint_that_cannot_be_written_warns_and_the_append_stands(tmp_path)
         j.close()  # a close whose checkpoint fails still closes
     assert j.closed
     head_file(p).rmdir()
-    with Journal(p) as again:  # the extended attribute was written: it counts both records
+    with Journal(p) as again:  # the extended attribute and the head index entry were written: both count 2
         assert len(again) == 2 and again.verify()
-        assert [h.count for _, h in again._backend.checkpoints_seen] == [2]
+        seen = again._backend.checkpoints_seen
+        assert [h.count for _, h in seen] == [2, 2] and journal_head_index.is_entry(seen[1][0])
 
 
 def test_jsonl_checkpoint_lives_on_the_file_and_beside_its_real_path(tmp_path):
@@ -122,7 +124,7 @@ def test_jsonl_checkpoint_lives_on_the_file_and_beside_its_real_path(tmp_path):
         j.append("k", {"i": 0})
         h = j.head()
     assert not (tmp_path / "link.jsonl.head").exists() and head_file(link) == tmp_path / "data" / "j.jsonl.head"
-    texts = dict(read_checkpoints(real))
+    texts = dict(read_checkpoints(real, index=False))  # the head index entry: tests/test_journal_head_index.py
     assert set(texts) == {XATTR, str(head_file(real))}
     cp = json.loads(texts[XATTR])  # the count and hash, and (issue 40) the file and first record it belongs to
     assert len({*texts.values()}) == 1 and (cp["count"], cp["hash"], cp["first"]) == (1, h.hash, h.hash)

@@ -40,7 +40,12 @@ _RENDERED = re.compile(
     + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
     # Crafter's default training, rendered by solvi_lab/studies/crafter/defaults.py from docs/sweeps/crafter_defaults.json
     # (tests/studies/test_crafter_defaults.py holds it to its file)
-    + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->",
+    + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->"
+    # the journal page's fault tables, rendered by solvi_lab/journal_faults/page.py from results/benchmarks/faults_*.md
+    # (tests/faults/test_fault_page.py holds them to their files)
+    + r"|<!-- fault-table:.*?<!-- /fault-table -->"
+    # a table of a stored file (a benchmark's output, a stored sweep), rendered by solvi_lab/sweep/stored_files.py
+    + r"|<!-- stored:.*?<!-- /stored -->",
     flags=re.S,
 )
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
@@ -58,6 +63,8 @@ _ALLOWED = re.compile(
     r"|\bseeds? \d+(?:[–-]\d+)?"
     r"|\b10[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
     r"|© \d{4}"
+    r"|\bSHA-256\b|\bSystem [12]\b"  # names: the hash, the specification's two systems
+    r"|(?m:^[ \t]*\d{1,2}\.(?=[ \t]))"  # an ordered list's marker
 )
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?![\w])")
 
@@ -129,6 +136,8 @@ def test_hand_typed_numbers_in_the_docs_only_go_down() -> None:
         ("Spearman ρ 0.88, and 6,057 of 10,000.", ["0.88", "6,057", "10,000"]),
         ("on 2026-12-03 at 10:14 UTC, commit e3cfd01, issue 44", []),
         ("flaw10 and x86_64 and k2 are names", []),
+        ("a SHA-256 of 3 lines", ["3"]),
+        ("1. ask System 2\n  2. then 4.5 s", ["4.5"]),
         ("1234567 is not a commit", ["1234567"]),
         ("`code 42` and [link](a/b/3.md) and <!-- 7 -->", []),
     ],

@@ -84,11 +84,14 @@ class RowSource:
 class LazyItems(dict):
     """The fold's item table with the snapshot's rows not built yet (module docstring)."""
 
-    __slots__ = ("_src",)
+    __slots__ = ("_src", "names")
 
     def __init__(self, src: RowSource):
         super().__init__()
         self._src: RowSource | None = src if src.left else None
+        # (position, {name's value key: ids}): the snapshot's name index of its rows, set by the snapshot's load
+        # (snapshot_rows._load_rows), so that a query by name need not build every row to read its kind
+        self.names: tuple[int, dict[str, list[str]]] | None = None
 
     # -- one item ------------------------------------------------------------------------------------------------
     def _build(self, iid: Any) -> Any:

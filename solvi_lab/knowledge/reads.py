@@ -248,6 +248,17 @@ def query(
     return out
 
 
+def state(fold: Fold, fingerprint: str) -> dict[str, Any]:
+    """ks.state: the fingerprint, the clock, the position folded, the retractions and the decisions, as plain data."""
+    return {
+        "fingerprint": fingerprint,
+        "ticks": fold.ticks,
+        "position": fold.position,
+        "retracted": {k: dict(v) for k, v in fold._retracted.items()},
+        "decisions": {k: list(v) for k, v in fold._decision_info.items()},
+    }
+
+
 def report(fold: Fold, fingerprint: str | None = None) -> dict[str, Any]:
     """ks.report: counts by status, kind and source; open disputes; flags; the clock; position and fingerprint."""
 

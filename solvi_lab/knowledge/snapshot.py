@@ -93,6 +93,9 @@ def _named(fold: Fold, name: str, idx: dict[str, Any]) -> list[Item]:
     if idx.get("items") is not fold._items or idx["upto"] > fold.position:
         idx.clear()
         idx.update(items=fold._items, upto=0, by_name={})
+        seed = getattr(fold._items, "names", None)  # a snapshot's open: its rows' names (snapshot_rows._load_rows)
+        if seed is not None and seed[0] <= fold.position:
+            idx.update(upto=seed[0], by_name={k: list(v) for k, v in seed[1].items()})
     for pos in range(idx["upto"], fold.position):
         it = fold._items.get(item_id(pos))
         if it is not None and it.kind in BEHAVIOUR_KINDS and isinstance(it.body, dict) and "name" in it.body:

@@ -9,6 +9,7 @@ It may not check a snapshot against a journal (knowledge/snapshot_load.py) or wr
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Iterator
 from operator import attrgetter
@@ -16,93 +17,24 @@ from typing import Any
 
 from ..errors import BadInput
 from .fold_snapshot import _ROWS_LOADS, _dumps, _hex, _parsed_lines
+from .items import Item, item_id
+from .keys import _Key, defer_live, live_ids
+from .staleness import Flag
 
 
-def _fill_item(it: Any, v: list) -> None:
-    """Set every slot of a new Item from a snapshot row, in Item.__slots__ order (one unpacking: a setattr call
-    per slot costs a third of a snapshot's load; _SLOTS below must equal Item.__slots__, checked at import)."""
-    (
-        it.id,
-        it.pos,
-        it.kind,
-        it.body,
-        it.scope,
-        it.source,
-        it.by,
-        it.evidence,
-        it.derived_from,
-        it.supersedes,
-        it.valid,
-        it.of,
-        it.reconfirm_rule,
-        it.hypothesis_req,
-        it.verdicts,
-        it.clock,
-        it.key,
-        it.value,
-        it.subject,
-        it.guarantee,
-        it.refusal,
-        it.state,
-        it.why,
-        it.refuted_by,
-        it.invalidated_at,
-        it.confirmations,
-        it.refutations,
-        it.uses,
-        it.wrong_uses,
-        it.confirmed_pos,
-        it.confirmed_clock,
-        it.clock_rule,
-        it.restored_under,
-        it.version,
-        it.promoted,
-        it.hist,
-        it.before_refute,
-        it.contribution,
-    ) = v
+def _filler(cls: type) -> Any:
+    """A function `fill(obj, values)` that sets every slot of `cls` from `values`, in `cls.__slots__` order, with one
+    unpacking assignment — compiled from the class's own slots, so the row's columns are the class's one field list
+    (a setattr call per slot costs a third of a snapshot's load)."""
+    targets = ", ".join(f"o.{name}" for name in cls.__slots__)
+    namespace: dict[str, Any] = {}
+    exec(f"def fill(o, v):\n    ({targets},) = v\n", namespace)  # the slots are the class's identifiers
+    return namespace["fill"]
 
 
-_SLOTS = (
-    "id",
-    "pos",
-    "kind",
-    "body",
-    "scope",
-    "source",
-    "by",
-    "evidence",
-    "derived_from",
-    "supersedes",
-    "valid",
-    "of",
-    "reconfirm_rule",
-    "hypothesis_req",
-    "verdicts",
-    "clock",
-    "key",
-    "value",
-    "subject",
-    "guarantee",
-    "refusal",
-    "state",
-    "why",
-    "refuted_by",
-    "invalidated_at",
-    "confirmations",
-    "refutations",
-    "uses",
-    "wrong_uses",
-    "confirmed_pos",
-    "confirmed_clock",
-    "clock_rule",
-    "restored_under",
-    "version",
-    "promoted",
-    "hist",
-    "before_refute",
-    "contribution",
-)
+_SLOTS: tuple[str, ...] = Item.__slots__  # an item row's columns: the Item's own fields (knowledge/items.py)
+_fill_item = _filler(Item)
+_fill_key = _filler(_Key)
 
 
 # What a snapshot holds of the store's fold state (every field `_reset_state` sets is in exactly one of these;
@@ -125,21 +57,8 @@ SNAPSHOT_FIELDS = (
 )
 REBUILT_FIELDS = ("_dependents", "_successors", "_by_subject", "_scopes")  # rebuilt from the items as they load
 TRANSIENT_FIELDS = ("_touched", "last_propagation")  # empty once the digests are flushed; a cost measure
-KEY_FIELDS = (  # the slots of a competition key (store._Key), in the order of a "k" row
-    "key",
-    "events",
-    "item_ids",
-    "live",
-    "questions",
-    "open_q",
-    "contribution",
-    "q_digests",
-    "q_settled",
-    "checkpoints",
-    "sides",
-    "disputed",
-)
-FLAG_FIELDS = ("id", "pos", "why", "by", "scope", "ids", "key", "ended_at", "ended_by", "ended_why")
+KEY_FIELDS: tuple[str, ...] = tuple(_Key.__slots__)  # a "k" row per slot of a competition key (knowledge/keys.py)
+FLAG_FIELDS = tuple(f.name for f in dataclasses.fields(Flag))  # an "f" row: a flag's fields, in order
 
 
 # -- the state, as rows -------------------------------------------------------------------------------------------
@@ -152,10 +71,6 @@ def _lines(header: dict, st: Any, meta: list) -> Iterator[bytes]:
     """The snapshot's lines, newline included: the header, one row per item (its slots in Item.__slots__ order,
     the scope, key and contribution encoded), then the rest (`_meta_rows`), which starts with the ``"o"`` row: its
     own byte offset and where every item row starts. `meta` receives that offset (the digest line names it)."""
-    from .items import Item
-
-    if Item.__slots__ != _SLOTS:
-        raise ValueError("Item's slots are not the ones this module writes")
     yield (line := _dumps(header) + b"\n")
     at = len(line)
     scopes = list(st._scopes.values())  # every item's scope is one of these shared dicts (store._fold_new_item)
@@ -207,6 +122,19 @@ def _meta_rows(st: Any, scopes: list, items: list, keys: list) -> Iterator[list]
     yield ["x", "derived_from", [[r, it.derived_from] for r, it in enumerate(items) if it.derived_from]]
     yield ["x", "supersedes", [[r, it.supersedes] for r, it in enumerate(items) if it.supersedes]]
     yield ["x", "subject", [it.subject for it in items]]
+    # snapshot(about=)'s name index (knowledge/snapshot.py `_named`): rules, skills and actions by their name's
+    # value key, so a query by name after an open builds that name's items, not every row to read its kind
+    yield ["x", "name", [[r, n] for r, it in enumerate(items) if (n := _name_key(it)) is not None]]
+    cols = _key_columns(keys)
+    for name in KEY_FIELDS:
+        yield ["k", name, cols[name]]
+    for f in st._flags.flags.values():
+        yield ["f", *(list(f.ids) if name == "ids" else getattr(f, name) for name in FLAG_FIELDS)]
+
+
+# -- a competition key's slots as columns, and back (the one place that knows how each slot is encoded) -----------
+def _key_columns(keys: list) -> dict[str, list]:
+    """Every slot of the keys (KEY_FIELDS) as one column each: the slot's values, one per key, as JSON."""
     open_q = []
     for ks in keys:
         oq = None
@@ -215,33 +143,58 @@ def _meta_rows(st: Any, scopes: list, items: list, keys: list) -> Iterator[list]
             if oq is None:
                 raise BadInput(f"key {ks.key!r}: its open question is not one of its questions; cannot snapshot it.")
         open_q.append(oq)
-    cols = {
-        "key": [ks.key for ks in keys],
-        "events": [ks.events for ks in keys],
-        "item_ids": [ks.item_ids for ks in keys],
-        "live": [list(ks.live) for ks in keys],
-        "questions": [ks.questions if type(ks.questions) is list else None for ks in keys],
-        "open_q": open_q,
-        "contribution": [_hex(ks.contribution) for ks in keys],
-        "q_digests": [[_hex(d) for d in ks.q_digests] if type(ks.q_digests) is list else None for ks in keys],
-        "q_settled": [ks.q_settled for ks in keys],
-        "checkpoints": [_checkpoints_text(ks.checkpoints) for ks in keys],
-        "sides": [ks.sides for ks in keys],
-        "disputed": [ks.disputed for ks in keys],
-    }
-    for name in KEY_FIELDS:
-        yield ["k", name, cols[name]]
-    for f in st._flags.flags.values():
-        yield ["f", f.id, f.pos, f.why, f.by, f.scope, list(f.ids), f.key, f.ended_at, f.ended_by, f.ended_why]
+    plain = [name for name in KEY_FIELDS if name != "live"]  # `live` read as ids: an open left it unbuilt
+    cols = {name: [getattr(ks, name) for ks in keys] for name in plain}  # the plain slots as they are
+    cols["live"] = [live_ids(ks) for ks in keys]  # ids only: a key an open left unread is not built to be written
+    cols["questions"] = [ks.questions if type(ks.questions) is list else None for ks in keys]
+    cols["open_q"] = open_q
+    cols["contribution"] = [_hex(ks.contribution) for ks in keys]
+    cols["q_digests"] = [[_hex(d) for d in ks.q_digests] if type(ks.q_digests) is list else None for ks in keys]
+    cols["checkpoints"] = [_checkpoints_text(ks.checkpoints) for ks in keys]
+    return cols
 
 
-X_FIELDS = ("pos", "derived_from", "supersedes", "subject")
+def _keys_from_columns(cols: dict[str, list], items: Any) -> Iterator[Any]:
+    """The keys `_key_columns` wrote, every slot set from its column (the inverse of `_key_columns`); `items` is the
+    fold's item table (a key's live items stay ids until its `live` is first read: keys._SnapshotKey)."""
+    cols = dict(cols)
+    questions = cols["questions"]
+    cols["events"] = [[e if type(e) is int else tuple(e) for e in events] for events in cols["events"]]
+    cols["questions"] = [qs if qs is not None else () for qs in questions]
+    cols["open_q"] = [qs[oq] if oq is not None else None for qs, oq in zip(questions, cols["open_q"])]
+    cols["contribution"] = [int(c, 16) for c in cols["contribution"]]
+    cols["q_digests"] = [[int(d, 16) for d in qd] if qd is not None else () for qd in cols["q_digests"]]
+    cols["checkpoints"] = [_pending_checkpoints(key, cps, items) for key, cps in zip(cols["key"], cols["checkpoints"])]
+    new, fill = _Key.__new__, _fill_key
+    for values, live in zip(zip(*[cols[name] for name in KEY_FIELDS]), cols["live"]):
+        ks = new(_Key)
+        fill(ks, values)
+        defer_live(ks, live, items)  # built when `live` is first read: an open builds no item (issue 42)
+        yield ks
+
+
+def _pending_checkpoints(key: str, cps: Any, items: Any) -> Any:
+    if cps is None:
+        return None
+    if type(cps) is not str:
+        raise ValueError(f"key {key!r}: its checkpoints are not a JSON text")
+    return PendingCheckpoints(cps, items)
+
+
+X_FIELDS = ("pos", "derived_from", "supersedes", "subject", "name")
+
+
+def _name_key(it: Any) -> str | None:
+    """The value key of a rule's, skill's or action's name (what snapshot(about=) looks it up by); None otherwise."""
+    from .items import BEHAVIOUR_KINDS, value_key
+
+    if it.kind in BEHAVIOUR_KINDS and isinstance(it.body, dict) and "name" in it.body:
+        return value_key(it.body["name"])
+    return None
 
 
 def _item_decoder(scopes: list, key_names: list) -> Any:
     """The function that turns a parsed item row back into the Item the fold had (the inverse of `_lines`)."""
-    from .items import Item
-
     new, fill = Item.__new__, _fill_item
 
     def decode(v: list) -> Any:
@@ -265,13 +218,8 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
     """Put a snapshot into an empty fold `st` (the inverse of `_lines`): everything but the items, which stay rows of
     `data` in a LazyItems table and are built when first read. Rows are parsed only once their digest is the one
     the journal recorded (`_parsed_lines`), so a row's shape is this module's own."""
-    from .items import Item, item_id
-    from .keys import _Key
     from .lazy_items import LazyItems, RowSource
-    from .staleness import Flag
 
-    if Item.__slots__ != _SLOTS:
-        raise ValueError("Item's slots are not the ones this module reads")
     if not start <= meta_at < cut:
         raise ValueError(f"its rows start at byte {meta_at}, outside the file's body")
     rows = _parsed_lines(data, meta_at, cut)
@@ -293,8 +241,11 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
         elif tag == "c":
             scopes = row[1]
         elif tag == "f":
-            _, fid, pos, why, by, scope, ids, key, ended_at, ended_by, ended_why = row
-            st._flags.add(Flag(fid, pos, why, by, scope, tuple(ids), key, ended_at, ended_by, ended_why))
+            if len(row) != len(FLAG_FIELDS) + 1:
+                raise ValueError(f"a flag row of {len(row) - 1} values, not {len(FLAG_FIELDS)}")
+            f = dict(zip(FLAG_FIELDS, row[1:]))
+            f["ids"] = tuple(f["ids"])
+            st._flags.add(Flag(**f))
         elif tag == "s":
             s = row[1]
             st.position, st.ticks, st._folded = s["position"], s["ticks"], s["folded"]
@@ -324,6 +275,10 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
     # freeze_after_load).
     src = RowSource(data, offsets, positions, decode, _ROWS_LOADS, freeze_min=freeze_min)
     items = st._items = LazyItems(src)
+    by_name: dict[str, list[str]] = {}
+    for r, name in xcols["name"]:
+        by_name.setdefault(name, []).append(item_id(positions[r]))
+    items.names = (st.position, by_name)
     if st._indexed:
         dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
         for r, derived in xcols["derived_from"]:
@@ -335,28 +290,9 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
         for pos, subject in zip(positions, subjects):
             if subject is not None:
                 by_subject.setdefault(subject, []).append(item_id(pos))
-    # Keys. Each key's live items are built now (its competition holds them). When they are most of the items (a
-    # store of few contradictions: 93% at 10^6 on the default profile), one pass over every row in row order is
-    # cheaper than finding each live item's row by its id (a third less at 10^6).
-    if 2 * sum(map(len, kcols["live"])) >= len(positions):
-        items.build_all()
-    for key, events, item_ids, live, qs, oq, contribution, qd, q_settled, cps, sides, disputed in zip(
-        *[kcols[name] for name in KEY_FIELDS]
-    ):
-        ks = _Key(key)
-        ks.events = [e if type(e) is int else tuple(e) for e in events]
-        ks.item_ids = item_ids
-        ks.live = {i: items[i] for i in live}
-        ks.questions = qs if qs is not None else ()
-        ks.open_q = qs[oq] if oq is not None else None
-        ks.contribution = int(contribution, 16)
-        ks.q_digests = [int(d, 16) for d in qd] if qd is not None else ()
-        ks.q_settled = q_settled
-        if cps is not None:
-            if type(cps) is not str:
-                raise ValueError(f"key {ks.key!r}: its checkpoints are not a JSON text")
-            ks.checkpoints = PendingCheckpoints(cps, items)
-        ks.sides, ks.disputed = sides, disputed
+    # Keys. Each key's live items stay ids until the key's `live` is first read (keys._SnapshotKey): an open builds
+    # no item, however many are live (issue 42).
+    for ks in _keys_from_columns(kcols, items):
         st._keys[ks.key] = ks
 
 

@@ -183,3 +183,10 @@ def freeze_after_load(st: Any) -> None:
     are collected only after gc.unfreeze(). `KnowledgeStore.FREEZE_MIN_RECORDS = None` turns this off."""
     if st.FREEZE_MIN_RECORDS is not None and st._fold._folded >= st.FREEZE_MIN_RECORDS:
         gc.freeze()
+
+
+def withdraw_vouch(journal: Any) -> None:
+    """The journal's head checkpoint no longer vouches for a fold snapshot (a store seen by verify() to differ from
+    its journal's replay): the next open folds from scratch."""
+    if journal.path is not None and not journal.closed and journal.mode == "a":
+        journal.vouch(None)

@@ -6,13 +6,10 @@ the same state and the same fingerprint. `KnowledgeStore.from_journal(journal, s
 meet — and `retract(x)` reaches the same state by re-folding only the competition keys that x (and what rests on
 x) touch, following premise edges only where a status actually changed.
 
-This module is the facade, and its one job is the public face: validate a call once, write its record, hand the
-record to the fold it holds (`ks._fold`, a `StoreFold`), answer reads from it. It holds no rule of the
-specification: the rules are knowledge/fold.py (`Fold`, whose fields — knowledge/fold_state.py — are the whole fold
-state), the re-fold knowledge/refold.py, digests knowledge/digests.py, the add path knowledge/admission.py, the
-record-building reads knowledge/reads.py, from-scratch folds and verify knowledge/from_scratch.py — functions over
-the fold, none of which imports this module (docs/ARCHITECTURE.md, "The knowledge store's layout"). It may not decide a status itself
-nor import explore/ (the explore functions take the store: solvi_lab.explore.store_frame(ks) and the rest).
+This module is the facade, and its one job is the public face: hand a call's arguments to the module that checks
+them, write the record, hand it to the fold it holds (`ks._fold`, a `StoreFold`), answer reads from it. The rules,
+checks, opening and reads are functions over the fold in modules that never import this one (docs/ARCHITECTURE.md,
+"The knowledge store's layout"). It may not decide a status nor import explore/.
 
 >>> ks = KnowledgeStore()
 >>> vip = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person", by="crm")
@@ -28,33 +25,26 @@ True
 
 from __future__ import annotations
 
-import os
-import warnings
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
-from ..errors import BadInput, UnknownId, WriteRefused
-from ..journal import Journal, Record, _owner_refuses
-from ..journal_head import head_file
+from ..errors import BadInput, WriteRefused
+from ..journal import Journal, Record
 from ..owner import JournalOwner, _check_upto, serialised
-from ..validation import need_bool, need_json, need_str, need_str_list, writing_call
-from . import admission, digests, exit_release, from_scratch, reads
+from ..validation import need_bool, need_str_list, writing_call
+from . import admission, digests, exit_release, from_scratch, opening, reads, write_records
 from .admission import DEFAULT, add_record
 from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .fold_snapshot import snapshot_path
 from .from_scratch import Verification, _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
-from .items import Item, item_id, value_key
+from .items import Item, item_id
+from .read_sums import ReadSums
 from .records import RECORD_KIND
 from .snapshot import snapshot as _snapshot
-from .snapshot_files import clean_on_open
-from .snapshot_load import SnapshotLoader
-from .snapshot_write import close_store, freeze_after_load, write_snapshot
-from .staleness import validate_flag_target
+from .snapshot_write import close_store, freeze_after_load, withdraw_vouch, write_snapshot
 from .view import StoreView
 
 
@@ -67,18 +57,6 @@ class StoreFold(Fold):
         """A decision record: read by decisions.read_decision, kept as `_decision_info`."""
         d = read_decision(record)
         self._decision_info[d.id] = (d.answered_by, d.guarantee, d.answer)
-
-
-def _start_fresh(path: Any) -> None:
-    """Delete the journal at `path` and what is kept beside it (KnowledgeStore.open(path, fresh=True))."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise BadInput(f"fresh=True needs a journal file path, got {path!r}.")
-    journal = Path(path)
-    if journal.is_dir():
-        raise BadInput(f"{journal} is a directory, not a journal file; give the journal's file path.")
-    sides = [head_file(journal), snapshot_path(journal)] + [Path(f"{journal}{x}") for x in ("-wal", "-shm", "-journal")]
-    for side in [*sides, journal]:
-        side.unlink(missing_ok=True)
 
 
 @validation.public_calls
@@ -122,42 +100,32 @@ class KnowledgeStore(JournalOwner):
         expect_head: Any = None,
         **older: Any,
     ):
-        if set(older) - {"clock"}:
-            raise TypeError(f"KnowledgeStore() got unexpected keyword arguments {sorted(set(older) - {'clock'})}")
-        if "clock" in older:  # the older name of `timestamps`
-            warnings.warn("KnowledgeStore(clock=...) is now timestamps=...", DeprecationWarning, stacklevel=2)
-            timestamps = older["clock"]
-        if path is not None and journal is not None:
-            raise BadInput("pass either a path or a journal to KnowledgeStore, not both.")
         self._configure(gates)
-        if journal is None:
-            # One pass over a file: every record is folded through _apply as the journal verifies it (or, with a
-            # fold snapshot the journal bears out, only the records after it: knowledge/fold_snapshot.py).
-            loader = SnapshotLoader(self._fold, path, freeze_min=self.FREEZE_MIN_RECORDS)
-            journal = Journal(
-                path,
-                timestamps=timestamps,
-                expect_head=expect_head,
-                on_load=loader.on_load,
-                load_checks=False,  # the fold reads every record it folds; its errors become CorruptJournal
-                skip_prefix=loader.prefix,  # the records a fold snapshot covers: checked by their chain alone
-            )
-            self._loaded(loader.finish(journal))
-            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
-            if path is not None:
-                self._snapshot_on_close = True
-        else:
-            if timestamps is not None:
-                raise BadInput("timestamps= belongs to the Journal; pass Journal(timestamps=...) as journal=.")
-            if expect_head is not None and isinstance(journal, Journal):
-                journal.check_head(expect_head)
-        self._attach(journal)
-        self._catch_up()  # a shared or SQLite journal (or a snapshot the journal refused): fold what it holds
-        self._fold._flush_digests()  # a load is a write path: its digests are settled once, here
-        self.decisions = DecisionLog(self.journal)
-        if path is not None:
+        journal, snapshot_at = opening.constructor_journal(
+            self._fold, path, journal, timestamps, expect_head, older, self.FREEZE_MIN_RECORDS
+        )
+        self._opened(journal, snapshot_at, on_file=path is not None, snapshot_on_close=True)
+
+    def _opened(self, journal: Journal, snapshot_at: int | None, *, on_file: bool, snapshot_on_close: bool) -> None:
+        """Wire a loaded journal in: fold what it holds beyond the load (a shared or SQLite journal, or a snapshot the
+        journal refused), settle the digests once (a load is a write path), and for a file the collector's freeze
+        and the fast exit (knowledge/snapshot_write.py, knowledge/exit_release.py)."""
+        if snapshot_at is not None:  # else the class defaults (None, False): no snapshot wiring
+            self._snapshot_at = snapshot_at
+            self.opened_from_snapshot = True
+        try:
+            self._attach(journal)
+            self._catch_up()
+            self._fold._flush_digests()
+            self.decisions = DecisionLog(journal)
+        except BaseException:
+            if on_file:
+                journal.close()
+            raise
+        if on_file:
+            self._snapshot_on_close = snapshot_on_close
             freeze_after_load(self)
-            exit_release.track(self)
+            exit_release.track(self)  # a fast exit (None turns it off)
 
     def _configure(self, gates: Iterable[WriteGate]) -> None:
         self.gates: list[WriteGate] = [g for g in gates if not isinstance(g, (SourceGate, ConsistencyGate))]
@@ -165,17 +133,10 @@ class KnowledgeStore(JournalOwner):
             if not hasattr(g, "admit"):
                 raise BadInput(f"gate {g!r} has no admit(store, item, shadow) method; subclass WriteGate.")
         self._fold = StoreFold()
-        self._settle_next = False  # a read asked the next write to settle the fold's pending digests (_sums)
-        self._settled: tuple[tuple[int, int, int], tuple[int, int]] | None = None  # _sums's result, and for what
+        self._read_sums = ReadSums()  # the sums reads ask for, beside the fold (knowledge/read_sums.py)
         self._names_index: dict[str, Any] = {}  # snapshot(about=)'s name index (knowledge/snapshot.py), beside the fold
         self.journal = None
         self.decisions = None
-
-    def _loaded(self, snapshot_at: int | None) -> None:
-        """Note the fold snapshot an open used (SnapshotLoader.finish: its position, or None)."""
-        if snapshot_at is not None:  # else the class defaults (None, False): no snapshot wiring
-            self._snapshot_at = snapshot_at
-            self.opened_from_snapshot = True
 
     # ------------------------------------------------------------------------------------------ the fold's clock
     @property
@@ -203,14 +164,9 @@ class KnowledgeStore(JournalOwner):
     # ------------------------------------------------------------------------------------------ writing
     def _catch_up(self) -> None:
         """Fold records other writers (the decision log, the action model, ...) appended to the shared journal."""
-        fold = self._fold
-        if self._read_only or self.journal is None or self.journal.position <= fold.position:
-            return  # a rebuilt view stays where it was rebuilt
-        for r in self.journal.records(fold.position):
-            try:
-                fold._fold((r,))
-            except Exception as e:  # a record another writer appended that the fold cannot read
-                raise _owner_refuses(str(self.journal.path or "journal"), r.position, r.kind, e) from None
+        j = self.journal
+        if not self._read_only and j is not None and j.position > self._fold.position:
+            opening.catch_up(self._fold, j)  # a rebuilt view stays where it was rebuilt
 
     def _apply(self, record: Record) -> None:
         """The journal-owner protocol's fold of one record: the fold's."""
@@ -219,54 +175,28 @@ class KnowledgeStore(JournalOwner):
     @serialised
     def _write(self, kind: str, payload: Any) -> Record:
         """The live path (solvi_lab.owner): fold what others appended, append the record, fold it (and settle the
-        fold's pending digests when a read asked: `_sums`) — all under the journal's lock."""
+        fold's pending digests when a read asked: knowledge/read_sums.py) — all under the journal's lock."""
+        return self._append(kind, payload)
+
+    def _append(self, kind: str, payload: Any, text: str | None = None) -> Record:
+        """`_write`'s steps, called with the journal's lock held (a writing call's); `text`: the record already in
+        canonical form (canonical(payload); `payload` what JSON gives back for it: add()'s, encoded once)."""
         if self._read_only:
             raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
         self._catch_up()
-        if self.journal is None:
+        j = self.journal
+        if j is None:
             raise BadInput(f"this {type(self).__name__} has no journal to write to.")
-        rec = self.journal.append(kind, payload)
-        self._folded_one(rec)
-        return rec
-
-    def _folded_one(self, rec: Record) -> None:
+        rec = j.append(kind, payload) if text is None else j.append_encoded(kind, text, payload)
         fold = self._fold
         fold._apply(rec)
         fold._folded += 1
-        if self._settle_next:  # the store is being read: hash what changed now, once (see _sums)
-            self._settle_next = False
-            if fold._touched:
-                fold._flush_digests()
-
-    def _sums(self) -> tuple[int, int]:
-        """(item sum, present count) with the fold's pending item digests counted on the side — a read changes no
-        field of the fold. The result is kept for the next read of the same state, and the next write is asked to
-        settle the digests (under the lock): a store that is read pays each changed digest once, after the write
-        that changed it; a store only written pays nothing until it is read (a bulk load, a build)."""
-        fold = self._fold
-        self._settle_next = True
-        touched = fold._touched
-        if not touched:
-            return fold._items_sum, fold._present
-        at = (fold.position, id(touched), len(touched))
-        if self._settled is None or self._settled[0] != at:
-            self._settled = (at, digests.settled(fold))
-        return self._settled[1]
+        if self._read_sums.asked:  # the store is being read: hash what changed now, once
+            self._read_sums.after_write(fold)
+        return rec
 
     def _write_knowledge(self, payload: dict[str, Any]) -> int:
-        return self._write(RECORD_KIND, payload).position
-
-    def _write_encoded(self, text: str, payload: dict[str, Any]) -> int:
-        """`_write` for a record already in canonical form (`text` is canonical(payload), `payload` what JSON gives
-        back for it: add()'s, encoded once): the owner protocol's steps, with `Journal.append_encoded`."""
-        if self._read_only:
-            raise BadInput(f"this store is {self._read_only} and writes nothing; write to the live store instead.")
-        self._catch_up()
-        if self.journal is None:
-            raise BadInput(f"this {type(self).__name__} has no journal to write to.")
-        rec = self.journal.append_encoded(RECORD_KIND, text, payload)
-        self._folded_one(rec)
-        return rec.position
+        return self._append(RECORD_KIND, payload).position  # its callers are writing calls: the lock is held
 
     def _premise_verdict(self, *args: Any, **kw: Any) -> Any:
         """The consistency check of a candidate's premises (ConsistencyGate): admission.premise_verdict on the fold."""
@@ -327,7 +257,7 @@ class KnowledgeStore(JournalOwner):
             gate_store=self,
             shell=self._shell,
         )
-        pos = self._write_encoded(text, payload)
+        pos = self._append(RECORD_KIND, payload, text).position
         it = self._fold._items[item_id(pos)]
         if it.state in ("refused", "retracted"):
             raise WriteRefused(f"refused {it.id}: {it.why}", item_id=it.id, reason=it.why, position=pos)
@@ -336,77 +266,35 @@ class KnowledgeStore(JournalOwner):
     def _get(self, iid: Any) -> Item:
         return reads.get(self._fold, iid)
 
-    def _live_item(self, iid: str, what: str) -> Item:
-        it = self._get(iid)
-        if it.state == "refused":
-            raise UnknownId(
-                f"{iid} was refused when written ({it.why}); it is not in the store, so it cannot be {what}."
-            )
-        if it.state == "retracted":
-            raise BadInput(f"{iid} is already retracted ({it.why}); nothing to do.")
-        return it
-
     @writing_call
     def retract(self, iid: str, *, by: Any, why: str) -> None:
         """Take an item back with everything derived from it. Exact: the store then has the fingerprint of
         rebuild(skip={iid}). Nothing is deleted from the journal. Cost: the keys the retraction changes."""
-        need_str("why", why)
-        need_json("by", by)
-        self._live_item(iid, "retracted")
-        if not why:
-            raise BadInput("retract() needs why=...: a retraction without a reason cannot be reviewed.")
-        self._write_knowledge({"op": "retract", "id": iid, "by": by, "why": why})
-
-    def _key_op(self, op: str, iid: str, **fields: Any) -> None:
-        for name, v in fields.items():
-            need_json(name, v)
-        it = self._live_item(iid, f"given to {op}()")
-        self._write_knowledge({"op": op, "id": iid, "key": it.key, "clock": self._fold.ticks, **fields})
+        self._write_knowledge(write_records.retract(self._fold, iid, by, why))
 
     @writing_call
     def promote(self, iid: str, *, by: Any, why: str) -> None:
         """Promote a hypothesis (a held rule, skill or action; a fact written as a hypothesis); who and why recorded."""
-        need_str("why", why)
-        it = self._live_item(iid, "promoted")
-        if it.state != "hypothesis":
-            raise BadInput(f"{iid} is {self.status(iid)}, not a hypothesis; only a hypothesis is promoted.")
-        self._key_op("promote", iid, by=by, why=why)
+        self._write_knowledge(write_records.promote(self._fold, iid, by, why))
 
     @writing_call
     def use(self, iid: str, *, wrong: bool = False) -> None:
         """Count a use of an item by a decision, and whether that use turned out wrong."""
-        self._key_op("use", iid, wrong=bool(wrong))
+        self._write_knowledge(write_records.key_op(self._fold, "use", iid, wrong=bool(wrong)))
 
     @writing_call
     def confirm(self, iid: str, *, by: Any, source: str = "person") -> None:
         """A person (or an observation) confirms an item as it stands: it is no longer stale under older flags."""
-        if not isinstance(source, str) or source not in ("person", "outcome"):
-            raise BadInput(f"confirm(source={source!r}): only a person or an outcome re-confirms an item.")
-        self._key_op("confirm", iid, by=by, source=source, rule=None)
+        self._write_knowledge(write_records.confirm(self._fold, iid, by, source))
 
     @writing_call
     def rollback(self, update: str, *, by: Any, why: str) -> str:
         """Undo a new version: the one it superseded comes back — only as a hint while a flag covers the update."""
-        need_str("why", why)
-        it = self._live_item(update, "rolled back")
-        if not it.supersedes:
-            raise BadInput(f"{update} supersedes nothing; rollback() undoes a new version (written with supersedes=).")
-        prev = self._fold._items[it.supersedes]
-        if prev.state != "refuted" or prev.refuted_by != update:
-            raise BadInput(
-                f"{update}'s previous version {prev.id} is {self.status(prev.id)}, not the version it "
-                "replaced; nothing to roll back to."
-            )
-        pending = self._fold._flags.pending_covering
-        flags = [f.id for f in pending(it.id, it.key, it.scope)]
-        flags += [f.id for f in pending(prev.id, prev.key, prev.scope) if f.id not in flags]
-        self._key_op("rollback", update, by=by, why=why, flags=flags)
-        return prev.id
+        record, restored = write_records.rollback(self._fold, update, by, why)
+        self._write_knowledge(record)
+        return restored
 
     # ------------------------------------------------------------------------------------------ disputes
-    def _key_of(self, key: Any) -> Any:
-        return reads.key_of(self._fold, key)
-
     def disputes(self) -> list[dict[str, Any]]:
         """The open disputes: one person question each, with the sides and their items."""
         return reads.disputes(self._fold)
@@ -418,34 +306,7 @@ class KnowledgeStore(JournalOwner):
     @writing_call
     def resolve(self, key: Any, value: Any, *, by: Any, why: str = "") -> None:
         """A person's answer to an open dispute: the side holding `value` stays, the others are refuted."""
-        need_json("key", key)
-        need_json("value", value)
-        need_json("by", by)
-        need_str("why", why)
-        ks = self._key_of(key)
-        if ks.open_q is None:
-            raise BadInput(f"there is no open dispute on {ks.key}; ks.disputes() lists the open ones.")
-        held = {c.value: c.body["o"] for c in ks.live.values() if c.state == "disputed"}
-        try:
-            wanted = value_key(value)
-        except (TypeError, ValueError):
-            raise BadInput(f"resolve value {value!r} is not JSON.") from None
-        if wanted not in held:
-            raise BadInput(
-                f"no side of the dispute on {ks.key} holds {value!r}; the sides hold "
-                f"{list(held.values())}. Add the value as a fact first if it is the answer."
-            )
-        self._write_knowledge(
-            {
-                "op": "resolve",
-                "key": ks.key,
-                "value": value,
-                "by": by,
-                "why": why,
-                "question": ks.open_q["id"],
-                "clock": self._fold.ticks,
-            }
-        )
+        self._write_knowledge(write_records.resolve(self._fold, key, value, by, why))
 
     # ------------------------------------------------------------------------------------------ staleness
     @writing_call
@@ -454,22 +315,10 @@ class KnowledgeStore(JournalOwner):
     ) -> str:
         """Raise a drift flag: the items it covers that were learned before it become hints until re-confirmed
         by a newer observation or a person, or until the flag ends. Returns the flag id."""
-        need_str("why", why)
-        need_json("by", by)
-        for what, v in (("scope", scope), ("key", key)):
-            need_json(what, v)
-        if ids is not None and not isinstance(ids, str):
-            need_str_list("ids", ids)
-        if not why:
-            raise BadInput("flag() needs why=...: say what drift or open-set signal raised it.")
-        scope, ids, target_key = validate_flag_target(scope, ids, key)
-        for i in ids:
-            self._get(i)
-        fid = f"f{self.journal.position}"
-        self._write_knowledge(
-            {"op": "flag", "id": fid, "scope": scope, "ids": list(ids), "target_key": target_key, "why": why, "by": by}
-        )
-        return fid
+        j = self.journal
+        record = write_records.flag(self._fold, j.position if j is not None else self._fold.position, scope, ids, key, why, by)
+        self._write_knowledge(record)
+        return record["id"]
 
     @writing_call
     def reconfirm(self, iid: str, *, why: str = "reconfirm requested", by: Any = None) -> str:
@@ -478,22 +327,13 @@ class KnowledgeStore(JournalOwner):
 
     @writing_call
     def end_flag(self, flag: str, *, by: Any, why: str) -> None:
-        need_str("flag", flag)
-        need_str("why", why)
-        need_json("by", by)
-        f = self._fold._flags.flags.get(flag)
-        if f is None:
-            raise UnknownId(f"no flag {flag!r}; ks.report()['flags'] lists them.")
-        if not f.pending:
-            raise BadInput(f"flag {flag} already ended at position {f.ended_at}.")
-        self._write_knowledge({"op": "end_flag", "flag": flag, "by": by, "why": why})
+        """End a pending flag: the items it covered are no longer stale under it."""
+        self._write_knowledge(write_records.end_flag(self._fold, flag, by, why))
 
     @writing_call
     def tick(self, k: int = 1) -> None:
         """Move the store's clock by k decisions (what reconfirm_after counts)."""
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k.bit_length() > 62:
-            raise BadInput(f"tick(k) moves the clock forward by k ≥ 1 decisions, got {k!r}.")
-        self._write_knowledge({"op": "tick", "k": k})
+        self._write_knowledge(write_records.tick(k))
 
     def stale(self, iid: str) -> bool:
         """True while a pending flag covers the item (read from the flags, never from the status)."""
@@ -527,7 +367,7 @@ class KnowledgeStore(JournalOwner):
         return it is not None and it.present
 
     def __len__(self) -> int:
-        return self._sums()[1]
+        return self._read_sums.sums(self._fold)[1]
 
     @writing_call
     def query(
@@ -569,7 +409,7 @@ class KnowledgeStore(JournalOwner):
     def fingerprint(self) -> str:
         """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
         last write) to read, and reading it changes nothing; knowledge/digests.py)."""
-        return digests.fingerprint(self._fold, self._sums()[0])
+        return digests.fingerprint(self._fold, self._read_sums.sums(self._fold)[0])
 
     def report(self) -> dict[str, Any]:
         """Counts by status, kind and source — each over the same items: every item written and admitted, retracted
@@ -691,24 +531,12 @@ class KnowledgeStore(JournalOwner):
         """
         need_bool("fresh", fresh)
         if fresh:
-            _start_fresh(path)
+            opening.start_fresh(path)
         st = cls._empty(**options)
-        loader = SnapshotLoader(st._fold, path, use=snapshot, freeze_min=st.FREEZE_MIN_RECORDS)
-        jo = {**(journal_options or {}), "on_load": loader.on_load, "load_checks": False, "skip_prefix": loader.prefix}
-        journal = Journal(path, **jo)
-        try:
-            st._loaded(loader.finish(journal))
-            clean_on_open(journal)  # temporary snapshot files a killed writer left (knowledge/snapshot_files.py)
-            st._attach(journal)
-            st._catch_up()  # a snapshot the journal did not bear out left the store empty: fold from scratch
-            st._fold._flush_digests()  # a load is a write path: its digests are settled once, here
-            st.decisions = DecisionLog(journal)
-        except BaseException:
-            journal.close()
-            raise
-        st._snapshot_on_close = snapshot
-        freeze_after_load(st)
-        exit_release.track(st)  # knowledge/exit_release.py: a fast exit (None turns it off)
+        journal, snapshot_at = opening.open_journal(
+            st._fold, path, use_snapshot=snapshot, freeze_min=st.FREEZE_MIN_RECORDS, **(journal_options or {})
+        )
+        st._opened(journal, snapshot_at, on_file=True, snapshot_on_close=snapshot)
         return st
 
     def write_snapshot(self) -> Any:
@@ -753,14 +581,7 @@ class KnowledgeStore(JournalOwner):
         ['decisions', 'fingerprint', 'position', 'retracted', 'ticks']
         """
         self._catch_up()
-        fold = self._fold
-        return {
-            "fingerprint": self.fingerprint(),
-            "ticks": fold.ticks,
-            "position": fold.position,
-            "retracted": {k: dict(v) for k, v in fold._retracted.items()},
-            "decisions": {k: list(v) for k, v in fold._decision_info.items()},
-        }
+        return reads.state(self._fold, self.fingerprint())
 
     @writing_call
     def rebuild(self, upto: int | None = None, skip: Iterable[str] = ()) -> KnowledgeStore:
@@ -799,12 +620,9 @@ class KnowledgeStore(JournalOwner):
         self._catch_up()
         v = from_scratch.verify(self._fold, self.journal, head, type(self._fold))
         if v.chain_ok and not v.replay_matches:
-            # Seen to diverge: no snapshot is written from this state, and the one it may have been opened from is
-            # no longer vouched for by the journal's head checkpoint (the next open folds from scratch).
+            # Seen to diverge: no snapshot is written from this state, nor vouched for (the next open folds anew).
             self._diverged = "was found by verify() to differ from the replay of its journal"
-            j = self.journal
-            if j.path is not None and not j.closed and j.mode == "a":
-                j.vouch(None)
+            withdraw_vouch(self.journal)
         self.last_verification = (v, self.position)  # what the store's card shows as its last verify
         return v
 

@@ -398,11 +398,13 @@ def blocks(text: str, *, where: str) -> list[Block]:
 
 
 def regenerated(page: Path, docs: Path) -> str:
-    """The page's text with every generated block (pass rates, the studies table of `headlines`) rebuilt from
-    `docs/sweeps/` (the text itself if it has none)."""
+    """The page's text with every generated block (pass rates, the studies table of `headlines`, the blocks of a
+    stored file of `stored_files`) rebuilt from its source (the text itself if it has none)."""
     from .headlines import regenerated as with_studies_table
+    from .stored_files import regenerated as with_stored_files
 
     text = with_studies_table(page.read_text(encoding="utf-8"), docs, page)
+    text = with_stored_files(text, Path(docs).parent, page)
     found = blocks(text, where=str(page))
     if not found:
         return text

@@ -497,6 +497,30 @@ def test_a_snapshot_open_checks_the_records_before_it_as_one_block(journal):
     assert opened(journal)[0] == reference(journal)
 
 
+def test_the_blocks_offsets_are_found_only_when_a_record_in_it_is_read(tmp_path):
+    """Issue 42: the open checks the block at the byte floor (its SHA-256 and newline count); where each of its
+    lines starts is found when a record inside it is first read by position, and checked against the same digest."""
+    path = tmp_path / "ks.jsonl"
+    build(path)
+    snapshot(path)
+    marker = _marker_position(path)
+    full = list(Journal(path, mode="r"))
+    starts = [0]
+    for line in path.read_bytes().split(b"\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    with KnowledgeStore.open(path) as ks:
+        offsets = ks.journal._backend.offsets
+        assert ks.journal.skipped == marker and offsets.block is not None and len(offsets) == len(full)
+        assert offsets[marker] == starts[marker] and offsets[-1] == starts[len(full) - 1]  # after the block: as is
+        assert offsets.block is not None
+        assert ks.journal[2] == full[2] and offsets.block is None and list(offsets) == starts[:-1]
+        ks.close(snapshot=False)
+    with KnowledgeStore.open(path, journal_options={"mode": "r"}) as ks:
+        _edit_line(path, 3, rehash=False)  # the block changed on disk after the open checked it
+        with pytest.raises(CorruptJournal, match=f"first {marker} records changed on disk after it was opened"):
+            ks.journal[1]
+
+
 @pytest.mark.parametrize("rehash", [False, True])
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
 def test_an_edited_record_before_the_snapshot_is_caught_at_open(tmp_path, rehash, where):

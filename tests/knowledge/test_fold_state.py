@@ -33,7 +33,7 @@ def test_a_store_holds_its_fold_and_only_its_own_wiring_besides() -> None:
     ks.snapshot(about="c1")  # builds snapshot's name index beside the fold, in the store
     assert isinstance(ks._fold, Fold) and not isinstance(ks, Fold)
     assert set(vars(ks._fold)) == set(Fold.FIELDS) | {"_folded"}  # the fields, and the count of records folded
-    assert set(vars(ks)) == {"_fold", "journal", "gates", "decisions", "_names_index", "_settle_next", "_settled"}
+    assert set(vars(ks)) == {"_fold", "journal", "gates", "decisions", "_names_index", "_read_sums"}
     assert not set(vars(ks)) & set(Fold.FIELDS)
 
 

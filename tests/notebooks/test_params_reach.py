@@ -30,6 +30,7 @@ INJECTED: dict[str, dict[str, Any]] = {
         "blind": True,
         "unseen": "unknown",
         "schema_family": False,
+        "explore_schema": False,
         "seed": 1,
     },
     # the notebooks assert their claims, so these stay at sizes where the claims hold
@@ -42,6 +43,7 @@ INJECTED: dict[str, dict[str, Any]] = {
         "blind_budget": 10,
         "unseen": "unknown",
         "schema_family": False,
+        "explore_schema": False,
         "seed": 3,
     },
     "tau2_telecom": {

@@ -10,7 +10,11 @@ import pytest
 from solvi_lab.actions import ConservativeActionModel
 from solvi_lab.errors import BadInput
 from solvi_lab.studies.taubench import defaults
+from solvi_lab.studies.taubench.airline.study import PARAMS as airline_params
+from solvi_lab.studies.taubench.airline.study import run as airline_run
 from solvi_lab.studies.taubench.airline.vocabulary import build_vocabulary as airline_vocabulary
+from solvi_lab.studies.taubench.study import PARAMS as retail_params
+from solvi_lab.studies.taubench.study import run as retail_run
 from solvi_lab.studies.taubench.vocabulary import build_vocabulary as retail_vocabulary
 
 
@@ -40,10 +44,19 @@ def test_stored_decision_is_what_the_code_defaults_to() -> None:
     for build in (retail_vocabulary, airline_vocabulary):
         assert inspect.signature(build).parameters["schema_family"].default is chosen["schema_family"]
     assert inspect.signature(ConservativeActionModel).parameters["unseen"].default == chosen["unseen"]
-    # the decision read the dev split only (never the test split)
-    assert {name for r in retail["rows"] for name in r["sets"]} == {"dev gold-step", "dev blind", "dev reading"}
-    assert {(r["schema_family"], r["unseen"]) for r in retail["rows"]} == {
-        (s, u) for s in (False, True) for u in ("refuse", "unknown")
+    for run, spec in ((retail_run, retail_params), (airline_run, airline_params)):
+        assert inspect.signature(run).parameters["explore_schema"].default is chosen["explore_schema"]
+        assert spec.defaults(quick=False)["explore_schema"] is chosen["explore_schema"]
+        assert spec.defaults(quick=True)["explore_schema"] is chosen["explore_schema"]
+    # the vote read training tasks no design read; the dev split is shown, never the test split
+    assert retail["voting"] == ["unread gold-step", "unread blind", "unread reading"]
+    assert {name for r in retail["rows"] for name in r["sets"]} == {
+        f"{where} {kind}" for where in ("unread", "dev") for kind in ("gold-step", "blind", "reading")
+    }
+    for r in retail["rows"]:  # the pooled figures are the voting sets' alone
+        assert r["probes"] == sum(r["sets"][name]["probes"] for name in retail["voting"])
+    assert {(r["schema_family"], r["unseen"], r["explore_schema"]) for r in retail["rows"]} == {
+        (s, u, e) for s in (False, True) for u in ("refuse", "unknown") for e in (False, True)
     }
 
 
@@ -58,7 +71,7 @@ def test_actions_page_block_is_rendered_from_the_stored_file() -> None:
 
 def test_render_table_marks_the_chosen_setting_once_per_domain(tmp_path) -> None:
     s = {"probes": 2, "refused": 1, "precision": 1.0, "abstention_pct": 50.0, "false_accepts": 0, "false_refusals": 0}
-    rows = [{"setting": label, **s, "sets": {"p": s}} for label, _, _ in defaults.SETTINGS]
+    rows = [{"setting": label, **s, "sets": {"p": s}} for label, *_ in defaults.SETTINGS]
     result = {
         "rule": "r",
         "decided_on": "d",
@@ -68,7 +81,7 @@ def test_render_table_marks_the_chosen_setting_once_per_domain(tmp_path) -> None
     }
     table = defaults.render_table(result)
     assert table.count("**(chosen)**") == 1 and len(table.splitlines()) == 2 + 2 * len(defaults.SETTINGS)
-    assert "| d | schema on, unseen='refuse' **(chosen)** | pooled | 2 | 1 | 1.0000 | 50.00% | 0 | 0 |" in table
+    assert f"| d | {rows[1]['setting']} **(chosen)** | pooled | 2 | 1 | 1.0000 | 50.00% | 0 | 0 |" in table
     page = tmp_path / "page.md"
     page.write_text("no markers\n", encoding="utf-8")
     with pytest.raises(BadInput, match="has no block"):

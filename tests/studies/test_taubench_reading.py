@@ -8,40 +8,52 @@ from collections import Counter
 import pytest
 
 from solvi_lab.errors import BadParameter, DataMissing
+from solvi_lab.studies.taubench.airline.tools import Calculate as AirlineCalculate
 from solvi_lab.studies.taubench.reading_templates import (
-    arith_class,
     length_class,
     list_conditions,
+    parse_class,
     parsed_by_tool,
+    parser_of,
     shape_conditions,
     token_pattern,
     walk_as_tool,
 )
 from solvi_lab.studies.taubench.scoring import score, verdicts
+from solvi_lab.studies.taubench.tools import Calculate, evaluate_expression
 
 
-def test_arith_class_reads_the_text_as_eval_and_float_do() -> None:
-    finite = ("2 + 2", " 12.5 * (3 + 4)", "10 // 3", "7 % 2", "-(1.5)", "2 ** 10", "(2 ** 2000) / (2 ** 1990)")
-    assert {arith_class(t) for t in finite} == {"finite"}
-    assert [arith_class(t) for t in ("1,000 + 2", "(1 + 2", "1 + 2)", "3.5(2)", "x + 1", "", "1 +")] == [
-        "not arithmetic"
-    ] * 7
-    assert [arith_class(t) for t in ("2 ** 10000", "10.0 ** 400", "(1 + 2) * 10 ** 400")] == ["overflow"] * 3
-    assert [arith_class(t) for t in ("1 / 0", "5 // (1 - 1)", "3 % 0")] == ["zero division"] * 3
-    assert arith_class("1e308 * 10") == "not finite"  # float multiplication gives inf without an error
-    for text in ("2 + 2", "1 / 0", "2 ** 10000", "(1 + 2"):  # each class is what the calculator itself does
-        try:
-            value = float(eval(text, {"__builtins__": None}, {}))  # noqa: S307 - fixed test strings
-            expected = "finite" if math.isfinite(value) else "not finite"
-        except ZeroDivisionError:
-            expected = "zero division"
-        except OverflowError:
-            expected = "overflow"
-        except SyntaxError:
-            expected = "not arithmetic"
-        assert arith_class(text) == expected, text
+def test_parse_class_reads_the_text_with_the_tools_own_function() -> None:
+    """D3: the shape condition calls the environment's own parser (tools.evaluate_expression), not a copy of it, so
+    its class is what calculate does: "finite" exactly where the tool answers a number, an error's kind otherwise."""
+    parse = Calculate.parses["expression"]
+    assert parse is evaluate_expression and AirlineCalculate.parses["expression"] is evaluate_expression
+    finite = ("2 + 2", " 12.5 * (3 + 4)", "10 // 3", "-(1.5)", "2 ** 10", "(2 ** 2000) / (2 ** 1990)")
+    assert {parse_class(parse, t) for t in finite} == {"finite"}
+    cases = {
+        "1,000 + 2": "InvalidCharacters",
+        "1_000 + 2": "InvalidCharacters",
+        "7 % 2": "InvalidCharacters",
+        "1e3 + 1": "InvalidCharacters",
+        "(1 + 2": "SyntaxError",
+        "1 + 2)": "SyntaxError",
+        "": "SyntaxError",
+        "3.5(2)": "TypeError",
+        "2 ** 10000": "OverflowError",
+        "10.0 ** 400": "OverflowError",
+        "2 ** 99999999": "OverflowError",
+        "1 / 0": "ZeroDivisionError",
+        "5 // (1 - 1)": "ZeroDivisionError",
+    }
+    assert {t: parse_class(parse, t) for t in cases} == cases
+    for text in (*finite, *cases):  # the condition says what the tool itself does
+        answer = Calculate.invoke(None, text)
+        assert answer.startswith("Error:") is (parse_class(parse, text) != "finite"), text
     with pytest.raises(TypeError):
-        arith_class(5)
+        parse_class(parse, 5)  # not text: unreadable (the jtype condition reads it)
+    assert [parse_class(float, t) for t in ("1e400", "nan", "x")] == ["not finite", "not finite", "ValueError"]
+    assert parse_class(str.upper, "a") == "parsed"
+    assert parser_of(Calculate, "expression") is evaluate_expression and parser_of(Calculate, "x") is None
 
 
 def test_pattern_length_and_which_arguments_are_parsed() -> None:
@@ -57,8 +69,9 @@ def test_pattern_length_and_which_arguments_are_parsed() -> None:
     ]
     assert parsed_by_tool({"description": "The date in the format 'YYYY-MM-DD'."})
     assert not parsed_by_tool({"description": "A summary of the user's issue."})
-    c = shape_conditions("expression")
-    assert sorted(c) == ["expression:arith", "expression:length", "expression:symbols"]
+    c = shape_conditions("expression", evaluate_expression)
+    assert sorted(c) == ["expression:length", "expression:parse", "expression:symbols"]
+    assert sorted(shape_conditions("date")) == ["date:length", "date:symbols"]  # no parser declared: no parse
     assert "expression:pattern" in shape_conditions("expression", pattern=True)
 
 

@@ -125,8 +125,8 @@ class Navigator:
         return [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values() if self._free((p[0] + dx, p[1] + dy))]
 
     def _open_around(self, p: tuple[int, int]) -> list[tuple[int, int]]:
-        cells = [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values()]
-        return [q for q in cells if self.cells.get(q) in self.walkable]
+        cells = [(p[0] + dx, p[1] + dy) for dx, dy in DIRECTIONS.values()]  # a plant is a wall: it never moves
+        return [q for q in cells if self.cells.get(q) in self.walkable and not self.creatures.get(q, "").startswith("plant")]
 
     def sealed(self, state: SymState) -> bool:
         """The player's walkable region is at most two cells (nothing can walk in). By material only: a creature
@@ -290,3 +290,125 @@ class Navigator:
         """A random move that does not enter lava (a blocked one just turns the player)."""
         options = [MOVES[d] for d, (m, _) in state.neighbours.items() if m != "lava"]
         return rng.choice(options or list(MOVES.values()))
+
+
+
+WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks
+
+
+def pocket_plan(
+    nav: Navigator,
+    state: SymState,
+    stones: int,
+    mine: bool = False,
+    radius: int = 5,
+    tries: int = 6,
+    limit: int = 30000,
+    prefer: Iterable[tuple[int, int]] = (),
+    tables: int = 0,
+) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
+    """A plan that walls the player into a pocket of two adjacent cells with placed stones, anywhere: the steps
+    ``(action, position, facing)`` it is taken from, or None when no pocket of at most ``stones`` stones is found.
+
+    A cell is faced without entering it only when it is blocked or the player walked in from the opposite side, so
+    one cell can never be closed from inside (the last open side is the one walked in by); two can: the last stone
+    is placed from the second cell, facing away from the first. ``mine`` (a pickaxe in hand): a pocket cell may be a
+    stone, mined first (which gives a stone back): a pocket dug into rock needs few stones. Candidate pairs near the
+    player are ranked by the stones and steps they need; the plan for a pair is a breadth-first search over
+    (position, facing, stones placed, cells mined). Creatures are walls while planning (the plan is redone when one
+    moves in the way). Cells next to lava are never used. A plant is a wall (it never moves); a pocket next to a
+    cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first. ``tables``: how
+    many tables it can place as walls once the stones are spent (a table is as good a wall)."""
+    pos = state.pos
+    liked = set(prefer)
+
+    def open_(p: tuple[int, int]) -> bool:
+        return p == pos or nav._free(p)
+
+    def minable(p: tuple[int, int]) -> bool:
+        return mine and nav.cells.get(p) == "stone" and p not in nav.creatures
+
+    pairs = []
+    for x in range(pos[0] - radius, pos[0] + radius + 1):
+        for y in range(pos[1] - radius, pos[1] + radius + 1):
+            p = (x, y)
+            if not (open_(p) or minable(p)):
+                continue
+            for q in ((x + 1, y), (x, y + 1)):
+                if not (open_(q) or minable(q)):
+                    continue
+                walls, ok = set(), True
+                for c in (p, q):
+                    for dx, dy in DIRECTIONS.values():
+                        n = (c[0] + dx, c[1] + dy)
+                        if n in (p, q):
+                            continue
+                        m = nav.cells.get(n)
+                        if m in nav.walkable and nav.creatures.get(n, "").startswith("plant"):
+                            continue  # a plant is a wall
+                        if m in nav.walkable:
+                            if n in nav.creatures and n != pos:
+                                ok = False  # a creature stands there: no stone can go there now
+                            walls.add(n)
+                        elif m not in WALLS_OK:
+                            ok = False  # unseen, lava, or the world's edge
+                dug = sum(1 for c in (p, q) if not open_(c))
+                if ok and len(walls) <= stones + dug + tables:
+                    far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
+                    near = any(abs(c[0] - g[0]) + abs(c[1] - g[1]) == 1 for c in (p, q) for g in liked)
+                    pairs.append((len(walls) + far + 2 * dug - 8 * near, p, q, walls))
+    pairs.sort(key=lambda t: (t[0], t[1], t[2]))
+    for _, p, q, walls in pairs[:tries]:
+        plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables)
+        if plan is not None:
+            return plan
+    return None
+
+
+def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0):
+    """Breadth-first search over (position, facing, walls placed, pocket cells mined); see :func:`pocket_plan`."""
+    index = {w: i for i, w in enumerate(walls)}
+    rock = [c for c in pocket if c != state.pos and not nav._free(c)]  # pocket cells to mine
+    rock_i = {c: i for i, c in enumerate(rock)}
+    full, all_mined = (1 << len(walls)) - 1, (1 << len(rock)) - 1
+    cs = [c for c in (*pocket, state.pos)]
+    lo_x, hi_x = min(c[0] for c in cs) - 2, max(c[0] for c in cs) + 2
+    lo_y, hi_y = min(c[1] for c in cs) - 2, max(c[1] for c in cs) + 2
+    start = (state.pos, state.facing, 0, 0)
+    parent: dict = {start: None}
+    queue = deque([start])
+    while queue and len(parent) < limit:
+        s = queue.popleft()
+        here, facing, placed, mined = s
+        if placed == full and mined == all_mined and here in pocket:
+            steps = []
+            while parent[s] is not None:
+                prev, action = parent[s]
+                steps.append((action, prev[0], prev[1]))
+                s = prev
+            return steps[::-1]
+        ahead = (here[0] + facing[0], here[1] + facing[1])
+        i, r = index.get(ahead), rock_i.get(ahead)
+        have = stones + bin(mined).count("1") - bin(placed).count("1")  # below 0: tables placed
+        nxt = None
+        if i is not None and not placed >> i & 1 and have + tables > 0:
+            nxt, action = (here, facing, placed | 1 << i, mined), "place_stone" if have > 0 else "place_table"
+        elif r is not None and not mined >> r & 1:
+            nxt, action = (here, facing, placed, mined | 1 << r), "do"
+        if nxt is not None and nxt not in parent:
+            parent[nxt] = (s, action)
+            queue.append(nxt)
+        for d, v in DIRECTIONS.items():
+            t = (here[0] + v[0], here[1] + v[1])
+            j, r = index.get(t), rock_i.get(t)
+            if r is not None:
+                free = bool(mined >> r & 1)
+            else:
+                free = (t == state.pos or nav._free(t)) and not (j is not None and placed >> j & 1)
+            if free and not (lo_x <= t[0] <= hi_x and lo_y <= t[1] <= hi_y):
+                continue
+            nxt = (t, v, placed, mined) if free else (here, v, placed, mined)
+            if nxt not in parent:
+                parent[nxt] = (s, MOVES[d])
+                queue.append(nxt)
+    return None

@@ -38,7 +38,7 @@ from ...actions import ConservativeActionModel
 from ...failures import FailureMemory
 from .agent import GATHER, GOAL_CALLS, Agent
 from .env import DIRECTIONS, NONE, SymState
-from .navigation import MOVES
+from .navigation import MOVES, pocket_plan
 from .vocabulary import vocabulary
 
 __all__ = ["Survivor", "ORDER", "PIECES"]
@@ -77,9 +77,16 @@ EVENING = 0.8  # daylight below which it eats and drinks to the full (before the
 FULL_DRINK, FULL_FOOD = 8, 7  # ... to these
 LOW = 6  # otherwise it drinks and eats below this
 HEAL_BELOW = 4  # health at or below which it shelters to heal
-HEALED = 8  # ... until this health
+HEALED = 7  # ... until this health
+FED = 3  # ... while food and drink are above this
+AFTERNOON = 0.9  # falling daylight below which it fills up on food and drink for the night
 GARDENS = 3  # living plants it keeps before it stops trying for saplings
 OPEN = frozenset({"grass", "sand", "path"})  # where cows and zombies walk
+NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cells in the open needs six)
+WALL_IN, WALL_OUT = 0.6, 0.75  # daylight below which it walls itself in (evening), above which it leaves (morning)
+HOME_RANGE = 30  # cells within which it goes back to a garden for the night
+COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
+REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
 class Survivor(Agent):
@@ -119,6 +126,9 @@ class Survivor(Agent):
         self._holding_since: int | None = None
         self._healing = False
         self._tried: set[tuple[int, int]] = set()  # grass cells tried for a sapling
+        self._pocket: list[tuple[str, tuple[int, int], tuple[int, int]]] = []  # the walling-in plan under way
+        self._no_pocket_at = -(10**9)
+        self._light = 1.0  # the last step's daylight: falling means the evening comes
 
     # -- the order of goals -----------------------------------------------------------------------------------
     def _plain(self, state: SymState) -> list[str]:
@@ -146,15 +156,24 @@ class Survivor(Agent):
         if not self.survival:
             return self._plain(state)  # no survival goals: nothing urgent
         inv = state.inventory
-        dim = state.daylight < EVENING  # the evening (or the morning after a night sealed in)
+        dim = state.daylight < EVENING or (state.daylight < AFTERNOON and state.daylight < self._light)
         drink, food = (FULL_DRINK, FULL_FOOD) if dim else (LOW, LOW)
         urgent = []
         if inv["drink"] < drink or (inv["drink"] < 9 and state.faced[0] == "water"):
             urgent.append("do_water")
-        if inv["food"] < food or (inv["food"] < 9 and state.faced[1] == "cow"):
+        cow_near = any(
+            k == "cow" and abs(p[0] - state.pos[0]) + abs(p[1] - state.pos[1]) <= COW_NEAR
+            for p, k in state.creatures.items()
+        )
+        if inv["food"] < food or (inv["food"] < 9 and state.faced[1] == "cow") or (inv["food"] <= 6 and cow_near):
             urgent.append("do_cow")
         if inv["energy"] < 1:
             urgent.append("sleep")
+        if inv["stone"] + inv["wood"] // 2 < NIGHT_STONES and state.daylight < self._light:
+            # the afternoon: stones (else wood for tables) for the night's pocket
+            if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]):
+                urgent.append("do_stone")
+            urgent.append("do_tree")
         return urgent + self._plain(state)
 
     # -- the garden -------------------------------------------------------------------------------------------
@@ -254,10 +273,11 @@ class Survivor(Agent):
         if not self.survival:
             return False
         hp = state.inventory["health"]
-        if hp <= HEAL_BELOW:
+        inv = state.inventory
+        if hp <= HEAL_BELOW and min(inv["food"], inv["drink"]) > FED:
             self._healing = True
-        elif hp >= HEALED:
-            self._healing = False
+        elif hp >= HEALED or min(inv["food"], inv["drink"]) <= FED:
+            self._healing = False  # healed, or hungry or thirsty: healing stops while either is at 0
         return self._healing
 
     # -- acting -----------------------------------------------------------------------------------------------
@@ -269,6 +289,16 @@ class Survivor(Agent):
         self.nav.see(state)
         if state.sleeping:
             return "noop"
+        try:
+            walled = self._wall_in(state)
+        finally:
+            self._light = state.daylight
+        if walled:
+            return walled
+        if not self._macro:
+            leave = self._leave(state)
+            if leave:
+                return leave
         if self._macro:
             action, start = self._macro.pop(0)
             if state.pos == start:
@@ -286,6 +316,102 @@ class Survivor(Agent):
                 if got:
                     return got
         return super().act(state)
+
+
+    def _wall_in(self, state: SymState) -> str | None:
+        """The night (or tiredness, or hurt): sleep in a sealed pocket, walling one in with stones where it stands
+        when none is sealed (:func:`.navigation.pocket_plan`); None when it is not time, or no pocket can be made
+        (the planner's shelter, a dug pocket or a dead end, takes over)."""
+        inv = state.inventory
+        if not self.survival or inv["drink"] <= self.rest_needs or inv["food"] <= self.rest_needs:
+            return None
+        falling = state.daylight < self._light
+        dark = state.daylight < (WALL_IN if falling else WALL_OUT if min(inv["food"], inv["drink"]) > 2 else DUSK)
+        lurking = state.daylight < AFTERNOON and _zombie_near(state) and min(inv["food"], inv["drink"]) > 1
+        if not (dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state))):
+            self._pocket = []
+            return None
+        sealed = self.nav.sealed(state)
+        if not sealed and any(k == "zombie" and abs(p[0] - state.pos[0]) + abs(p[1] - state.pos[1]) == 1
+                              for p, k in state.creatures.items()):
+            return None  # a zombie next to the player: the planner fights it first
+        if sealed:
+            self._pocket = []
+            ripe = self._ripe_next(state)
+            if ripe is not None:
+                return ripe  # a garden's plant next to the pocket is ripe: eat it
+            return "sleep" if inv["energy"] < 9 else "noop"
+        home = self._home(state)
+        if home is not None and falling and not self._pocket:
+            return home
+        if self._pocket and self._pocket[0][1:] == (state.pos, state.facing):
+            return self._pocket.pop(0)[0]
+        self._pocket = []
+        if self.count.steps - self._no_pocket_at < REPLAN:
+            return None
+        plan = pocket_plan(
+            self.nav,
+            state,
+            inv["stone"],
+            mine=inv["wood_pickaxe"] >= 1,
+            prefer=self._plants(),
+            tables=inv["wood"] // 2,
+        )
+        if not plan:
+            self._no_pocket_at = self.count.steps
+            return None
+        self._pocket = plan
+        return self._pocket.pop(0)[0]
+
+
+    def _plants(self) -> list[tuple[int, int]]:
+        """The gardens whose plant is still there, as last seen."""
+        return [c for c in self.gardens if self.nav.creatures.get(c, "").startswith("plant")]
+
+    def _home(self, state: SymState) -> str | None:
+        """The evening: a step towards the nearest living garden (within ``HOME_RANGE``), so that the night's pocket
+        is dug next to it and the plant grows while the player sleeps (a plant grows only near the player)."""
+        near = [
+            g for g in self._plants() if abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) <= HOME_RANGE
+        ]
+        if not near or min(abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) for g in near) <= 2:
+            return None
+        around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in DIRECTIONS.values()]
+        step = self.nav._walk_to(state, [c for c in around if self.nav._free(c)])
+        return step or None
+
+    def _ripe_next(self, state: SymState) -> str | None:
+        for d, (m, kind) in state.neighbours.items():
+            if kind == "plant-ripe":
+                return "do" if DIRECTIONS[d] == state.facing else MOVES[d]  # a move towards a plant only turns
+        return None
+
+    def _leave(self, state: SymState) -> str | None:
+        """The morning, sealed next to a garden: mine out, step on, come back facing the pocket and wall it (the
+        plant stays walled in while the player is away)."""
+        if not (self.nav.sealed(state) and self._plants_next(state)):
+            return None
+        f = state.facing
+        wall = (state.pos[0] + f[0], state.pos[1] + f[1])
+        beyond = (wall[0] + f[0], wall[1] + f[1])
+        if self.nav.cells.get(wall) != "stone" or not self.nav._free(beyond) or state.inventory["wood_pickaxe"] < 1:
+            return None
+        d = next(k for k, v in DIRECTIONS.items() if v == f)
+        back = next(k for k, v in DIRECTIONS.items() if v == (-f[0], -f[1]))
+        self._macro = [(MOVES[d], state.pos), (MOVES[d], wall), (MOVES[back], beyond), ("place_stone", wall)]
+        return "do"
+
+    def _plants_next(self, state: SymState) -> bool:
+        cells = {state.pos} | {
+            (state.pos[0] + dx, state.pos[1] + dy)
+            for dx, dy in DIRECTIONS.values()
+            if self.nav.cells.get((state.pos[0] + dx, state.pos[1] + dy)) in OPEN
+        }
+        return any(
+            self.nav.creatures.get((c[0] + dx, c[1] + dy), "").startswith("plant")
+            for c in cells
+            for dx, dy in DIRECTIONS.values()
+        )
 
 
 def _zombie_near(state: SymState) -> bool:

@@ -1,11 +1,16 @@
-"""How the action model's defaults are chosen: the schema family and ``unseen``, on data no design decision read (issue 43).
+"""How the action model's defaults are chosen: the schema family, ``unseen`` and the schema exploration, on data no
+design decision read (issue 43).
 
 The rule is the project's: **the promise first** (no refused call predicted "accept"), **then precision** of the
-answered refusals, **then abstention**. The four settings (schema family off / on × ``unseen`` "refuse" /
-"unknown") are scored on retail's **dev split** — its 20 tasks were never read while a template, a probe family or
-an option was designed — with two probe sets there: the gold-step probes (:mod:`.probes`) and the frozen blind
-generator (:mod:`.blind_probes`, ``BLIND_SEED``) on dev states. The models train on the first ``train_tasks``
-training tasks exactly as the study trains them. The test split is never read here.
+answered refusals, **then abstention**. Eight settings (schema family off / on × ``unseen`` "refuse" / "unknown" ×
+schema exploration off / on) are scored on retail. The models train on the first ``train_tasks`` training tasks
+exactly as the study trains them (with exploration: plus :func:`~.probing.schema_probes` of those same tasks).
+
+Which data votes: the schema family and ``unseen`` were designed on the dev split; the schema exploration was designed
+from the abstentions on the dev split and on training tasks 400–459 (blind probes there). So the vote is taken on
+training tasks **460–499** (:data:`VOTE_TASKS`), which no design decision read and no model trains on: the gold-step
+probes, the frozen blind generator (:mod:`.blind_probes`, ``BLIND_SEED``) and the what-a-tool-reads probes there,
+pooled. The dev split's three probe sets are shown beside them (they do not vote). The test split is never read here.
 
 Airline has no split outside its 50 tasks (all of them were read in development), so its figures (each fold's
 probes scored by the other fold's model, gold-step and blind; not the GPT-4o calls, which are the reported test)
@@ -33,15 +38,26 @@ from typing import Any
 from ...errors import BadInput
 from .scoring import score, verdicts
 
-__all__ = ["SETTINGS", "choose", "decide", "render_table", "render_block", "write_block", "RESULT_FILE"]
+__all__ = [
+    "SETTINGS",
+    "VOTE_TASKS",
+    "choose",
+    "decide",
+    "render_table",
+    "render_block",
+    "write_block",
+    "RESULT_FILE",
+]
 
-#: (label, schema family on, unseen) — the four settings compared.
-SETTINGS: tuple[tuple[str, bool, str], ...] = (
-    ("schema off, unseen='refuse'", False, "refuse"),
-    ("schema on, unseen='refuse'", True, "refuse"),
-    ("schema off, unseen='unknown'", False, "unknown"),
-    ("schema on, unseen='unknown'", True, "unknown"),
+#: (label, schema family on, unseen, schema exploration on) — the eight settings compared.
+SETTINGS: tuple[tuple[str, bool, str, bool], ...] = tuple(
+    (f"schema {'on' if s else 'off'}, unseen='{u}', explore {'on' if e else 'off'}", s, u, e)
+    for e in (False, True)
+    for u in ("refuse", "unknown")
+    for s in (False, True)
 )
+#: The retail training tasks (indices into the train split) whose probes vote: read by no design decision.
+VOTE_TASKS = range(460, 500)
 RESULT_FILE = Path(__file__).resolve().parents[3] / "docs" / "sweeps" / "taubench_defaults.json"
 DOC_FILE = Path(__file__).resolve().parents[3] / "docs" / "readme" / "actions.md"
 BEGIN, END = "<!-- taubench-defaults: docs/sweeps/taubench_defaults.json -->", "<!-- /taubench-defaults -->"
@@ -59,11 +75,14 @@ def choose(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     return min(rows, key=_key)
 
 
-def _verdicts(models: Mapping[bool, Any], sets: Mapping[str, Sequence[Any]]) -> dict[str, dict[str, list]]:
-    """(accepted, verdict) of every probe, per setting and probe set (``unseen`` is a prediction-time option)."""
+def _verdicts(
+    models: Mapping[tuple[bool, bool], Any], sets: Mapping[str, Sequence[Any]]
+) -> dict[str, dict[str, list]]:
+    """(accepted, verdict) of every probe, per setting and probe set (``unseen`` is a prediction-time option);
+    models: (schema family, exploration) → trained model."""
     out: dict[str, dict[str, list]] = {}
-    for label, schema, way in SETTINGS:
-        model = models[schema]
+    for label, schema, way, explore in SETTINGS:
+        model = models[(schema, explore)]
         keep = model.unseen
         model.unseen = way
         try:
@@ -73,17 +92,18 @@ def _verdicts(models: Mapping[bool, Any], sets: Mapping[str, Sequence[Any]]) -> 
     return out
 
 
-def _rows(by_setting: Mapping[str, Mapping[str, list]]) -> list[dict[str, Any]]:
-    """One row per setting: every probe set pooled (what the rule reads) and each set apart."""
+def _rows(by_setting: Mapping[str, Mapping[str, list]], voting: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One row per setting: the voting probe sets pooled (what the rule reads; all when None) and each set apart."""
     rows = []
-    for label, schema, way in SETTINGS:
+    for label, schema, way, explore in SETTINGS:
         per_set = by_setting[label]
-        pooled = [v for name in per_set for v in per_set[name]]
+        pooled = [v for name in per_set if voting is None or name in voting for v in per_set[name]]
         rows.append(
             {
                 "setting": label,
                 "schema_family": schema,
                 "unseen": way,
+                "explore_schema": explore,
                 **score(pooled),
                 "sets": {name: score(v) for name, v in per_set.items()},
             }
@@ -92,31 +112,51 @@ def _rows(by_setting: Mapping[str, Mapping[str, list]]) -> list[dict[str, Any]]:
 
 
 def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int = 0) -> dict[str, Any]:
-    """The four settings on retail's dev split (gold-step and blind probes); the training is the study's."""
+    """The eight settings on retail: voted on training tasks 460–499, dev shown; the training is the study's."""
     from .blind_probes import BLIND_SEED, blind_probes
     from .data import find_data_dir, load_retail
     from .env import RetailEnv
-    from .probes import DEFAULT_BUDGET, _effect, split_probes
+    from .probes import DEFAULT_BUDGET, _effect, explore_split, split_probes, task_probes
+    from .probing import tool_properties
     from .reading_probes import reading_probes
     from .study import train
     from .vocabulary import build_vocabulary
 
     data = load_retail(find_data_dir(data_dir))
+    if train_tasks > VOTE_TASKS.start:
+        raise BadInput(f"train_tasks={train_tasks} would train on the voting tasks {VOTE_TASKS.start}–; pass ≤ 460.")
     base = RetailEnv(data)
     train_set = split_probes(data, "train", train_tasks, seed=seed, budget=DEFAULT_BUDGET, base=base)
+    explore = explore_split(data, train_tasks, base=base)
+    vote_tasks = [data.tasks["train"][i] for i in VOTE_TASKS]
+    schemas = tool_properties(data.tools)
     dev_tasks = data.tasks["dev"]
     sets = {
+        "unread gold-step": [
+            t for task in vote_tasks for t in task_probes(base, task, seed, "train", DEFAULT_BUDGET, schemas)
+        ],
+        "unread blind": blind_probes(base, data.tools, vote_tasks, _effect, split="train", seed=BLIND_SEED),
+        "unread reading": reading_probes(base, data.tools, vote_tasks, _effect),
         "dev gold-step": split_probes(data, "dev", len(dev_tasks), seed=seed, budget=DEFAULT_BUDGET, base=base),
         "dev blind": blind_probes(base, data.tools, dev_tasks, _effect, split="dev", seed=BLIND_SEED),
         "dev reading": reading_probes(base, data.tools, dev_tasks, _effect),
     }
-    models = {s: train(train_set, build_vocabulary(data.tools, base.state, schema_family=s)) for s in (False, True)}
-    rows = _rows(_verdicts(models, sets))
+    models = {
+        (s, e): train(train_set + (explore if e else []), build_vocabulary(data.tools, base.state, schema_family=s))
+        for s in (False, True)
+        for e in (False, True)
+    }
+    voting = ("unread gold-step", "unread blind", "unread reading")
+    rows = _rows(_verdicts(models, sets), voting)
     return {
         "domain": "retail",
-        "fingerprints": {str(k).lower(): m.vocab.fingerprint[:12] for k, m in models.items()},
-        "data": f"train tasks 0–{train_tasks - 1} train; dev split ({len(dev_tasks)} tasks) scored",
+        "fingerprints": {str(k).lower(): models[(k, True)].vocab.fingerprint[:12] for k in (False, True)},
+        "data": f"train tasks 0–{train_tasks - 1} train (+ their schema exploration where on); training tasks "
+        f"{VOTE_TASKS.start}–{VOTE_TASKS.stop - 1} vote (never read in design); dev split ({len(dev_tasks)} tasks) "
+        "shown, not voting",
+        "voting": list(voting),
         "train_tasks": train_tasks,
+        "explore_transitions": len(explore),
         "seed": seed,
         "rows": rows,
         "chosen": choose(rows)["setting"],
@@ -127,7 +167,7 @@ def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int 
     """The four settings on airline's folds (each fold's probes scored by the other fold's model)."""
     from .airline.data import find_airline_dir, load_airline
     from .airline.env import AirlineEnv
-    from .airline.probes import DEFAULT_BUDGET, effect_of, tasks_probes
+    from .airline.probes import DEFAULT_BUDGET, effect_of, tasks_explore, tasks_probes
     from .airline.study import FOLDS, _other, fold_of
     from .airline.vocabulary import build_vocabulary
     from .blind_probes import BLIND_SEED, blind_probes
@@ -157,10 +197,17 @@ def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int 
         f: reading_probes(base, data.tools, [t for t in data.tasks if fold_of(int(t["index"])) == f], effect_of)
         for f in FOLDS
     }
+    explore = {f: tasks_explore(data, [i for i in indices if fold_of(i) == f], base=base) for f in FOLDS}
     names = ("gold-step", "blind", "reading")
-    pooled: dict[str, dict[str, list]] = {label: {n: [] for n in names} for label, _, _ in SETTINGS}
+    pooled: dict[str, dict[str, list]] = {label: {n: [] for n in names} for label, _, _, _ in SETTINGS}
     for f in FOLDS:  # models trained on the other fold score this fold's probes
-        models = {s: train(probes[_other(f)], build_vocabulary(data.tools, schema_family=s)) for s in (False, True)}
+        models = {
+            (s, e): train(
+                probes[_other(f)] + (explore[_other(f)] if e else []), build_vocabulary(data.tools, schema_family=s)
+            )
+            for s in (False, True)
+            for e in (False, True)
+        }
         fold_sets = {"gold-step": probes[f], "blind": blind[f], "reading": reading[f]}
         for label, per_set in _verdicts(models, fold_sets).items():
             for name, v in per_set.items():
@@ -168,7 +215,7 @@ def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int 
     rows = _rows(pooled)
     return {
         "domain": "airline",
-        "fingerprints": {str(k).lower(): m.vocab.fingerprint[:12] for k, m in models.items()},
+        "fingerprints": {str(k).lower(): models[(k, True)].vocab.fingerprint[:12] for k in (False, True)},
         "data": "two folds by task parity, each scored by the other fold's model (all 50 tasks were read in design)",
         "seed": seed,
         "rows": rows,
@@ -182,7 +229,8 @@ def decide(data_dir: str | None = None, airline_dir: str | None = None, train_ta
     airline = check_airline(airline_dir)
     return {
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-        "rule": "fewest false accepts, then highest refusal precision, then lowest abstention (pooled probe sets)",
+        "rule": "fewest false accepts, then highest refusal precision, then lowest abstention (the voting probe sets "
+        "pooled)",
         "decided_on": "retail",
         "chosen": retail["chosen"],
         "domains": [retail, airline],
@@ -206,9 +254,10 @@ def render_table(result: Mapping[str, Any]) -> str:
     for dom in result["domains"]:
         for row in dom["rows"]:
             mark = " **(chosen)**" if row["setting"] == dom["chosen"] else ""
-            for name, s in [*row["sets"].items(), ("pooled", row)]:
+            pooled = "pooled (voting)" if dom.get("voting") else "pooled"
+            for name, s in [*row["sets"].items(), (pooled, row)]:
                 lines.append(
-                    f"| {dom['domain']} | {row['setting']}{mark if name == 'pooled' else ''} | {name} | "
+                    f"| {dom['domain']} | {row['setting']}{mark if name == pooled else ''} | {name} | "
                     f"{s['probes']:,} | {s['refused']:,} | {_prec(s['precision'])} | {_pct(s['abstention_pct'])} | "
                     f"{s['false_accepts']} | {s['false_refusals']} |"
                 )

@@ -444,3 +444,28 @@ def find_domain_dir(
         f"τ-bench {what} data not found: {env_var} is not set and no {shared} exists above "
         f"{' or '.join(str(s) for s in roots)}. {how_to_get}"
     )
+
+
+def find_dir_with_files(
+    path: str | Path | None, env_var: str, shared: Path, files: Sequence[str], how_to_get: str, what: str
+) -> Path:
+    """:func:`find_domain_dir` for a domain whose data is a fixed set of ``files`` in one folder (airline, telecom).
+
+    >>> find_dir_with_files("/", "X", Path("shared"), ("nothing-here.json",), "Get it.", "demo")
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.DataMissing: path=/ does not hold the demo data (missing: nothing-here.json). Get it.
+    """
+
+    def missing(directory: Path) -> list[str]:
+        return [name for name in files if not (directory / name).is_file()]
+
+    return find_domain_dir(
+        path,
+        env_var,
+        shared,
+        lambda d: not missing(d),
+        how_to_get,
+        lambda d: f"does not hold the {what} data (missing: {', '.join(missing(d))})",
+        what,
+    )

@@ -30,9 +30,18 @@ from typing import Any
 
 from ...errors import BadParameter
 from .env import RetailEnv
-from .probing import Transition, _seed_for, gold_step_probes, payment_swaps, tool_properties, with_changes
+from .probing import (
+    Transition,
+    _seed_for,
+    gold_step_probes,
+    payment_swaps,
+    schema_probes,
+    tool_properties,
+    tool_required,
+    with_changes,
+)
 
-__all__ = ["Transition", "task_probes", "split_probes", "DEFAULT_BUDGET"]
+__all__ = ["Transition", "task_probes", "split_probes", "explore_split", "DEFAULT_BUDGET"]
 
 #: Transitions per task, about (the gold calls are always kept, so a long task may exceed it a little).
 DEFAULT_BUDGET = 100
@@ -388,3 +397,13 @@ def split_probes(
     for task in tasks[:n_tasks]:
         out.extend(task_probes(base, task, seed=seed, split=split, budget=budget, schemas=schemas))
     return out
+
+
+def explore_split(data: Any, n_tasks: int, base: RetailEnv | None = None, split: str = "train") -> list[Transition]:
+    """The schema exploration (:func:`~.probing.schema_probes`) of the first `n_tasks` tasks of a training split."""
+    tasks = data.tasks[split]
+    if not 0 <= n_tasks <= len(tasks):
+        raise BadParameter(f"{split}: n_tasks={n_tasks} is outside 0..{len(tasks)} (the split has {len(tasks)} tasks).")
+    base = base or RetailEnv(data)
+    props, required = tool_properties(data.tools), tool_required(data.tools)
+    return [t for task in tasks[:n_tasks] for t in schema_probes(base, task, props, required, _effect)]

@@ -29,7 +29,20 @@ from typing import Any
 from ...errors import BadParameter
 from .domain import StepCrashed, TableEnv
 
-__all__ = ["Transition", "gold_step_probes", "payment_swaps", "tool_properties", "with_changes"]
+__all__ = [
+    "Transition",
+    "gold_step_probes",
+    "payment_swaps",
+    "schema_probes",
+    "schema_variations",
+    "tool_properties",
+    "tool_required",
+    "with_changes",
+    "UNDECLARED_NAME",
+]
+
+#: The argument name the schema exploration adds to a call: declared by no tool of any domain.
+UNDECLARED_NAME = "unexpected_argument"
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,89 @@ def tool_properties(tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         t.get("function", t)["name"]: t.get("function", t).get("parameters", {}).get("properties", {}) for t in tools
     }
+
+
+def tool_required(tools: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Tool name → the names its schema marks required.
+
+    >>> tool_required([{"function": {"name": "t", "parameters": {"required": ["x"]}}}, {"name": "u"}])
+    {'t': ['x'], 'u': []}
+    """
+    return {
+        t.get("function", t)["name"]: list(t.get("function", t).get("parameters", {}).get("required", []) or [])
+        for t in tools
+    }
+
+
+def _other_type(value: Any) -> Any:
+    """The value as another JSON type would carry it (a string ↔ a number, a list or object → its text)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return 1
+    if isinstance(value, (int, float)):
+        return str(value)
+    if value is None:
+        return ""
+    return json.dumps(value)
+
+
+def schema_variations(
+    tool: str, args: Mapping[str, Any], props: Mapping[str, Any], required: Sequence[str]
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """The calls the tool's schema says are malformed, around one call (issue 43): an undeclared argument added,
+    each required argument dropped, each argument's value passed as another JSON type and as null. Derived from
+    the schema alone (names, required, the value's own type), the same for every tool of every domain.
+
+    >>> [o for o, _, _ in schema_variations("t", {"a": "x"}, {"a": {"type": "string"}}, ["a"])]
+    ['schema undeclared arg', 'schema missing a', 'schema type a', 'schema null a']
+    """
+    if UNDECLARED_NAME not in props:
+        yield "schema undeclared arg", tool, with_changes(args, **{UNDECLARED_NAME: next(iter(args.values()), "")})
+    for arg in required:
+        if arg in args:
+            yield f"schema missing {arg}", tool, {k: json.loads(json.dumps(v)) for k, v in args.items() if k != arg}
+    for arg in sorted(args):
+        if arg in props:
+            yield f"schema type {arg}", tool, with_changes(args, **{arg: _other_type(args[arg])})
+            if args[arg] is not None:
+                yield f"schema null {arg}", tool, with_changes(args, **{arg: None})
+
+
+def schema_probes(
+    base: TableEnv,
+    task: Mapping[str, Any],
+    props: Mapping[str, Mapping[str, Any]],
+    required: Mapping[str, Sequence[str]],
+    effect: Callable[[Any, Mapping[str, Any]], dict[str, Any] | None],
+) -> list[Transition]:
+    """Training exploration of the schema (issue 43): along a task's gold trajectory, at the state before the
+    *first* gold call of each tool, the :func:`schema_variations` of that call, each run on a copy of the state.
+
+    The gold-step generator never varies what the schema declares, so training never saw an undeclared, missing
+    or mistyped argument and the schema family's conditions never split accepted from refused calls: every such
+    call was "unknown". Run on training states only, added to the training set (never to a scored probe set).
+    """
+    env = base.copy()
+    out: list[Transition] = []
+    done: set[str] = set()
+    for k, call in enumerate(task.get("actions", [])):
+        tool, args = call["name"], dict(call["kwargs"])
+        before = env.copy()
+        if tool not in done:
+            done.add(tool)
+            for origin, t, kw in schema_variations(tool, args, props.get(tool, {}), required.get(tool, [])):
+                try:
+                    result = before.copy().step(t, kw)
+                except StepCrashed:
+                    continue
+                out.append(
+                    Transition(
+                        int(task["index"]), k, before.state, t, kw, not result.refused, effect(result, kw), origin
+                    )
+                )
+        env.step(tool, args)
+    return out
 
 
 def payment_swaps(

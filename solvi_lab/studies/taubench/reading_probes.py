@@ -10,9 +10,10 @@ At the state before each gold call:
 
 - ``list <kind>``: each list argument of the call given as ``""``, ``{}``, a dict keyed by its elements, ``[]``;
   every list argument ``[]`` (or ``""``) at once;
-- ``expression <kind>``: for a string argument whose value the tool evaluates (it reads as finite arithmetic,
-  :func:`~.reading_templates.arith_class`), the variants of :data:`EXPRESSION_VARIANTS`; also, once per task,
-  every tool whose schema example for a string argument is arithmetic (``such as '2 + 2'``), on that example;
+- ``expression <kind>``: for a string argument whose value a parser of the domain's tools reads as a finite number
+  (the functions the tools declare they parse with, ``parses``: :func:`~.reading_templates.parser_of`), the
+  variants of :data:`EXPRESSION_VARIANTS`; also, once per task, every tool whose schema example for a string
+  argument such a parser reads as a finite number (``such as '2 + 2'``, ``such as '6086499569'``), on that example;
 - ``money <offset>``: for a gold write whose payment id names a stored record with an amount (a gift card's
   balance), that amount set around the edge the environment draws — the smallest amount it accepts, found by
   bisection on copies of the environment to float precision — at the edge, one float below it, half a cent and a
@@ -34,7 +35,7 @@ from ...errors import BadParameter
 from .blind_probes import _payment_ids, _with_amount
 from .domain import StepCrashed, TableEnv
 from .probing import Transition
-from .reading_templates import arith_class
+from .reading_templates import parse_class
 
 __all__ = ["reading_probes", "reading_family", "EXPRESSION_VARIANTS"]
 
@@ -99,9 +100,18 @@ def _list_variants(props: Mapping[str, Any], args: Mapping[str, Any]) -> Iterato
         yield "list all empty strings", {**args, **{a: "" for a in lists}}
 
 
-def _expression_variants(args: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+def _finite(parse: Any, value: Any) -> bool:
+    return parse is not None and isinstance(value, str) and parse_class(parse, value) == "finite"
+
+
+def _parsers(base: TableEnv) -> list[Any]:
+    """Every function a tool of the domain declares it parses an argument with."""
+    return [p for tool in base.domain.tools.values() for p in (getattr(tool, "parses", None) or {}).values()]
+
+
+def _expression_variants(args: Mapping[str, Any], parsers: Sequence[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     for arg, value in sorted(args.items()):
-        if isinstance(value, str) and arith_class(value) == "finite":
+        if any(_finite(parse, value) for parse in parsers):
             for kind, make in EXPRESSION_VARIANTS:
                 yield f"expression {kind}", {**args, arg: make(value)}
 
@@ -164,12 +174,19 @@ def _money_states(before: TableEnv, tool: str, args: dict[str, Any]) -> Iterator
             yield f"money {kind}", at(amount), kw
 
 
-def _examples(schemas: Mapping[str, Mapping[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Calls of tools with one string argument whose schema example is arithmetic, on that example."""
+def _examples(
+    schemas: Mapping[str, Mapping[str, Any]], parsers: Sequence[Any]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Calls of tools with one string argument whose schema example a parser of the domain reads as a number."""
     for tool, props in sorted(schemas.items()):
         for arg, spec in sorted(props.items()):
             found = _EXAMPLE.search(str(spec.get("description") or ""))
-            if spec.get("type") == "string" and found and arith_class(found.group(1)) == "finite" and len(props) == 1:
+            if (
+                spec.get("type") == "string"
+                and found
+                and any(_finite(p, found.group(1)) for p in parsers)
+                and len(props) == 1
+            ):
                 yield tool, {arg: found.group(1)}
 
 
@@ -198,14 +215,15 @@ def reading_task_probes(
                 Transition(index, k, state_env.state, tool, args, not result.refused, effect(result, args), origin)
             )
 
-    for tool, args in _examples(schemas):
+    parsers = _parsers(base)
+    for tool, args in _examples(schemas, parsers):
         record(0, env, tool, args, "expression example")
-        for origin, kw in _expression_variants(args):
+        for origin, kw in _expression_variants(args, parsers):
             record(0, env, tool, kw, origin)
     for k, call in enumerate(gold):
         tool, args = call["name"], json.loads(json.dumps(call["kwargs"]))
         before = env.copy()
-        for origin, kw in [*_list_variants(schemas.get(tool, {}), args), *_expression_variants(args)]:
+        for origin, kw in [*_list_variants(schemas.get(tool, {}), args), *_expression_variants(args, parsers)]:
             record(k, before, tool, kw, origin)
         if tool in writing:
             for origin, edited, kw in _money_states(before, tool, args):

@@ -6,11 +6,12 @@ unreadable. These families read what the tool reads. Nothing here names a tool o
 
 shapes (a free-text argument the tool parses: a string with no entity, enum or field it names, whose schema
 description gives an example or a format — :func:`parsed_by_tool`; "a thought to think about" is not parsed)
-    ``<arg>:arith`` — the text as Python's parser and arithmetic read it (what ``eval`` of a calculator does):
-    ``"not arithmetic"`` (it does not parse, or parses as something other than numbers joined by
-    ``+ - * / // % **`` and brackets: an unbalanced bracket, a thousands separator — a tuple —, a name, a call),
-    ``"zero division"``, ``"overflow"`` (a number too large for a float, or a float operation out of range),
-    ``"not finite"`` (inf or nan) or ``"finite"``;
+    ``<arg>:parse`` — only where the tool declares the function it parses the argument with (its class attribute
+    ``parses``: argument → function, e.g. retail's ``evaluate_expression`` for ``calculate``): the text as *that
+    function* reads it (:func:`parse_class`): ``"finite"``, ``"not finite"`` (inf or nan), or the name of the
+    exception it raises (``"InvalidCharacters"`` — a thousands separator —, ``"SyntaxError"`` — an unbalanced
+    bracket —, ``"ZeroDivisionError"``, ``"OverflowError"``, ``"TypeError"`` …). The environment's own code, not a
+    copy of it: what the tool would do is what the condition says;
     ``<arg>:symbols`` — its separators: the distinct characters that are neither letters, digits nor spaces (a
     thousands separator, an underscore in a number, a slash in a date);
     ``<arg>:length`` — its length class (:func:`length_class`).
@@ -24,11 +25,11 @@ lists (a list argument)
     domain's other list templates read a list argument through :func:`walk_as_tool` too (its elements as the
     tool's loop sees them; the JSON type apart, ``""`` reads as ``[]``).
 
->>> c = shape_conditions("e")
->>> [c[k](None, {"e": "1,000 + 2"}) for k in sorted(c)]
-['not arithmetic', 'short', ('+', ',')]
->>> [arith_class(t) for t in ("2 ** 10000", "(1 + 2", "1 / 0", "1e308 * 10", " 12.5 * 3")]
-['overflow', 'not arithmetic', 'zero division', 'not finite', 'finite']
+>>> c = shape_conditions("e", parse=float)
+>>> [c[k](None, {"e": "1,000"}) for k in sorted(c)]
+['short', 'ValueError', (',',)]
+>>> [parse_class(float, t) for t in ("1e400", "x", " 12.5")]
+['not finite', 'ValueError', 'finite']
 >>> d = list_conditions("ids")
 >>> [(d["ids:iterates"](None, {"ids": v}), d["ids:iter_len"](None, {"ids": v})) for v in ("", [], {"a": 1}, ["x", "y"])]
 [('string', 0), ('list', 0), ('mapping', 1), ('list', '2+')]
@@ -36,9 +37,7 @@ lists (a list argument)
 
 from __future__ import annotations
 
-import ast
 import math
-import operator
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -46,10 +45,11 @@ from typing import Any
 __all__ = [
     "walk_as_tool",
     "parsed_by_tool",
+    "parser_of",
+    "parse_class",
     "shape_conditions",
     "symbols",
     "list_conditions",
-    "arith_class",
     "token_pattern",
     "length_class",
     "PATTERN_MAX",
@@ -60,66 +60,30 @@ Predicate = Callable[[Any, Mapping[str, Any]], Any]
 #: A token pattern longer than this reads "long" (prose: one value, not one per sentence).
 PATTERN_MAX = 24
 
-# Python's arithmetic, as eval applies it to a parsed expression
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-}
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-# an integer power past this many bits is not computed: no float holds it (the float limit is 1,024 bits), and a
-# calculator that converts to float fails on it ("overflow") unless a division brings it back, which we do not model
-_MAX_BITS = 1 << 16
+
+def parser_of(tool: Any, arg: str) -> Callable[[str], Any] | None:
+    """The function a tool class declares it parses ``arg`` with (its ``parses`` mapping), or None.
+
+    >>> class T:
+    ...     parses = {"e": float}
+    >>> parser_of(T, "e") is float, parser_of(T, "x"), parser_of(object, "e")
+    (True, None, None)
+    """
+    return (getattr(tool, "parses", None) or {}).get(arg)
 
 
-class _Overflow(Exception):
-    pass
-
-
-def _value(node: ast.AST) -> Any:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_value(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _value(node.left), _value(node.right)
-        if (
-            isinstance(node.op, ast.Pow)
-            and type(left) is int
-            and type(right) is int
-            and right > 0
-            and abs(left) > 1
-            and left.bit_length() * right > _MAX_BITS
-        ):
-            raise _Overflow
-        return _BINARY[type(node.op)](left, right)
-    raise ValueError("not arithmetic")
-
-
-def arith_class(text: Any) -> str:
-    """How a calculator that ``eval``s the text and converts the result to float reads it (see the module doc)."""
+def parse_class(parse: Callable[[str], Any], text: Any) -> str:
+    """How the tool's own ``parse`` reads the text: ``"finite"`` / ``"not finite"`` for a number, ``"parsed"``
+    for another value, else the name of the exception it raises; TypeError (unreadable) when not text."""
     if not isinstance(text, str):
         raise TypeError("not text")  # read as unreadable: the jtype condition says what it is
     try:
-        # eval strips leading spaces and tabs before parsing; so do we
-        tree = compile(text.lstrip(" \t"), "<argument>", "eval", ast.PyCF_ONLY_AST)
-    except (SyntaxError, ValueError):
-        return "not arithmetic"
-    try:
-        value = float(_value(tree.body))
-    except ValueError:
-        return "not arithmetic"
-    except ZeroDivisionError:
-        return "zero division"
-    except (_Overflow, OverflowError):
-        return "overflow"
-    except (TypeError, MemoryError):  # e.g. a negative number to a fractional power gives a complex
-        return "not arithmetic"
-    return "finite" if math.isfinite(value) else "not finite"
+        value = parse(text)
+    except Exception as e:  # what the tool reports as an error: its kind is the condition's value
+        return type(e).__name__
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "finite" if math.isfinite(value) else "not finite"
+    return "parsed"
 
 
 def token_pattern(text: Any) -> str:
@@ -173,14 +137,16 @@ def symbols(text: Any) -> tuple[str, ...]:
     return tuple(sorted({ch for ch in text if not (ch.isalnum() or ch.isspace())}))
 
 
-def shape_conditions(arg: str, pattern: bool = False) -> dict[str, Predicate]:
-    """The shapes family's conditions of one free-text argument (``pattern``: also its token pattern, a finer
-    reading that abstains on every new arrangement of the same tokens)."""
+def shape_conditions(arg: str, parse: Callable[[str], Any] | None = None, pattern: bool = False) -> dict[str, Predicate]:
+    """The shapes family's conditions of one free-text argument (``parse``: the function the tool parses it with,
+    :func:`parser_of`; ``pattern``: also its token pattern, a finer reading that abstains on every new arrangement
+    of the same tokens)."""
     out: dict[str, Predicate] = {
-        f"{arg}:arith": lambda s, a: arith_class(a[arg]),
         f"{arg}:symbols": lambda s, a: symbols(a[arg]),
         f"{arg}:length": lambda s, a: length_class(a[arg]),
     }
+    if parse is not None:
+        out[f"{arg}:parse"] = lambda s, a: parse_class(parse, a[arg])
     if pattern:
         out[f"{arg}:pattern"] = lambda s, a: token_pattern(a[arg])
     return out

@@ -31,7 +31,7 @@ from ..result import Comparison, StudyResult
 from .blind_probes import BLIND_SEED, blind_family, blind_probes
 from .data import find_data_dir, load_retail
 from .env import RetailEnv
-from .probes import DEFAULT_BUDGET, Transition, _effect, split_probes
+from .probes import DEFAULT_BUDGET, Transition, _effect, explore_split, split_probes
 from .reading_probes import reading_family, reading_probes
 from .scoring import family_table, probe_set_rows, score, unseen_both_ways, unseen_rows, verdicts
 from .tools import WRITING_TOOLS
@@ -100,6 +100,14 @@ PARAMS = ParamSpec(
         quick=True,
         meaning="the schema family (schema_templates.py) in the main vocabulary; its ablation (the other way) is also "
         "trained and scored on every probe set",
+    ),
+    Param(
+        "explore_schema",
+        bool,
+        full=True,
+        quick=True,
+        meaning="add the schema exploration (probing.schema_probes: undeclared, missing and mistyped arguments on "
+        "training states) to the training probes",
     ),
     Param(
         "unseen",
@@ -428,6 +436,7 @@ def run(
     blind: bool = True,
     unseen: str = "refuse",
     schema_family: bool = True,
+    explore_schema: bool = True,
 ) -> StudyResult:
     """Train on probes of the first `train_tasks` training tasks, evaluate on probes of the first `test_tasks` test tasks.
 
@@ -448,6 +457,7 @@ def run(
         blind=blind,
         unseen=unseen,
         schema_family=schema_family,
+        explore_schema=explore_schema,
     )
     t_start = time.perf_counter()
     directory = find_data_dir(data_dir)  # DataMissing says how to get the data
@@ -464,6 +474,9 @@ def run(
 
     t0 = time.perf_counter()
     train_set = split_probes(data, "train", train_tasks, seed=seed, budget=budget, base=base)
+    gold_step_n = len(train_set)
+    if explore_schema:  # training states only: the scored probe sets never contain these (issue 43)
+        train_set += explore_split(data, train_tasks, base=base)
     test_set = split_probes(data, held_out_split, test_tasks, seed=seed, budget=budget, base=base)
     probe_s = time.perf_counter() - t0
 
@@ -496,6 +509,8 @@ def run(
         "held_out_users": len(set(held_users.values())),
         "held_out_users_in_training": len(set(held_users.values()) & trained_users),
         "train_transitions": len(train_set),
+        "train_gold_step_transitions": gold_step_n,
+        "train_schema_transitions": len(train_set) - gold_step_n,
         "train_refused": sum(not t.accepted for t in train_set),
         "test_transitions": ev["transitions"],
         "test_refused": ev["refused"],
@@ -681,6 +696,7 @@ def run(
             "blind": blind,
             "unseen": unseen,
             "schema_family": schema_family,
+            "explore_schema": explore_schema,
         },
         metrics=metrics,
         tables={

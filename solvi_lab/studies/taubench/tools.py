@@ -32,7 +32,17 @@ from typing import Any, ClassVar, Protocol
 
 from .domain import plain_copy
 
-__all__ = ["ALL_TOOLS", "TOOLS_BY_NAME", "TOOL_NAMES", "TERMINATE_TOOLS", "WRITING_TOOLS", "Database", "RetailTool"]
+__all__ = [
+    "ALL_TOOLS",
+    "TOOLS_BY_NAME",
+    "TOOL_NAMES",
+    "TERMINATE_TOOLS",
+    "WRITING_TOOLS",
+    "Database",
+    "RetailTool",
+    "InvalidCharacters",
+    "evaluate_expression",
+]
 
 
 class Database(Protocol):
@@ -62,6 +72,8 @@ class RetailTool:
 
     name: ClassVar[str]
     writes: ClassVar[bool] = False
+    #: argument → the function the tool parses it with (free text it evaluates); read by the shapes templates
+    parses: ClassVar[dict[str, Any]] = {}
 
     @staticmethod
     def invoke(data: Database, **arguments: Any) -> str:  # pragma: no cover - overridden
@@ -128,23 +140,53 @@ def _pow_too_big(expression: str) -> bool:
     return False
 
 
+class InvalidCharacters(ValueError):
+    """An expression with a character the calculator does not allow (its message is upstream's error text)."""
+
+
+def evaluate_expression(expression: str) -> float:
+    """What ``calculate`` computes from its expression, before rounding: the value as a float, or the exception whose
+    text the tool returns after ``"Error: "`` (:class:`InvalidCharacters`, ``OverflowError`` for a power too large
+    to compute, or whatever ``eval`` and ``float`` raise: SyntaxError, ZeroDivisionError, TypeError, OverflowError).
+
+    Public so that a template can read the argument exactly as the tool parses it (issue 43).
+
+    >>> evaluate_expression("(1 + 2) * 4")
+    12.0
+    >>> for text in ("1,000 + 2", "1 / 0", "2 ** 99999999"):
+    ...     try:
+    ...         evaluate_expression(text)
+    ...     except Exception as e:
+    ...         print(type(e).__name__, e)
+    InvalidCharacters invalid characters in expression
+    ZeroDivisionError division by zero
+    OverflowError int too large to convert to float
+    """
+    # `ch in <str>` (not a set) so that a list of non-strings fails as upstream does.
+    if not all(ch in _CALC_CHARS for ch in expression):
+        raise InvalidCharacters("invalid characters in expression")
+    if "**" in expression and _pow_too_big(expression):
+        raise OverflowError("int too large to convert to float")
+    # Silence compile-time SyntaxWarnings ("'float' object is not callable" for "3.5(2)"):
+    # they only go to stderr and would flood a probe run; the returned text is unchanged.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        value = eval(expression, {"__builtins__": None}, {})  # noqa: S307 - only digits and operators pass
+    return float(value)
+
+
 class Calculate(RetailTool):
     name = "calculate"
+    #: argument → the function that parses it as this tool does (read by the shapes templates)
+    parses: ClassVar[dict[str, Any]] = {"expression": evaluate_expression}
 
     @staticmethod
     def invoke(data: Database, expression: str) -> str:
-        # `ch in <str>` (not a set) so that a list of non-strings fails as upstream does.
+        # the character check outside the try, as upstream: a value that is not text fails here and raises
         if not all(ch in _CALC_CHARS for ch in expression):
             return "Error: invalid characters in expression"
         try:
-            if "**" in expression and _pow_too_big(expression):
-                return "Error: int too large to convert to float"
-            # Silence compile-time SyntaxWarnings ("'float' object is not callable" for "3.5(2)"):
-            # they only go to stderr and would flood a probe run; the returned text is unchanged.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SyntaxWarning)
-                value = eval(expression, {"__builtins__": None}, {})  # noqa: S307 - only digits and operators pass
-            return str(round(float(value), 2))
+            return str(round(evaluate_expression(expression), 2))
         except Exception as e:
             return f"Error: {e}"
 

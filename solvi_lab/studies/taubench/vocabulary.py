@@ -44,9 +44,9 @@ from typing import Any
 
 from ...actions import Pair, Vocabulary
 from ...errors import BadInput
-from .reading_templates import list_conditions, parsed_by_tool, shape_conditions, walk_as_tool
+from .reading_templates import list_conditions, parsed_by_tool, parser_of, shape_conditions, walk_as_tool
 from .schema_templates import schema_conditions
-from .tools import _price_difference
+from .tools import TOOLS_BY_NAME, _price_difference
 
 __all__ = ["DATA_MODEL", "MAX_CATEGORIES", "build_vocabulary", "entity_of_arg", "describe_entities"]
 
@@ -556,7 +556,7 @@ def build_vocabulary(
                     and arg not in matched
                     and parsed_by_tool(schema)
                 ):
-                    own.update(shape_conditions(arg))
+                    own.update(shape_conditions(arg, parser_of(TOOLS_BY_NAME.get(name), arg)))
         if lists:
             for arg, schema in sorted(props.items()):
                 if schema.get("type") == "array":

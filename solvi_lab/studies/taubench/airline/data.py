@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domain import find_domain_dir, read_json
+from ..domain import find_dir_with_files, read_json
 
 __all__ = ["ENV_VAR", "AirlineData", "find_airline_dir", "find_data_dir", "load_airline", "load_trajectories"]
 
@@ -47,10 +47,6 @@ class AirlineData:
     source_dir: Path
 
 
-def _missing(directory: Path) -> list[str]:
-    return [name for name in _FILES if not (directory / name).is_file()]
-
-
 def find_airline_dir(path: str | Path | None = None) -> Path:
     """The folder holding the airline data, or DataMissing saying how to get it.
 
@@ -59,15 +55,7 @@ def find_airline_dir(path: str | Path | None = None) -> Path:
     ...
     solvi_lab.errors.DataMissing: path=/nonexistent does not exist. To fix: ...
     """
-    return find_domain_dir(
-        path,
-        ENV_VAR,
-        _SHARED,
-        lambda d: not _missing(d),
-        _HOW_TO_GET,
-        lambda d: f"does not hold the airline data (missing: {', '.join(_missing(d))})",
-        "airline",
-    )
+    return find_dir_with_files(path, ENV_VAR, _SHARED, _FILES, _HOW_TO_GET, "airline")
 
 
 def _read_json(path: Path, expect: type) -> Any:

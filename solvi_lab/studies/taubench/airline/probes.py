@@ -33,10 +33,19 @@ from typing import Any
 
 from ....errors import BadParameter
 from ..probes import DEFAULT_BUDGET
-from ..probing import Transition, _seed_for, gold_step_probes, payment_swaps, tool_properties, with_changes
+from ..probing import (
+    Transition,
+    _seed_for,
+    gold_step_probes,
+    payment_swaps,
+    schema_probes,
+    tool_properties,
+    tool_required,
+    with_changes,
+)
 from .env import AirlineEnv
 
-__all__ = ["DEFAULT_BUDGET", "Transition", "task_probes", "tasks_probes", "effect_of"]
+__all__ = ["DEFAULT_BUDGET", "Transition", "task_probes", "tasks_probes", "tasks_explore", "effect_of"]
 
 _NO_RESERVATION = "ZZZZZZ"
 _CABINS = ("basic_economy", "economy", "business")
@@ -298,3 +307,14 @@ def tasks_probes(
     for i in indices:
         out.extend(task_probes(base, by_index[i], seed=seed, budget=budget, schemas=schemas))
     return out
+
+
+def tasks_explore(data: Any, indices: Sequence[int], base: AirlineEnv | None = None) -> list[Transition]:
+    """The schema exploration (:func:`~..probing.schema_probes`) of the tasks with these indices (training only)."""
+    by_index = {int(t["index"]): t for t in data.tasks}
+    unknown = [i for i in indices if i not in by_index]
+    if unknown:
+        raise BadParameter(f"no airline task with index {unknown[0]!r}; the tasks are numbered 0..{len(by_index) - 1}.")
+    base = base or AirlineEnv(data)
+    props, required = tool_properties(data.tools), tool_required(data.tools)
+    return [t for i in indices for t in schema_probes(base, by_index[i], props, required, effect_of)]

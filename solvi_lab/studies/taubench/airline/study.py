@@ -44,7 +44,7 @@ from ..scoring import family_table, probe_set_rows, score, unseen_rows
 from ..study import _schema_rows, evaluate, probe_family, train
 from .data import find_airline_dir, load_airline, load_trajectories
 from .env import AirlineEnv
-from .probes import DEFAULT_BUDGET, Transition, effect_of, tasks_probes
+from .probes import DEFAULT_BUDGET, Transition, effect_of, tasks_explore, tasks_probes
 from .tools import WRITING_TOOLS
 from .trajectories import parse_runs, replay_runs
 from .vocabulary import TEMPLATE_ORIGIN, build_vocabulary, template_of
@@ -96,6 +96,14 @@ PARAMS = ParamSpec(
         quick=True,
         meaning="the schema family (schema_templates.py) in the main vocabulary; its ablation (the other way) is also "
         "trained per fold and scored everywhere",
+    ),
+    Param(
+        "explore_schema",
+        bool,
+        full=True,
+        quick=True,
+        meaning="add the schema exploration (probing.schema_probes: undeclared, missing and mistyped arguments on "
+        "the training fold's states) to each fold's training probes",
     ),
     Param(
         "unseen",
@@ -248,6 +256,7 @@ def run(
     blind_budget: int = 60,
     unseen: str = "refuse",
     schema_family: bool = True,
+    explore_schema: bool = True,
 ) -> StudyResult:
     """The whole airline study (see the module docstring). Raises DataMissing (with how to get it) when absent.
 
@@ -263,6 +272,7 @@ def run(
         blind_budget=blind_budget,
         unseen=unseen,
         schema_family=schema_family,
+        explore_schema=explore_schema,
     )
     t_start = time.perf_counter()
     directory = find_airline_dir(data_dir)
@@ -285,6 +295,12 @@ def run(
         fold: tasks_probes(data, [i for i in indices if fold_of(i) == fold], seed=seed, budget=budget, base=base)
         for fold in FOLDS
     }
+    # what each fold's models train on: its probes, plus the schema exploration of its states (never scored)
+    training = {
+        fold: probes[fold]
+        + (tasks_explore(data, [i for i in indices if fold_of(i) == fold], base=base) if explore_schema else [])
+        for fold in FOLDS
+    }
     probe_s = time.perf_counter() - t0
     variants = {"full": (True, True)}
     if ablations:
@@ -302,19 +318,19 @@ def run(
     replay_ok = 0
     for fold in FOLDS:
         store = KnowledgeStore()
-        models[("full", fold)] = train(probes[fold], vocab, store=store, unseen=unseen)
+        models[("full", fold)] = train(training[fold], vocab, store=store, unseen=unseen)
         journal_equal &= (
             ConservativeActionModel.from_journal(store.journal, vocab=vocab, store=store).snapshot()
             == models[("full", fold)].snapshot()
         )
         replay_ok += sum(
             models[("full", fold)].predict(t.state, t.tool, t.args).verdict == ("accept" if t.accepted else "refuse")
-            for t in probes[fold]
+            for t in training[fold]
         )
         for label in variants:
             if label != "full":
-                models[(label, fold)] = train(probes[fold], vocabs[label], unseen=unseen)
-        models[("schema", fold)] = train(probes[fold], vocabs["schema"], unseen=unseen)
+                models[(label, fold)] = train(training[fold], vocabs[label], unseen=unseen)
+        models[("schema", fold)] = train(training[fold], vocabs["schema"], unseen=unseen)
     train_s = time.perf_counter() - t0
     evals = {
         (label, fold): evaluate(models[(label, _other(fold))], probes[fold]) for label in variants for fold in FOLDS
@@ -509,7 +525,8 @@ def run(
         a = per_fold[fold]
         metrics.update(
             {
-                f"{fold}_train_transitions": len(probes[_other(fold)]),
+                f"{fold}_train_transitions": len(training[_other(fold)]),
+                f"{fold}_train_schema_transitions": len(training[_other(fold)]) - len(probes[_other(fold)]),
                 f"{fold}_test_transitions": e["transitions"],
                 f"{fold}_test_refused": e["refused"],
                 f"{fold}_answered_refusals": e["answered_refusals"],
@@ -598,6 +615,7 @@ def run(
             "blind_budget": blind_budget,
             "unseen": unseen,
             "schema_family": schema_family,
+            "explore_schema": explore_schema,
         },
         metrics=metrics,
         tables={

@@ -152,6 +152,7 @@ class Calculate(AirlineTool):
     """Identical logic to retail's calculator (the same checks, rounding and error texts)."""
 
     name = "calculate"
+    parses: ClassVar[dict[str, Any]] = _RetailCalculate.parses
 
     @staticmethod
     def invoke(data: Any, expression: str) -> str:

@@ -38,9 +38,10 @@ from typing import Any
 
 from ....actions import Pair, Vocabulary
 from ....errors import BadInput
-from ..reading_templates import list_conditions, parsed_by_tool, shape_conditions, walk_as_tool
+from ..reading_templates import list_conditions, parsed_by_tool, parser_of, shape_conditions, walk_as_tool
 from ..schema_templates import schema_conditions
 from ..vocabulary import CHAR_CLASSES, _as_list, _bucket, _t_chars, _t_enum, _t_len, _t_samelen, _t_type
+from .tools import TOOLS_BY_NAME
 
 __all__ = ["DATA_MODEL", "FEES", "NOW_DATE", "TEMPLATE_ORIGIN", "build_vocabulary", "template_of"]
 
@@ -504,7 +505,7 @@ def build_vocabulary(
                     and arg not in ("origin", "destination")  # airports: the match template reads them
                     and parsed_by_tool(schema)
                 ):
-                    for cond, pred in shape_conditions(arg).items():
+                    for cond, pred in shape_conditions(arg, parser_of(TOOLS_BY_NAME.get(name), arg)).items():
                         add(cond, "shape", pred, arg)
         if lists:
             for arg, schema in sorted(props.items()):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ....errors import BadInput, DataMissing
-from ..domain import find_domain_dir, read_json
+from ..domain import find_dir_with_files, read_json
 from .model import TelecomDB, TelecomUserDB, load_record
 
 __all__ = ["ENV_VAR", "SPLITS", "TelecomData", "find_data_dir", "find_telecom_dir", "load_telecom"]
@@ -59,10 +59,6 @@ class TelecomData:
         return [task for task in self.tasks if task["id"] in wanted]
 
 
-def _missing(directory: Path) -> list[str]:
-    return [name for name in _FILES if not (directory / name).is_file()]
-
-
 def find_telecom_dir(path: str | Path | None = None) -> Path:
     """The folder holding the telecom data, or DataMissing saying how to get it.
 
@@ -71,15 +67,7 @@ def find_telecom_dir(path: str | Path | None = None) -> Path:
     ...
     solvi_lab.errors.DataMissing: path=/nonexistent does not exist. To fix: ...
     """
-    return find_domain_dir(
-        path,
-        ENV_VAR,
-        _SHARED,
-        lambda d: not _missing(d),
-        _HOW_TO_GET,
-        lambda d: f"does not hold the telecom data (missing: {', '.join(_missing(d))})",
-        "telecom",
-    )
+    return find_dir_with_files(path, ENV_VAR, _SHARED, _FILES, _HOW_TO_GET, "telecom")
 
 
 find_data_dir = find_telecom_dir  # the name the study registry looks for
