@@ -38,6 +38,9 @@ _RENDERED = re.compile(
     # the action model's defaults and full-run tables, rendered by solvi_lab/studies/taubench/defaults.py from
     # docs/sweeps/taubench_*defaults.json (tests/studies/test_taubench_defaults.py holds them to their files)
     + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
+    # Crafter's default training, rendered by solvi_lab/studies/crafter/defaults.py from docs/sweeps/crafter_defaults.json
+    # (tests/studies/test_crafter_defaults.py holds it to its file)
+    + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->"
     # the journal page's fault tables, rendered by solvi_lab/journal_faults/page.py from results/benchmarks/faults_*.md
     # (tests/faults/test_fault_page.py holds them to their files)
     + r"|<!-- fault-table:.*?<!-- /fault-table -->"

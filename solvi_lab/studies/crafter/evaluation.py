@@ -122,6 +122,8 @@ def transfer(model: ConservativeActionModel, calls: list[dict[str, Any]]) -> dic
         "abstention_share": abstained / n if n else 0.0,
         "false_accepts": false_accepts,
         "precision": caught / pred_refuse if pred_refuse else 1.0,
+        "pred_refuse": pred_refuse,
+        "caught": caught,
         "env_accepted": accepted,
         "accepted_predicted_accept": accepted_pred,
         "accept_share": accepted_pred / accepted if accepted else 0.0,
