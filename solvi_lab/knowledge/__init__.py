@@ -1,9 +1,10 @@
 """The knowledge store: what a system learned, and from whom (see README: "The knowledge store")."""
 
+from .from_scratch import Verification
 from .gates import Candidate, ConsistencyGate, SourceGate, Verdict, WriteGate
 from .items import KINDS, RANK, RECONFIRM_DEFAULTS, SOURCES, STATUSES, ItemSource, ItemStatus
 from .staleness import Flag
-from .store import KnowledgeStore, Verification
+from .store import KnowledgeStore
 
 __all__ = [
     "KnowledgeStore",

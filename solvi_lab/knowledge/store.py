@@ -6,7 +6,8 @@ the same state and the same fingerprint. `KnowledgeStore.from_journal(journal, s
 meet — and `retract(x)` reaches the same state by re-folding only the competition keys that x (and what rests on
 x) touch, following premise edges only where a status actually changed.
 
-This module is the facade, and its one job is the public face: hand a call's arguments to the module that checks
+This module is the facade (its reads in store_reads.py, its history — rebuilds, time travel, verify — in
+store_history.py, both mixins of the one class), and its one job is the public face: hand a call's arguments to the module that checks
 them, write the record, hand it to the fold it holds (`ks._fold`, a `StoreFold`), answer reads from it. The rules,
 checks, opening and reads are functions over the fold in modules that never import this one (docs/ARCHITECTURE.md,
 "The knowledge store's layout"). It may not decide a status nor import explore/.
@@ -32,20 +33,19 @@ from .. import validation
 from ..decisions import DECISION_KIND, DecisionLog, read_decision
 from ..errors import BadInput, WriteRefused
 from ..journal import Journal, Record
-from ..owner import JournalOwner, _check_upto, serialised
-from ..validation import need_bool, need_str_list, writing_call
-from . import admission, digests, exit_release, from_scratch, opening, reads, write_records
+from ..owner import JournalOwner, serialised
+from ..validation import need_bool, writing_call
+from . import admission, exit_release, opening, reads, write_records
 from .admission import DEFAULT, add_record
-from .cards import ItemRecord, Snapshot, store_card, store_text
 from .fold import Fold
-from .from_scratch import Verification, _gc_paused
+from .from_scratch import _gc_paused
 from .gates import ConsistencyGate, SourceGate, WriteGate
 from .items import Item, item_id
 from .read_sums import ReadSums
 from .records import RECORD_KIND
-from .snapshot import snapshot as _snapshot
-from .snapshot_write import close_store, freeze_after_load, withdraw_vouch, write_snapshot
-from .view import StoreView
+from .snapshot_write import close_store, freeze_after_load, write_snapshot
+from .store_history import StoreHistory
+from .store_reads import StoreReads
 
 
 class StoreFold(Fold):
@@ -60,7 +60,7 @@ class StoreFold(Fold):
 
 
 @validation.public_calls
-class KnowledgeStore(JournalOwner):
+class KnowledgeStore(StoreReads, StoreHistory, JournalOwner):
     """What a system learned, and from whom. See the module docstring and README for the rules.
 
     A journal owner (solvi_lab.owner): every write is a "knowledge" record folded by `_apply`, live and on load.
@@ -117,7 +117,7 @@ class KnowledgeStore(JournalOwner):
             self._attach(journal)
             self._catch_up()
             self._fold._flush_digests()
-            self.decisions = DecisionLog(journal)
+            self._log_decisions(journal)
         except BaseException:
             if on_file:
                 journal.close()
@@ -139,6 +139,10 @@ class KnowledgeStore(JournalOwner):
         self.decisions = None
 
     # ------------------------------------------------------------------------------------------ the fold's clock
+    def _log_decisions(self, journal: Journal) -> None:
+        """The store's decision log on `journal` (the one place the knowledge layer builds a DecisionLog)."""
+        self.decisions = DecisionLog(journal)
+
     @property
     def position(self) -> int:
         """The journal position after the last record folded."""
@@ -335,167 +339,7 @@ class KnowledgeStore(JournalOwner):
         """Move the store's clock by k decisions (what reconfirm_after counts)."""
         self._write_knowledge(write_records.tick(k))
 
-    def stale(self, iid: str) -> bool:
-        """True while a pending flag covers the item (read from the flags, never from the status)."""
-        return bool(reads.stale_flags(self._fold, self._get(iid)))
-
-    def usable(self, iid: str, valid_at: Any = None) -> bool:
-        """Active, not expired, not stale, not resting on a rolled-back version (unless confirmed since), and (when
-        valid_at is given) valid in the world at that time."""
-        return reads.usable(self._fold, iid, valid_at)
-
-    def rolled_back_under(self, iid: str) -> list[str]:
-        """The rolled-back versions this live item rests on (directly or through its premises) and was not
-        confirmed since: while the list is not empty the item is a hint, not a fact (the rollback rule)."""
-        return reads.rolled_back_under(self._fold, iid)
-
-    # ------------------------------------------------------------------------------------------ reading
-    def status(self, iid: str) -> str:
-        return reads.status(self._fold, iid)
-
-    def view(self) -> StoreView:
-        """A read-only view of what the store holds: frozen item records and their relations (knowledge/view.py)."""
-        return StoreView(self._fold, self)
-
-    def item(self, iid: str) -> dict[str, Any]:
-        """The full record of an item (see README: the specification's field names); a dict that renders as a
-        small card in Jupyter (knowledge/cards.py)."""
-        return ItemRecord(reads.item_record(self._fold, iid))
-
-    def __contains__(self, iid: object) -> bool:
-        it = self._fold._items.get(iid) if isinstance(iid, str) else None
-        return it is not None and it.present
-
-    def __len__(self) -> int:
-        return self._read_sums.sums(self._fold)[1]
-
-    @writing_call
-    def query(
-        self,
-        kind: str | None = None,
-        s: Any = ...,
-        r: str | None = None,
-        o: Any = ...,
-        scope: dict[str, Any] | None = None,
-        status: str | Iterable[str] | None = None,
-    ) -> list[dict[str, Any]]:
-        """Items matching every given field. With s= it reads the subject index (cost: that subject's items);
-        without it, it scans the store."""
-        return reads.query(self._fold, kind, s, r, o, scope, status)
-
-    @writing_call
-    def snapshot(
-        self, about: Any = ..., *, scope: dict[str, Any] | None = None, r: str | None = None, valid_at: Any = None
-    ) -> dict[str, Any]:
-        """What a decision is given: the usable facts that match, the hints (hypotheses of every kind — with the
-        gate that holds them and its verdict —, disputed, expired or stale facts, items resting on a rolled-back
-        version; each with why), the ids they rest on (`rests_on`: the facts' and hints' own ids, then every premise
-        they were derived from, transitively — what `redecide` reads), the store's fingerprint and its journal
-        position.
-
-        Without `about` it covers the whole store; `about=` is one subject (a list is one JSON subject, not a set
-        of subjects) and also matches rules, skills and actions by name. See solvi_lab.knowledge.snapshot.
-
-        >>> ks = KnowledgeStore()
-        >>> _ = ks.add("fact", {"s": "c17", "r": "tier", "o": "vip"}, source="person")
-        >>> [f["o"] for f in ks.snapshot()["facts"]], ks.snapshot(about="nobody")["facts"]
-        (['vip'], [])
-        """
-        self._catch_up()  # records other writers (the decision log) appended: the position is the journal's now
-        fp = self.fingerprint()
-        snap = _snapshot(self._fold, about, scope=scope, r=r, valid_at=valid_at, names=self._names_index, fingerprint=fp)
-        return Snapshot(snap)  # a dict; a card in Jupyter
-
-    def fingerprint(self) -> str:
-        """A 256-bit digest of the whole observable state, maintained incrementally (O(items changed since the
-        last write) to read, and reading it changes nothing; knowledge/digests.py)."""
-        return digests.fingerprint(self._fold, self._read_sums.sums(self._fold)[0])
-
-    def report(self) -> dict[str, Any]:
-        """Counts by status, kind and source — each over the same items: every item written and admitted, retracted
-        ones included (`present` counts those not retracted, `len(ks)`); refused writes apart —; open disputes;
-        flags; the clock; position and fingerprint."""
-        return reads.report(self._fold, self.fingerprint())
-
-    def __repr__(self) -> str:
-        """One line: where it lives, its position, its items by status, its open disputes."""
-        return store_text(self)
-
-    def _repr_html_(self) -> str:
-        """A small card for Jupyter: path, position, items by status, kind and source, open disputes, fingerprint,
-        the last verify() on this object (knowledge/cards.py)."""
-        return store_card(self)
-
-    #: (Verification, journal position) of the last verify() on this object; None before one (shown by the card).
-    last_verification: tuple[Verification, int] | None = None
-
     # ------------------------------------------------------------------------------------ owner protocol
-    @classmethod
-    @_gc_paused
-    def from_journal(
-        cls, journal: Journal, upto: int | None = None, *, gates: Iterable[WriteGate] = (), skip: Iterable[str] = ()
-    ) -> KnowledgeStore:
-        """The store folded from `journal`'s records (those before position `upto` only, when given), every item
-        retracted by then — and every id in `skip` — treated as never written: the definition a live
-        retraction must meet. Without `upto` and `skip` the store writes on to `journal`; with either it is a
-        read-only view.
-
-        >>> ks = KnowledgeStore()
-        >>> a = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
-        >>> b = ks.add("fact", {"s": "c1", "r": "tier", "o": "vip"}, source="outcome")
-        >>> KnowledgeStore.from_journal(ks.journal).fingerprint() == ks.fingerprint()
-        True
-        >>> KnowledgeStore.from_journal(ks.journal, upto=1).status(a), KnowledgeStore.from_journal(ks.journal, skip=[b]).status(a)
-        ('active', 'active')
-        """
-        upto = _check_upto(journal, upto)
-        skip = set(need_str_list("skip", skip))
-        st = cls._empty(gates=gates)
-        st.journal = journal
-        if upto is not None or skip:
-            st._upto = upto
-            st._read_only = (
-                f"rebuilt up to journal position {upto} (a view of the past)"
-                if upto is not None
-                else "rebuilt without some items (skip=)"
-            )
-        from_scratch.fold_definition(st._fold, journal.records(0, upto), skip, bool(st._read_only))
-        st._fold._flush_digests()  # a rebuild is a write path: its digests are settled once, here
-        if not st._read_only:
-            st.decisions = DecisionLog(journal)
-        return st
-
-    @classmethod
-    @_gc_paused
-    def from_records(
-        cls,
-        records: Iterable[Record],
-        upto: int | None = None,
-        skip: Iterable[str] = (),
-        *,
-        at: Callable[[KnowledgeStore, int], None] | None = None,
-        at_positions: Iterable[int] = (),
-    ) -> KnowledgeStore:
-        """A read-only store folded from a list of records (a Parquet import, a journal, a test's records): those
-        before position `upto`, every item they retract and every id in `skip` treated as never written.
-        `at(store, p)` is called just before the record at each position in `at_positions` is folded (the store
-        as it was then: what redecide rebuilds snapshots from).
-
-        >>> ks = KnowledgeStore(); _ = ks.add("fact", {"s": "c1", "r": "tier", "o": "gold"}, source="person")
-        >>> KnowledgeStore.from_records(list(ks.journal)).fingerprint() == ks.fingerprint()
-        True
-        """
-        skip = set(need_str_list("skip", skip))
-        if upto is not None and (not isinstance(upto, int) or isinstance(upto, bool) or upto < 0):
-            raise BadInput(f"upto={upto!r} is not a journal position (an int ≥ 0).")
-        st = cls._empty()
-        st._read_only = "folded from a list of records (from_records)"
-        recs = [r for r in records if upto is None or r.position < upto]
-        took = None if at is None else (lambda p: at(st, p))
-        from_scratch.fold_definition(st._fold, recs, skip, True, took, at_positions)
-        st._fold._flush_digests()
-        return st
-
     @classmethod
     @_gc_paused
     def open(
@@ -582,50 +426,6 @@ class KnowledgeStore(JournalOwner):
         """
         self._catch_up()
         return reads.state(self._fold, self.fingerprint())
-
-    @writing_call
-    def rebuild(self, upto: int | None = None, skip: Iterable[str] = ()) -> KnowledgeStore:
-        """The specification's name for `KnowledgeStore.from_journal(ks.journal, upto, skip=skip)`: the store
-        rebuilt from its journal up to (not including) position `upto`, as if the items in `skip` had never been
-        written — a read-only view (with neither, a new store writing on to the same journal)."""
-        if self.journal is None:
-            raise BadInput("rebuild() needs the store's journal; this store was folded from a list of records.")
-        skip = set(need_str_list("skip", skip))
-        for s in skip:
-            self._get(s)
-        return KnowledgeStore.from_journal(self.journal, upto=upto, skip=skip, gates=self.gates)
-
-    def at(self, position: int) -> KnowledgeStore:
-        """The store as it was just before journal position `position` (time travel; a read-only view):
-        `KnowledgeStore.from_journal(ks.journal, upto=position)`."""
-        if self.journal is None:
-            raise BadInput("at() needs the store's journal; this store was folded from a list of records.")
-        return KnowledgeStore.from_journal(self.journal, upto=position)
-
-    @_gc_paused
-    def verify(self, head: Any = None) -> Verification:
-        """The journal's chain is whole, and the live store equals the replay of its journal.
-
-        The chain is checked first (streaming), then the journal is folded a second time beside the live store —
-        every retracted item treated as never written, the definition retraction must meet — and compared with what
-        the live store serves: its fingerprint recomputed from its items, questions and flags as they are now (never
-        from the digests it keeps, which a fold snapshot carries over), its kept fingerprint, item count, position,
-        retractions and decisions. verify() only reports: the live store is never replaced, but a store found to
-        differ writes no fold snapshot from then on. The second fold is
-        the same fold, except that it lets go of each item and key once no later record reads it (their digests
-        are final then; see knowledge/release.py), so it holds the journal's working set, not a second store.
-        """
-        if self.journal is None or self._read_only:
-            raise BadInput("verify() needs the store's journal; call it on the live store.")
-        self._catch_up()
-        v = from_scratch.verify(self._fold, self.journal, head, type(self._fold))
-        if v.chain_ok and not v.replay_matches:
-            # Seen to diverge: no snapshot is written from this state, nor vouched for (the next open folds anew).
-            self._diverged = "was found by verify() to differ from the replay of its journal"
-            withdraw_vouch(self.journal)
-        self.last_verification = (v, self.position)  # what the store's card shows as its last verify
-        return v
-
 
     # ------------------------------------------------------------------------------------------ re-deciding
     def redecide(
