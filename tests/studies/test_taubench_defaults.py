@@ -123,3 +123,12 @@ def test_abstention_causes_are_rendered_per_probe_set_and_exploration() -> None:
         "",
     ]
     assert defaults.render_causes({"domains": [{}]}) == ""
+    stored = json.loads(defaults.RESULT_FILE.read_text(encoding="utf-8"))["domains"][0]["abstention_causes"]
+    assert set(stored) == {"explore off", "explore on"}
+    for way in stored.values():  # the causes add up to the blind rows' abstentions of the same setting
+        assert set(way) == {"dev blind", "unread blind"}
+    rows = json.loads(defaults.RESULT_FILE.read_text(encoding="utf-8"))["domains"][0]["rows"]
+    for way, explore in (("explore off", False), ("explore on", True)):
+        row = next(r for r in rows if r["schema_family"] and r["unseen"] == "refuse" and r["explore_schema"] is explore)
+        for name in ("dev blind", "unread blind"):
+            assert sum(stored[way][name].values()) == row["sets"][name]["abstentions"]

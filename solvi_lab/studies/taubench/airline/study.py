@@ -492,7 +492,7 @@ def run(
         "conditions_retail_template_airline_model": by_origin["same template, airline data model"],
         "conditions_new": by_origin["new"],
         "train_replay_correct": replay_ok,
-        "train_replay_all": replay_ok == sum(len(p) for p in probes.values()),
+        "train_replay_all": replay_ok == sum(len(t) for t in training.values()),
         "journal_replay_equal": journal_equal,
         "agent_runs": len(runs),
         "agent_calls": len(main),
