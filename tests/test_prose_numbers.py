@@ -40,7 +40,7 @@ _RENDERED = re.compile(
     + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
     # Crafter's default training, rendered by solvi_lab/studies/crafter/defaults.py from docs/sweeps/crafter_defaults.json
     # (tests/studies/test_crafter_defaults.py holds it to its file)
-    + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->"
+    + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->|<!-- crafter-heldout:.*?<!-- /crafter-heldout -->"
     # the journal page's fault tables, rendered by solvi_lab/journal_faults/page.py from results/benchmarks/faults_*.md
     # (tests/faults/test_fault_page.py holds them to their files)
     + r"|<!-- fault-table:.*?<!-- /fault-table -->"

@@ -77,3 +77,17 @@ def test_crafter_page_block_is_rendered_from_the_stored_file(tmp_path) -> None:
         defaults.write_block(page, result)
     page.write_text(f"a\n{defaults.BEGIN}\nold\n{defaults.END}\nb\n", encoding="utf-8")
     assert defaults.write_block(page, result) == f"a\n{defaults.render_block(result)}\nb\n"
+
+
+def test_heldout_block_is_rendered_from_the_stored_file_and_names_the_default() -> None:
+    held = json.loads(defaults.HELDOUT_FILE.read_text(encoding="utf-8"))
+    assert held["default"] == defaults.TRAINING
+    assert [s["seed"] for s in held["seeds"]] == list(defaults.HELDOUT_SEEDS)
+    assert all(set(defaults.TRAININGS) <= set(s) for s in held["seeds"])
+    text = defaults.DOC_FILE.read_text(encoding="utf-8")
+    assert defaults.render_heldout(held) in text, (
+        "docs/readme/crafter.md's held-out block is stale: run python -m solvi_lab.studies.crafter.defaults "
+        "--heldout --render"
+    )
+    block = defaults.render_heldout(held)
+    assert block.count("**(default)**") == len(held["seeds"])

@@ -213,9 +213,95 @@ def write_block(doc: Path, result: Mapping[str, Any]) -> str:
     return head + render_block(result) + rest.split(END, 1)[1]
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# the held-out figures of the chosen default: the study's transfer at full size on reported seeds, stored and rendered
+# ---------------------------------------------------------------------------------------------------------------
+
+HELDOUT_FILE = RESULT_FILE.with_name("crafter_heldout.json")
+HELDOUT_SEEDS: tuple[int, ...] = (0, 1)
+HB, HE = "<!-- crafter-heldout: docs/sweeps/crafter_heldout.json -->", "<!-- /crafter-heldout -->"
+
+
+def heldout_seed(seed: int, train_worlds: int = 16, test_worlds: int = 4, steps: int = 1500) -> dict[str, Any]:
+    """The study's transfer at full size for one seed: both trainings asked about the wanderer's calls in the
+    held-out worlds (``1000·seed + 100..``), the explorer's held-out calls, and the exact requirement rows."""
+    from . import evaluation, learning, requirements
+    from .env import measure_reset
+
+    train_seeds = [1000 * seed + i for i in range(train_worlds)]
+    test_seeds = [1000 * seed + 100 + i for i in range(test_worlds)]
+    _, generated = measure_reset(train_seeds + test_seeds)
+    by = {w.seed: w for w in generated}
+    train = learning.record(train_seeds, steps, seed, by, lava_probe=True)
+    test = learning.record(test_seeds, steps, seed, by)
+    wander_train = evaluation.record([by[s] for s in train_seeds], steps, seed)
+    wander_test = evaluation.record([by[s] for s in test_seeds], steps, seed)
+    out: dict[str, Any] = {"seed": seed}
+    for name, data in {"explorer": train, "explorer_wanderer": train + wander_train}.items():
+        model = learning.train(data)
+        graded = [r for r in requirements.grade(model.snapshot()) if r.kind != "chance"]
+        out[name] = {
+            "transfer": evaluation.transfer(model, wander_test),
+            "heldout": learning.totals(learning.evaluate(model, test)),
+            "exact": sum(r.status == "exact" for r in graded),
+            "rows": len(graded),
+            "not_exact": [(r.status, r.action, r.rule, r.learned) for r in graded if r.status != "exact"],
+        }
+    return out
+
+
+def render_heldout(result: Mapping[str, Any]) -> str:
+    """The held-out block: per seed and training, the wanderer's held-out calls (abstained, false accepts,
+    accepted calls predicted accept), the explorer's held-out calls, and the exact requirement rows."""
+    lines = [
+        "| seed | model trained on | wanderer's held-out calls | abstained | false accepts | accepted calls predicted "
+        "accept | explorer's held-out: abstained / false accepts | exact requirement rows |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]
+    for s in result["seeds"]:
+        for name in TRAININGS:
+            t, h = s[name]["transfer"], s[name]["heldout"]
+            mark = " **(default)**" if name == result["default"] else ""
+            lines.append(
+                f"| {s['seed']} | {TRAININGS[name]}{mark} | {t['calls']:,} | {_pct(t['abstention_share'])} | "
+                f"{t['false_accepts']} | {_pct(t['accept_share'])} | {_pct(h['abstention_share'])} / "
+                f"{h['false_accepts']} | {s[name]['exact']} of {s[name]['rows']} |"
+            )
+    return (
+        f"{HB}\n\n"
+        + "\n".join(lines)
+        + f"\n\nMeasured {result['measured']}"
+        + (f" on commit `{result['commit']}`" if result.get("commit") else "")
+        + " at full size (training worlds "
+        "`1000·seed + 0..15`, held-out `+100..103`, as the study). Generated from the result file by "
+        f"`python -m solvi_lab.studies.crafter.defaults --heldout`; do not edit by hand.\n\n{HE}"
+    )
+
+
+def write_heldout(doc: Path, result: Mapping[str, Any]) -> str:
+    """``doc``'s text with its held-out block replaced by :func:`render_heldout`."""
+    text = doc.read_text(encoding="utf-8")
+    if HB not in text or HE not in text:
+        raise BadInput(f"{doc} has no block {HB} … {HE}; add the two markers where the table goes.")
+    head, rest = text.split(HB, 1)
+    return head + render_heldout(result) + rest.split(HE, 1)[1]
+
+
 def main(argv: Sequence[str] = ()) -> int:
     """Decide, store :data:`RESULT_FILE` and render its block into ``docs/readme/crafter.md``; ``--render`` only
-    re-renders the block from the stored file."""
+    re-renders the block from the stored file; ``--heldout`` the held-out figures (:data:`HELDOUT_FILE`)."""
+    if "--heldout" in argv:
+        if "--render" not in argv:
+            held = {
+                "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+                "default": TRAINING,
+                "seeds": [heldout_seed(s) for s in HELDOUT_SEEDS],
+            }
+            HELDOUT_FILE.write_text(json.dumps(held, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        held = json.loads(HELDOUT_FILE.read_text(encoding="utf-8"))
+        DOC_FILE.write_text(write_heldout(DOC_FILE, held), encoding="utf-8")
+        print(render_heldout(held))
+        return 0
     if "--render" not in argv:
         RESULT_FILE.write_text(json.dumps(decide(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     result = json.loads(RESULT_FILE.read_text(encoding="utf-8"))
