@@ -156,7 +156,7 @@ def test_probes_cover_refusals_of_every_write_tool(data) -> None:
 def test_registered_with_data_and_params() -> None:
     info = registry.get("taubench_airline")
     assert info.needs_data and info.module == "solvi_lab.studies.taubench.airline.study"
-    new = {"blind": True, "schema_family": True, "unseen": "refuse"}  # issue 33
+    new = {"blind": True, "schema_family": True, "unseen": "refuse", "explore_schema": True}  # issues 33, 43
     assert study.QUICK_PARAMS == {"budget": 40, "ablations": True, "data_dir": None, "blind_budget": 20, **new}
     assert study.FULL_PARAMS == {"budget": 100, "ablations": True, "data_dir": None, "blind_budget": 60, **new}
     with pytest.raises(BadParameter, match="parameter budget got 0; it accepts an integer in 1..10000"):
