@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling stream modules, when imported from elsewhere
+from store_scale import portable_command  # noqa: E402
 from streams import PROFILES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -151,7 +152,8 @@ def main() -> int:
                 )
             print(f"  same final fingerprint in every run: {same}", flush=True)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps({"argv": sys.argv[1:], "rows": rows}, indent=1) + "\n")
+    command = portable_command(sys.argv, a.baseline, "benchmarks/ab_cpu.py")
+    Path(a.out).write_text(json.dumps({"command": command, "rows": rows}, indent=1) + "\n")
     return 0
 
 

@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling stream modules, when imported from elsewhere
+from store_scale import portable_command  # noqa: E402
 from streams import PROFILES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -314,7 +315,7 @@ def main() -> int:
     ok = [r for r in rows if "error" not in r]
     text = (
         f"What a user waits for — {stamp}, {machine}{' (under load)' if load > 1 else ''}, "
-        f"{time.time() - t0:.0f} s; command: python benchmarks/open_wait.py {' '.join(sys.argv[1:])}\n\n"
+        f"{time.time() - t0:.0f} s; command: python {portable_command(sys.argv, args.baseline, 'benchmarks/open_wait.py', ('--out', '--cache'))}\n\n"
         + (f"Median of {args.repeats} runs per row, each in a fresh process.\n\n" if args.repeats > 1 else "")
         + table(medians(ok))
         + "".join(f"\n{r['code']} {r['profile']} {r['n']:,}: {r['error']}" for r in rows if "error" in r)

@@ -278,20 +278,27 @@ def commit_of(checkout: str | None) -> str:
     return out.stdout.strip() or "baseline"
 
 
-def portable_command(argv: list[str], baseline: str | None) -> str:
+def portable_command(
+    argv: list[str], baseline: str | None, script: str = "benchmarks/store_scale.py", drop: tuple[str, ...] = ("--out",)
+) -> str:
     """The command line as recorded in the results: the script relative to the repository, the baseline checkout
-    named by its commit and the output folder left out, so no path of this machine ends up in a committed file."""
+    named by its commit and the options naming scratch folders (`drop`: the output, a cache) left out, so no path
+    of this machine ends up in a committed file (every benchmark that records its command uses this).
+
+    >>> portable_command(["/x/ab_cpu.py", "--sizes", "10", "--out", "/tmp/a.json"], None, "benchmarks/ab_cpu.py")
+    'benchmarks/ab_cpu.py --sizes 10'
+    """
     args, skip = [], False
     for i, arg in enumerate(argv):
         if skip:
             skip = False
             continue
         if i == 0:
-            args.append("benchmarks/store_scale.py")
+            args.append(script)
         elif arg == "--baseline":
             args += ["--baseline", f"<checkout of {commit_of(baseline)}>"]
             skip = True
-        elif arg == "--out":
+        elif arg in drop:
             skip = True
         else:
             args.append(arg)
