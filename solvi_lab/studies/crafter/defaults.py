@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import BadInput
+from .. import default_rule
 
 __all__ = [
     "TRAININGS",
@@ -62,16 +62,9 @@ BEGIN, END = "<!-- crafter-defaults: docs/sweeps/crafter_defaults.json -->", "<!
 COUNTS = ("calls", "abstained", "false_accepts", "pred_refuse", "caught", "env_accepted", "accepted_predicted_accept")
 
 
-def _key(row: Mapping[str, Any]) -> tuple[int, float, float]:
-    precision = row["precision"] if row["precision"] is not None else 1.0
-    return (row["false_accepts"], -precision, row["abstention_share"])
-
-
 def choose(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     """The row the rule picks: fewest false accepts, then highest refusal precision, then lowest abstention."""
-    if not rows:
-        raise BadInput("choose needs at least one scored training; pass the rows decide() scored.")
-    return min(rows, key=_key)
+    return default_rule.choose(rows, "abstention_share", "training")
 
 
 def summary(counts: Mapping[str, int]) -> dict[str, Any]:
@@ -206,11 +199,7 @@ def render_block(result: Mapping[str, Any]) -> str:
 
 def write_block(doc: Path, result: Mapping[str, Any]) -> str:
     """``doc``'s text with its block replaced by :func:`render_block` (the markers must be there)."""
-    text = doc.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise BadInput(f"{doc} has no block {BEGIN} … {END}; add the two markers where the table goes.")
-    head, rest = text.split(BEGIN, 1)
-    return head + render_block(result) + rest.split(END, 1)[1]
+    return default_rule.replace_block(doc.read_text(encoding="utf-8"), BEGIN, END, render_block(result), str(doc))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -280,11 +269,7 @@ def render_heldout(result: Mapping[str, Any]) -> str:
 
 def write_heldout(doc: Path, result: Mapping[str, Any]) -> str:
     """``doc``'s text with its held-out block replaced by :func:`render_heldout`."""
-    text = doc.read_text(encoding="utf-8")
-    if HB not in text or HE not in text:
-        raise BadInput(f"{doc} has no block {HB} … {HE}; add the two markers where the table goes.")
-    head, rest = text.split(HB, 1)
-    return head + render_heldout(result) + rest.split(HE, 1)[1]
+    return default_rule.replace_block(doc.read_text(encoding="utf-8"), HB, HE, render_heldout(result), str(doc))
 
 
 def main(argv: Sequence[str] = ()) -> int:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import BadInput
+from .. import default_rule
 from .scoring import abstention_causes, score, verdicts
 
 __all__ = [
@@ -63,21 +64,12 @@ DOC_FILE = Path(__file__).resolve().parents[3] / "docs" / "readme" / "actions.md
 BEGIN, END = "<!-- taubench-defaults: docs/sweeps/taubench_defaults.json -->", "<!-- /taubench-defaults -->"
 
 
-def _key(row: Mapping[str, Any]) -> tuple[int, float, float]:
-    precision = row["precision"] if row["precision"] is not None else 1.0
-    return (row["false_accepts"], -precision, row["abstention_pct"] or 0.0)
-
-
 def choose(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     """The row the rule picks: fewest false accepts, then highest precision, then lowest abstention."""
-    if not rows:
-        raise BadInput("choose needs at least one scored setting; pass the rows decide() scored.")
-    return min(rows, key=_key)
+    return default_rule.choose(rows, "abstention_pct", "setting")
 
 
-def _verdicts(
-    models: Mapping[tuple[bool, bool], Any], sets: Mapping[str, Sequence[Any]]
-) -> dict[str, dict[str, list]]:
+def _verdicts(models: Mapping[tuple[bool, bool], Any], sets: Mapping[str, Sequence[Any]]) -> dict[str, dict[str, list]]:
     """(accepted, verdict) of every probe, per setting and probe set (``unseen`` is a prediction-time option);
     models: (schema family, exploration) → trained model."""
     out: dict[str, dict[str, list]] = {}
@@ -304,11 +296,7 @@ def render_block(result: Mapping[str, Any]) -> str:
 
 def write_block(doc: Path, result: Mapping[str, Any]) -> str:
     """``doc``'s text with its block replaced by :func:`render_block` (the markers must be there)."""
-    text = doc.read_text(encoding="utf-8")
-    if BEGIN not in text or END not in text:
-        raise BadInput(f"{doc} has no block {BEGIN} … {END}; add the two markers where the table goes.")
-    head, rest = text.split(BEGIN, 1)
-    return head + render_block(result) + rest.split(END, 1)[1]
+    return default_rule.replace_block(doc.read_text(encoding="utf-8"), BEGIN, END, render_block(result), str(doc))
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -418,10 +406,7 @@ def render_full(result: Mapping[str, Any]) -> str:
 def write_full_block(doc: Path, result: Mapping[str, Any]) -> str:
     """``doc``'s text with its full-run block replaced by :func:`render_full`."""
     text = doc.read_text(encoding="utf-8")
-    if FULL_BEGIN not in text or FULL_END not in text:
-        raise BadInput(f"{doc} has no block {FULL_BEGIN} … {FULL_END}; add the two markers where the table goes.")
-    head, rest = text.split(FULL_BEGIN, 1)
-    return head + render_full(result) + rest.split(FULL_END, 1)[1]
+    return default_rule.replace_block(text, FULL_BEGIN, FULL_END, render_full(result), str(doc))
 
 
 if __name__ == "__main__":
