@@ -625,6 +625,11 @@ class _JsonlBackend:
     def load(self, visit: Callable[[Record], None] | None, skip: Prefix | None = None) -> tuple[int, str]:
         if self.lock:
             self.lock.acquire()
+            if self.lock.created:
+                # A file this open created (O_EXCL) is new: any head index entry under its (device, inode) is a
+                # deleted file's whose inode number it reuses. Removed now, so a later open of this journal — even
+                # an empty one, left by a crash before its first checkpoint — is never held to that entry.
+                journal_head_index.remove_entry(journal_head.identity(self.lock.fd))
         elif not _is_file(self.path):
             raise BadInput(f"no journal at {self.path}; a read-only open needs an existing file.")
         # The checkpoints first: a writer writes records before their checkpoint, so read in this order a reader
@@ -1528,13 +1533,20 @@ class Journal:
             # A head index entry (keyed by device and inode) counts for the same use of the inode (its generation,
             # where the file system tells it: read_entry) or else for the journal whose first record it names: a
             # new file on a reused inode number is not held to a deleted file's entry — ignored, never refused.
+            # An empty file has no first record to compare: an entry that names one (records existed) and that
+            # read_entry kept (a name it was written through is still this file) is this file's — a cut to zero
+            # records through any name. A new journal on a reused inode never meets it: the open that created the
+            # file removed the entry (load). The one false alarm left: an empty file made by hand (`touch`) at a
+            # deleted journal's name on its reused inode number, where the generation is unknown — refused with
+            # Journal.forget_head named as the way to accept it (_checkpoint_problem).
             first = self._backend.get(0).hash if self._n else None
             pairs = [
                 (item, m)
                 for item, m in pairs
                 if not journal_head_index.is_entry(item[0])
                 or m["same_file"]
-                or (first is not None and m["first"] == first)
+                or (m["first"] is not None and m["first"] == first)
+                or (first is None and m["first"] is not None)
             ]
         lock = getattr(self._backend, "lock", None)
         if lock is None or not lock.created:
@@ -1555,6 +1567,13 @@ class Journal:
     def _checkpoint_problem(self, where: str, cp: Head) -> str:
         """What is wrong with this journal against a checkpoint of it ('' when it agrees)."""
         path = str(self.path)
+        if self._n == 0 < cp.count and journal_head_index.is_entry(where):
+            return (
+                f"{path}: is empty but its head checkpoint says {cp.count} records were written ({where}): records "
+                f"0..{cp.count - 1} were lost (the journal was cut to zero records). Restore it from a backup; if this "
+                "empty file is a new journal on purpose (made by hand where a deleted journal's file was), "
+                f"Journal.forget_head('{path}') accepts it."
+            )
         if self._n < cp.count:
             return (
                 f"{path}: holds {self._n} records but its head checkpoint says {cp.count} were written ({where}): "

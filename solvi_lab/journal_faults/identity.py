@@ -11,6 +11,11 @@ file held. Rows, JSONL only (SQLite keeps its head inside the file):
 - a new journal on a deleted journal's inode number (the file system really reuses it: counted) or, where it did
   not, the deleted journal's entry planted on the new file's number: the new journal must open ("unchanged") — a
   refusal is a false alarm (counted as an other exception, a bug);
+- a new file at a deleted journal's very name on its inode number (`same_name_reuse`: the deleted journal's entry
+  still "named" there): made by `Journal()` and still empty, it must open ("unchanged": the creating open removed
+  the entry); made by hand (`touch`), it opens where the generation is known and is refused where it is not — the
+  documented false alarm of an empty file (a cut to zero records leaves the same), which `Journal.forget_head`
+  accepts;
 - repaired (through either folder's name), moved to another folder (and a new journal at the old name), replaced in
   place after `Journal.forget_head` (through either name): each must open through its own path with exactly the
   records it should hold ("unchanged"); a refusal is a false alarm, other records are "silently accepted".
@@ -36,7 +41,7 @@ from ..errors import CorruptJournal
 from ..journal import Journal
 from .files import Row, build
 
-__all__ = ["false_alarm_rows", "identity_rows", "inode_reuse", "other_folder_cuts"]
+__all__ = ["false_alarm_rows", "identity_rows", "inode_reuse", "other_folder_cuts", "same_name_reuse"]
 
 _XATTR_CALLS = ("setxattr", "getxattr", "removexattr")
 
@@ -156,7 +161,6 @@ def other_folder_cuts(directory: Path, n: int = 24, *, index: bool = True, gener
         f"{n} records cut to 0..{n - 1}, opened by a writer and a reader through the other folder's name: "
         + ", ".join(f"{k} {v}" for k, v in kinds.items())
         + f"; inode generation known in {known} of {2 * n} journals"
-        + ("" if generation or not index else "; without it a cut to 0 records has no first record to compare")
     )
     return row
 
@@ -225,6 +229,97 @@ def inode_reuse(directory: Path, trials: int = 24, tries: int = 50, *, generatio
         f"{reused}, planted in {planted}; half new journals made by Journal(), half another journal's file copied in"
     )
     return row
+
+
+def _on_reused_inode(old: Path, n: int, make, tries: int) -> tuple[Path | None, object]:
+    """Write a journal of `n` records at `old`, delete it by hand (its `.head` too: its head index entry stays) and
+    make a new file at the same name (`make(path)` returns what it opened, or None), until the new file gets the
+    deleted journal's inode number (up to `tries`: another process may take the freed number first; each miss is
+    closed and deleted). (None, None) when the file system never reused it."""
+    for _ in range(tries):
+        for p in (old, journal_head.head_file(old)):
+            p.unlink(missing_ok=True)
+        with Journal(old) as j:
+            build_like(j, n)
+        ino = old.stat().st_ino
+        old.unlink()
+        journal_head.head_file(old).unlink(missing_ok=True)
+        opened = make(old)
+        if old.stat().st_ino == ino:
+            return old, opened
+        if opened is not None:
+            opened.close()
+    return None, None
+
+
+def same_name_reuse(directory: Path, trials: int = 24, tries: int = 50, *, generation: bool = True) -> list[Row]:
+    """A journal of a few records deleted by hand (its `.head` too; its head index entry stays), then a new file at
+    the same name on the same inode number — the one case where the deleted journal's entry is still "named" (a
+    name it was written through is this file). Two rows:
+
+    - made by `Journal()` and still empty: a reader beside the open writer (the state a crash before the first
+      checkpoint leaves), the writer closed and reopened, then one record appended and reopened — each open must
+      hold exactly its records ("unchanged"): the open that created the file removed the stale entry;
+    - made by hand (`touch`) and empty: where the inode generation is known it opens ("unchanged"); where it is not,
+      it is refused ("detected": the documented false alarm — an empty file there is what a cut to zero records
+      leaves), and `Journal.forget_head` then accepts it (the note counts it).
+
+    A trial whose inode number the file system did not reuse is not counted (the note says how many were)."""
+    what = "as the file system tells it" if generation else "unknown"
+    made = Row(
+        f"new empty journal made by Journal() at a deleted journal's name on its inode number (generation {what})",
+        "jsonl",
+    )
+    touched = Row(
+        f"empty file made by hand (touch) at a deleted journal's name on its inode number (generation {what}"
+        + ("" if generation else "; a refusal here is the documented false alarm")
+        + ")",
+        "jsonl",
+    )
+    missed = {"made": 0, "touched": 0}
+    accepted = refusals = 0
+    for t in range(trials):
+        one, _, state = _fresh(directory)
+        with state_folder(state), no_generation(not generation):
+            a = one / "a.jsonl"
+            new, writer = _on_reused_inode(a, 2 + t % 5, Journal, tries)
+            if new is None:
+                missed["made"] += 1
+            else:
+                outcome, detail = _open(new, [], "r")  # beside the open, still empty writer
+                writer.close()
+                outcome2, detail2 = _open(new, [])
+                with Journal(new) as j:
+                    j.append("k", {"trial": t})
+                    want = [r.hash for r in j]
+                outcome3, detail3 = _open(new, want)
+                for o, d in ((outcome, detail), (outcome2, detail2), (outcome3, detail3)):
+                    made.count("false refusal (CorruptJournal)" if o == "detected" else o, d)
+            new, _ = _on_reused_inode(a, 2 + t % 5, lambda p: p.touch(), tries)
+            if new is None:
+                missed["touched"] += 1
+                continue
+            refused = 0
+            for mode in ("r", "a"):
+                outcome, detail = _open(new, [], mode)
+                refused += outcome == "detected"
+                if outcome == "detected" and generation:
+                    outcome = "false refusal (CorruptJournal)"  # the generation tells a new file: no excuse
+                touched.count(outcome, detail)
+            if refused:
+                Journal.forget_head(new)
+                accepted += _open(new, [])[0] == "unchanged"
+                refusals += 1
+    made.note = (
+        f"{made.unchanged} of {made.tried} opens held exactly their records (a reader beside the new writer, the "
+        f"writer reopened, then after one append); the inode number reused in {trials - missed['made']} of {trials}"
+    )
+    touched.note = (
+        f"opened {touched.unchanged} of {touched.tried}, refused {touched.detected} (a writer and a reader each); "
+        + (f"Journal.forget_head then accepted {accepted} of {refusals} refused files; " if refusals else "")
+        + f"the inode number reused in {trials - missed['touched']} of {trials}"
+    )
+    return [made, touched]
 
 
 def build_like(j: Journal, n: int = 1) -> None:
@@ -306,6 +401,8 @@ def identity_rows(directory_factory, quick: bool) -> list[Row]:
         lambda d: [other_folder_cuts(d, n, index=False)],
         lambda d: [inode_reuse(d, trials)],
         lambda d: [inode_reuse(d, trials, generation=False)],
+        lambda d: same_name_reuse(d, trials),
+        lambda d: same_name_reuse(d, trials, generation=False),
         lambda d: false_alarm_rows(d, n),
         lambda d: false_alarm_rows(d, n, generation=False),
         lambda d: false_alarm_rows(d, n, xattrs=True),
