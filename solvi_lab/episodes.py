@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -425,8 +426,11 @@ class Chooser:
         Rules and checks default to the last ones `choose` used per name; pass `rules=`/`checks=` (by name) to
         rerun a reloaded log. A step whose rule is unknown is listed in `unchecked`. Nothing is written.
         """
-        rules = {n: r for n, (r, _c) in self._parts.items()} | (rules or {})
-        checks = {n: c for n, (_r, c) in self._parts.items()} | (checks or {})
+        # A copy first (one C-level call under the GIL): a choose() in another thread adding a name while the
+        # comprehensions iterated raised a bare RuntimeError (issue 40's thread mix).
+        parts = dict(self._parts)
+        rules = {n: r for n, (r, _c) in parts.items()} | (rules or {})
+        checks = {n: c for n, (_r, c) in parts.items()} | (checks or {})
         report = ChooserRerun()
         for d in self.log:
             if not (isinstance(d.given, dict) and {"task", "options", "context", "episode"} <= d.given.keys()):
@@ -477,33 +481,50 @@ class LongMemory:
             raise BadInput(f"decay must be a number in (0, 1] (the share of a score kept per episode), got {decay!r}.")
         self.decay = float(decay)
         self._scores: dict[str, dict[str, float]] = {}  # context -> key -> score (strings as they are; else JSON)
+        # One agent's threads share it (issue 40): a read iterating a row while a record adds a key raised a bare
+        # RuntimeError, and a decay beside a record lost one of the two updates. Every call holds this lock.
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:  # copy and pickle without the lock (a new one on the other side)
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def record(self, context: Any, key: Any, outcome: int) -> None:
         """Add +1 (it worked) or -1 (it failed) to key's score in context."""
         if isinstance(outcome, bool) or outcome not in (1, -1):
             raise BadInput(f"outcome must be +1 (it worked) or -1 (it failed), got {outcome!r}.")
         ctx, k = key_text("a context", context), key_text("a key", key)
-        row = self._scores.setdefault(ctx, {})
-        row[k] = row.get(k, 0.0) + outcome
+        with self._lock:
+            row = self._scores.setdefault(ctx, {})
+            row[k] = row.get(k, 0.0) + outcome
 
     def end_episode(self) -> None:
         """An episode ended: every score is multiplied by `decay`."""
-        for row in self._scores.values():
-            for k in row:
-                row[k] *= self.decay
+        with self._lock:
+            for row in self._scores.values():
+                for k in row:
+                    row[k] *= self.decay
 
     def scores(self, context: Any) -> dict[str, float]:
         """{key: score} in this context, sorted by key: the fact given to a decision. A string key is kept as it
         is; any other key (a tuple, a dict) as its JSON text."""
-        return dict(sorted(self._scores.get(key_text("a context", context), {}).items()))
+        ctx = key_text("a context", context)
+        with self._lock:
+            return dict(sorted(self._scores.get(ctx, {}).items()))
 
     def score(self, context: Any, key: Any) -> float:
         """One key's score in a context (0.0 when never recorded)."""
-        return self._scores.get(key_text("a context", context), {}).get(key_text("a key", key), 0.0)
+        ctx, k = key_text("a context", context), key_text("a key", key)
+        with self._lock:
+            return self._scores.get(ctx, {}).get(k, 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON, to keep the memory between runs (`LongMemory.from_dict` reads it back)."""
-        return {"decay": self.decay, "scores": {c: dict(r) for c, r in self._scores.items()}}
+        with self._lock:
+            return {"decay": self.decay, "scores": {c: dict(r) for c, r in self._scores.items()}}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LongMemory:

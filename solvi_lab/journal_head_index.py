@@ -18,9 +18,13 @@ journal silently. The index closes that gap: each checkpoint write also writes `
   network file systems), an entry counts only when it names this journal's first record hash (`first`) *and* a
   name it was written through (the journal beside a `.head` it lists) is still this file: a deleted journal's names
   went with it, so a new file on its inode number — even one whose records start the same, as journals without time
-  stamps do — is not held to its entry. The cost there: a journal cut to zero records, or rewritten in place, looks
-  new to the index, and so does a journal moved to another folder until it is written through its new name (its
-  `.head` beside the original name still catches each). A file this open created is new: never held to an entry.
+  stamps do — is not held to its entry. An empty file has no first record: an entry naming one (records existed)
+  that is still named counts, so a cut to zero records is refused (`Journal._applying`). A file an open created is
+  new: that open removes any entry under its identity (a deleted file's), so the new journal is never held to it.
+  The cost there: a journal rewritten in place looks new to the index, and so does a journal moved to another
+  folder until it is written through its new name (its `.head` beside the original name still catches each); and
+  an empty file made by hand at a deleted journal's name on its reused inode number is refused (documented: the
+  one false alarm; `Journal.forget_head` accepts it).
 - **Never an error**: a state folder that cannot be written (or read) degrades to what the `.head` and the attribute
   give, with one `HeadIndexWarning` per folder per process. A damaged or unreadable entry is ignored.
 - `Journal.repair` rewrites the entry with the rest of the checkpoint; `Journal.forget_head` removes it.

@@ -324,6 +324,29 @@ def test_long_memory_round_trips_and_refuses_bad_input():
         LongMemory.from_dict({"scores": {}})
 
 
+def test_long_memory_calls_wait_for_one_in_progress_and_copies_keep_their_scores():
+    """One agent's threads share a LongMemory (issue 40's thread mix): each call holds its lock, so a decay or a
+    read never iterates a row another thread is growing (a bare RuntimeError before) nor loses an update."""
+    import copy
+    import pickle
+    import threading
+
+    lm = LongMemory(decay=0.5)
+    lm.record("c", "k", +1)
+    got: list = []
+    with lm._lock:  # a call in progress
+        t = threading.Thread(target=lambda: (lm.record("c", "new", +1), got.append(lm.scores("c"))))
+        t.start()
+        t.join(0.2)
+        assert got == []  # still waiting
+    t.join()
+    assert got == [{"k": 1.0, "new": 1.0}]
+    for other in (copy.deepcopy(lm), pickle.loads(pickle.dumps(lm))):
+        assert other.to_dict() == lm.to_dict() and other._lock is not lm._lock
+        other.record("c", "k", +1)  # its own lock works
+        assert other.score("c", "k") == 2.0 and lm.score("c", "k") == 1.0
+
+
 # -- the store -----------------------------------------------------------------------------------------------------
 @needs_store
 def test_record_keeps_the_finished_episode_as_an_outcome_episode_item():

@@ -60,6 +60,9 @@ class Mix:
     close: Callable[[Any], None] = lambda o: o.close()
     backends: tuple[str, ...] = ("jsonl",)
     others: Callable[[Any], list[Any]] = lambda o: []  # more owners on the same journal that read (they fold too)
+    # Indices of `reads` on objects that keep no journal (an Episode, a LongMemory: in memory, their own lock or
+    # none needed): mixed in the threads like the others, but not held to taking the journal's lock.
+    unjournaled: tuple[int, ...] = ()
 
 
 def run_mix(
@@ -547,7 +550,94 @@ BUDGET = Mix(
     _budget_replay,
 )
 
-MIXES = [STORE, LEARNER, DECISIONS, AGENDA, WORLDMAP, ACTIONS, FAILURES, GATE, BUDGET]
+# -- episodes: a Chooser recording its steps in a decision log, one Episode and one LongMemory shared -------------
+
+
+@dataclass
+class _Episodes:
+    """What the episodes module's objects share in one agent: a Chooser (its steps are decisions in its log), the
+    Episode it notes each chosen option in, and a LongMemory of outcomes."""
+
+    chooser: Any
+    episode: Any
+    memory: Any
+
+    @property
+    def journal(self) -> Any:
+        return self.chooser.log.journal
+
+    def close(self) -> None:
+        self.chooser.log.close()
+
+
+_OPTIONS = {"retry": "press again", "handoff": "call a person", ("go", 1): "walk"}
+
+
+def _episodes_make(d: Path, backend: str) -> Any:
+    from ..episodes import Chooser, Episode, LongMemory
+
+    model = lambda g: ["retry", "handoff", ["go", 1]][len(g["episode"]["events"]) % 3]  # noqa: E731
+    return _Episodes(Chooser(model, Journal(d / f"episodes.{backend}")), Episode("e"), LongMemory(0.5))
+
+
+def _episodes_other(e: Any) -> list[Any]:
+    from ..decisions import DecisionLog
+    from ..episodes import Chooser
+
+    return [_Episodes(Chooser(e.chooser.model, DecisionLog(e.chooser.log.journal)), e.episode, e.memory)]
+
+
+def _episodes_choose(e: Any, rnd: random.Random, sh: Shared) -> None:
+    c = e.chooser.choose(f"step{rnd.randrange(12)}", "fix it", _OPTIONS, rule="handoff", episode=e.episode)
+    sh.ids.append(c.decision)
+
+
+def _episodes_replay(e: Any) -> Any:
+    from ..decisions import DecisionLog
+
+    return DecisionLog.from_journal(e.chooser.log.journal).state()
+
+
+EPISODES = Mix(
+    "episodes: Chooser (+ a second chooser reading), Episode, LongMemory",
+    _episodes_make,
+    [
+        _episodes_choose,
+        _episodes_choose,
+        lambda e, rnd, sh: e.episode.note("visit", f"room{rnd.randrange(4)}"),
+        lambda e, rnd, sh: e.episode.progress("a door opened") if rnd.random() < 0.2 else None,
+        lambda e, rnd, sh: e.memory.record(f"c{rnd.randrange(3)}", rnd.choice(["a", "b", ("go", 1)]), 1),
+        lambda e, rnd, sh: e.memory.end_episode() if rnd.random() < 0.2 else None,
+    ],
+    [
+        lambda e, rnd, sh: e.chooser.rerun().ok,
+        lambda e, rnd, sh: e.chooser.replay(),
+        lambda e, rnd, sh: [d.id for d in e.chooser.log],
+        lambda e, rnd, sh: len(e.chooser.log),
+        lambda e, rnd, sh: e.episode.snapshot(),
+        lambda e, rnd, sh: repr(e.episode),
+        lambda e, rnd, sh: e.episode._repr_html_(),
+        lambda e, rnd, sh: _view_reads(e.episode.snapshot()),
+        lambda e, rnd, sh: e.memory.scores(f"c{rnd.randrange(3)}"),
+        lambda e, rnd, sh: e.memory.score(f"c{rnd.randrange(3)}", "a"),
+        lambda e, rnd, sh: e.memory.to_dict(),
+    ],
+    lambda e: e.chooser.log.state(),
+    _episodes_replay,
+    close=lambda e: e.close(),
+    others=_episodes_other,
+    unjournaled=(4, 5, 6, 7, 8, 9, 10),
+)
+
+
+def _view_reads(snapshot: Any) -> Any:
+    from ..episodes import EpisodeView
+
+    v = EpisodeView(snapshot)
+    return v.counts(), v.looping(), v.facts, v.revisits(), v.progress
+
+
+MIXES = [STORE, LEARNER, DECISIONS, AGENDA, WORLDMAP, ACTIONS, FAILURES, GATE, BUDGET, EPISODES]
 
 
 def thread_read_rows(directory_factory: Callable[[], Any], runs: int, *, calls: int = 60, seed: int = 0) -> list[Row]:

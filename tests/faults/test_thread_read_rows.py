@@ -8,7 +8,7 @@ from solvi_lab.journal_faults.reads import MIXES, thread_read_rows
 
 def test_every_owner_row_ends_equal_to_the_replay():
     rows = thread_read_rows(tempfile.TemporaryDirectory, 1, calls=40)
-    assert len(rows) == sum(len(m.backends) for m in MIXES) == 10
+    assert len(rows) == sum(len(m.backends) for m in MIXES) == 11
     for row in rows:
         assert (row.tried, row.unchanged, row.silent, dict(row.other)) == (1, 1, 0, {}), (row.fault, row.examples)
     store_rows = [r for r in rows if "knowledge store" in r.fault]
