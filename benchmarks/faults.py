@@ -23,6 +23,7 @@ replaced journals through their own path: solvi_lab/journal_faults/identity.py).
     python benchmarks/faults.py --quick             # the CI-sized table (tests/faults/ runs the same rows)
     python benchmarks/faults.py --only issue40      # issue 40's rows only (results/benchmarks/faults_issue40.md)
     python benchmarks/faults.py --only head_index   # the head index's rows (results/benchmarks/faults_head_index.md)
+    python benchmarks/faults.py --only snapshot     # the fold snapshot rows (results/benchmarks/faults_snapshot.md)
 
 After storing a table, the `<!-- fault-table: … -->` blocks of docs/readme/journal.md are rendered from the stored
 files (solvi_lab/journal_faults/page.py); a --quick run stores `*_quick.md`, which no block names.
@@ -395,14 +396,16 @@ def table(rows: list[Row]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="the CI-sized run")
-    ap.add_argument("--only", choices=["issue40", "head_index"], help="run only these rows (to faults_<name>.md)")
+    ap.add_argument(
+        "--only", choices=["issue40", "head_index", "snapshot"], help="run only these rows (to faults_<name>.md)"
+    )
     args = ap.parse_args()
     # Every journal this harness makes is temporary: the head index entries it writes go to a temporary folder
     # too, never the user's state folder (a row that tests the index sets its own).
     state = tempfile.TemporaryDirectory(prefix="solvi_lab_state_")
     os.environ["SOLVI_LAB_STATE_DIR"] = state.name
     t0 = time.time()
-    only = {"issue40": issue40_rows, "head_index": head_index_rows}
+    only = {"issue40": issue40_rows, "head_index": head_index_rows, "snapshot": snapshot_rows}
     rows = only[args.only](args.quick) if args.only else run(args.quick)
     load = os.getloadavg()[0]
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

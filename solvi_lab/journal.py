@@ -851,8 +851,17 @@ class _JsonlBackend:
             raise JournalWriteFailed(self.broken, path=self.path, cause=e) from e
 
     def _parse(self, line: bytes) -> Record:
-        d = _loads(line)
-        return Record(d["position"], d["kind"], d["payload"], d["prev"], d["hash"], d.get("t"))
+        """A record line this backend wrote or checked at load. One that no longer parses was changed in the file
+        after that (or written by append_encoded from a text that was not canonical(value), against its
+        promise): CorruptJournal, never a bare JSON error."""
+        try:
+            d = _loads(line)
+            return Record(d["position"], d["kind"], d["payload"], d["prev"], d["hash"], d.get("t"))
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise CorruptJournal(
+                f"{self.path}: a record line changed in the file after it was written or checked "
+                f"({safe_repr(line[:60])}…); reopen the journal to check it, or Journal.repair('{self.path}')."
+            ) from None
 
     def iter(self, start: int, stop: int | None) -> Iterator[Record]:
         if start >= len(self.offsets):
@@ -1465,7 +1474,9 @@ class Journal:
         if self._closed or not self._writable:
             raise BadInput("vouch() needs a journal open for appending.")
         if position is not None and (type(position) is not int or not 0 <= position < self._n):
-            raise BadInput(f"vouch(position={position!r}): name a record of this journal (0 ≤ position < {self._n}).")
+            raise BadInput(
+                f"vouch(position={safe_repr(position)}): name a record of this journal (0 ≤ position < {self._n})."
+            )
         with self.lock:
             new = None if position is None else (position, self._backend.get(position).hash)
             if new != self._vouch:
@@ -1665,6 +1676,11 @@ class Journal:
         True
         """
         self._check_can_append(kind)
+        if type(ptext) is not str:
+            raise BadInput(
+                f"append_encoded: the payload text is canonical(value), a str; got {_kind(ptext)}. Use "
+                "append(kind, payload) to have the journal encode it."
+            )
         try:
             kind.encode("utf-8")
             ptext.encode("utf-8")
@@ -1853,6 +1869,7 @@ class Journal:
         return Journal(_file_path(path, "Journal.read()"), backend=backend, mode="r")
 
     @staticmethod
+    @_short_messages
     def forget_head(path: str | os.PathLike) -> None:
         """Forget the head checkpoint of the JSONL journal at `path` — its extended attribute, its `.head`, any
         other `.head` beside it naming the same file and its head index entry — so that the next open takes the
@@ -1860,16 +1877,26 @@ class Journal:
         way to replace a journal on purpose (call it, then put the new journal in place; or the other way round):
         deleting the `.head` by hand leaves the attribute, which follows the file. Takes the writer lock (refused
         while a writer is open). A SQLite journal keeps its head inside the file: a replacement brings its own."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise BadInput(f"Journal.forget_head needs a journal path (str or os.PathLike), got {type(path).__name__}.")
-        path = Path(os.path.abspath(path))
+        # The same path checks as every entry point (a NUL, a hostile __fspath__, a name the system refuses: the
+        # project's error, never a bare ValueError / OSError).
+        path = Path(os.path.abspath(_file_path(path, "Journal.forget_head()")))
         if _backend_name(path, None) != "jsonl":
             raise BadInput(
                 f"{path}: Journal.forget_head is for JSONL journals; a SQLite journal keeps its head inside the "
                 "file (a replacement brings its own; Journal.repair accepts a shorter one)."
             )
-        if not path.exists():
-            journal_head.head_file(path).unlink(missing_ok=True)
+        try:
+            exists = path.exists()
+        except OSError as e:  # the system refuses the name itself (too long): the path is bad, not the disk
+            raise BadInput(
+                f"{safe_repr(str(path))} is not a usable journal path ({e.strerror or type(e).__name__}); pass a "
+                "shorter path."
+            ) from None
+        if not exists:
+            try:
+                journal_head.head_file(path).unlink(missing_ok=True)
+            except OSError as e:
+                raise _write_failed(path, "while forgetting its head checkpoint", e, "nothing else was changed.") from e
             return
         lock = _FileLock(path)
         lock.acquire()

@@ -88,6 +88,7 @@ def cases(d: Path) -> list[tuple[str, Callable[[], Any]]]:
             out.append((f"Journal.open(path #{i})", lambda p=p: Journal.open(p)))
         out.append((f"Journal.read(path #{i})", lambda p=p: Journal.read(p)))
         out.append((f"Journal.repair(path #{i})", lambda p=p: Journal.repair(p)))
+        out.append((f"Journal.forget_head(path #{i})", lambda p=p: Journal.forget_head(p)))
     for i, h in enumerate([*HOSTILE, [1, "y" * LONG], ("x", 1), -1]):
         out.append((f"Journal(expect_head #{i})", lambda h=h, i=i: Journal(d / f"e{i}.jsonl", expect_head=h)))
         out.append((f"journal.check_head(#{i})", lambda h=h: Journal().check_head(h)))
@@ -108,6 +109,9 @@ def cases(d: Path) -> list[tuple[str, Callable[[], Any]]]:
         out.append((f"journal[#{i}]", lambda v=v: Journal()[v]))
         out.append((f"journal.append(kind #{i})", lambda v=v: Journal().append(v, {})))
         out.append((f"journal.append(payload #{i})", lambda v=v: Journal().append("note", {"v": v})))
+        out.append((f"journal.vouch(#{i})", lambda v=v: _one_record().vouch(v)))
+        if not isinstance(v, str):  # a str is the caller's promise (canonical(value)): not checked, by design
+            out.append((f"journal.append_encoded(text #{i})", lambda v=v: Journal().append_encoded("note", v, {})))
     log = DecisionLog()
     ks = KnowledgeStore()
     first = ks.add("fact", {"s": "a", "r": "r", "o": 1}, source="person")
@@ -139,6 +143,15 @@ def cases(d: Path) -> list[tuple[str, Callable[[], Any]]]:
             (f"ks.item(#{i})", lambda h=h: ks.item(h)),
         ]
     return out
+
+
+def _one_record() -> Any:
+    """A writable in-memory journal of one record (vouch names a record)."""
+    from ..journal import Journal
+
+    j = Journal()
+    j.append("note", {})
+    return j
 
 
 @dataclass
