@@ -60,6 +60,7 @@ def test_the_stored_head_index_run_says_what_the_page_says():
             assert re.match(rf"{r['tried']} of {r['tried']} (opened|opens)", r["note"]), (fault, r["note"])
 
 
-def test_the_issue40_block_is_its_stored_file():
+def test_the_issue40_and_snapshot_blocks_are_their_stored_files():
     text = PAGE.read_text(encoding="utf-8")
-    assert "results/benchmarks/faults_issue40.md" in [m.group("file") for m in BLOCK.finditer(text)]
+    named = [m.group("file") for m in BLOCK.finditer(text)]
+    assert "results/benchmarks/faults_issue40.md" in named and "results/benchmarks/faults_snapshot.md" in named
