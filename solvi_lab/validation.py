@@ -297,7 +297,8 @@ def write_lock(owner: Any) -> Any:
     """The lock a public write of `owner` holds for all its steps: the reentrant lock of the journal it writes to
     (one per journal, so owners sharing a journal take turns too); a no-op for an owner without a journal. Asked
     for by a thread other than the main one, it first turns the main thread's lone reads off (lone_reads.py)."""
-    other_thread()
+    if not THREADS.shared and get_ident() != THREADS.main:  # other_thread()'s test, inline: every write asks
+        other_thread()
     return getattr(_journal_of(owner), "lock", None) or _NO_LOCK
 
 
