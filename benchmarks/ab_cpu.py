@@ -5,7 +5,8 @@ hash the journal, no store code at all — moved 1.9x between two runs ten minut
 moves far less. Each run is a child process with one checkout first on PYTHONPATH: build the profile's stream into
 a JSONL journal, reopen it (rebuild, up to the fingerprint), read sampled items (status() and item(), CPU per
 call), retract sampled items (each timed with its fingerprint read), verify(). Runs alternate A, B, A, B so a load change hits both; the best of the repeats is
-reported per phase, with every run in the JSON.
+reported per phase, with every run in the JSON, and a Markdown report beside it (the same name, `.md`: a Measured
+line with the date, machine, load and both commits, and a table per profile and size) that the docs render.
 
     python benchmarks/ab_cpu.py --baseline ../solvi_lab-f83fd2f --profile hot-keys default --sizes 100000
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import random
 import statistics
 import subprocess
@@ -24,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling stream modules, when imported from elsewhere
-from store_scale import portable_command  # noqa: E402
+from store_scale import commit_of, portable_command  # noqa: E402
 from streams import PROFILES  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -153,8 +155,62 @@ def main() -> int:
             print(f"  same final fingerprint in every run: {same}", flush=True)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     command = portable_command(sys.argv, a.baseline, "benchmarks/ab_cpu.py")
-    Path(a.out).write_text(json.dumps({"command": command, "rows": rows}, indent=1) + "\n")
+    meta = {
+        "command": command,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "load": round(os.getloadavg()[0], 1),
+        "this": commit_of(str(ROOT)) + (" (uncommitted changes)" if _dirty(ROOT) else ""),
+        "baseline": commit_of(a.baseline),
+        "repeats": a.repeats,
+    }
+    Path(a.out).write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
+    Path(a.out).with_suffix(".md").write_text(report(meta, rows))
     return 0
+
+
+def _dirty(root: Path) -> bool:
+    out = subprocess.run(
+        ["git", "-C", str(root), "status", "--porcelain", "--", "solvi_lab", "benchmarks"],
+        capture_output=True,
+        text=True,
+    )
+    return bool(out.stdout.strip())
+
+
+def report(meta: dict, rows: list[dict]) -> str:
+    """The Markdown report beside the JSON: the Measured line, then one table per profile and size (best and median
+    CPU time of each phase on both checkouts, and baseline / this: above 1, this checkout is faster).
+
+    >>> row = {"profile": "default", "n": 10, "same_fingerprint": True,
+    ...        "best_cpu_s": {"this": dict.fromkeys(PHASES, 1.0), "baseline": dict.fromkeys(PHASES, 2.0)},
+    ...        "median_cpu_s": {"this": dict.fromkeys(PHASES, 1.0), "baseline": dict.fromkeys(PHASES, 1.0)}}
+    >>> meta = {"date": "d", "machine": "m", "load": 1.0, "this": "a", "baseline": "b", "repeats": 3, "command": "c"}
+    >>> print(report(meta, [row]).splitlines()[4])
+    | build (s) | 1.000 | 2.000 | 2.00 | 1.00 |
+    """
+    out = [
+        f"Measured {meta['date']} on {meta['machine']}, load {meta['load']} — this checkout {meta['this']} against "
+        f"{meta['baseline']}, process CPU time, runs interleaved, {meta['repeats']} of each — `{meta['command']}`",
+    ]
+    for r in rows:
+        out.append("")
+        out.append(
+            f"| {r['profile']}, {r['n']:,} items | this (best) | baseline (best) | baseline / this (best) "
+            "| baseline / this (median) |"
+        )
+        out.append("|---|---:|---:|---:|---:|")
+        for ph in PHASES:
+            per_call = ph not in ("build", "rebuild", "verify")
+            unit, scale = ("µs", 1e6) if per_call else ("s", 1)
+            b, m = r["best_cpu_s"], r["median_cpu_s"]
+            out.append(
+                f"| {ph.replace('_', ' ')} ({unit}) | {b['this'][ph] * scale:.3f} | {b['baseline'][ph] * scale:.3f} "
+                f"| {b['baseline'][ph] / b['this'][ph]:.2f} | {m['baseline'][ph] / m['this'][ph]:.2f} |"
+            )
+        out.append("")
+        out.append(f"same final fingerprint in every run: {r['same_fingerprint']}")
+    return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":

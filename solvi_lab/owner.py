@@ -23,7 +23,9 @@ the live state stays the journal's replay. Reads are serialised the same way: ev
 (methods, properties, ``len``/``in``/iteration/``repr``; ``validation.public_calls``) holds the same lock, because a
 read may settle lazy state — pending digests, records other writers appended, a cache — and must not do so while a
 write in another thread is folding (issue 40). A thread that makes several reads holds ``with owner.journal.lock:``
-around them to see one state.
+around them to see one state. While the main thread is the only one that has asked for an owner's lock, its reads
+skip it (no other thread can be writing; ``solvi_lab.lone_reads``): the first other thread that asks turns that
+off for good.
 
 A new owner subclasses ``JournalOwner``, sets ``KINDS``, implements ``_empty`` (the state before any record,
 built from the same options as the constructor, writing nothing), ``_apply`` and ``state``, and passes
@@ -58,6 +60,7 @@ from typing import Any, ClassVar
 
 from .errors import BadInput
 from .journal import Journal, Record
+from .lone_reads import other_thread
 from .validation import write_lock
 
 __all__ = ["JournalOwner", "serialised"]
@@ -167,6 +170,7 @@ class JournalOwner:
             )
         if self.journal is None:
             raise BadInput(f"this {type(self).__name__} has no journal to write to.")
+        other_thread()  # a thread other than the main one turns the main thread's lone reads off first
         with self.journal.lock:  # the record and its fold together (a failed append raises before _apply)
             rec = self.journal.append(kind, payload)
             self._apply(rec)

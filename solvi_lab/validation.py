@@ -27,6 +27,7 @@ from typing import Any
 
 from .errors import BadInput, SolviLabError
 from .jsontext import decoder, dumps_canonical, dumps_plain
+from .lone_reads import THREADS, get_ident, other_thread
 
 __all__ = [
     "ANY",
@@ -294,7 +295,10 @@ _NO_LOCK = _NoLock()
 
 def write_lock(owner: Any) -> Any:
     """The lock a public write of `owner` holds for all its steps: the reentrant lock of the journal it writes to
-    (one per journal, so owners sharing a journal take turns too); a no-op for an owner without a journal."""
+    (one per journal, so owners sharing a journal take turns too); a no-op for an owner without a journal. Asked
+    for by a thread other than the main one, it first turns the main thread's lone reads off (lone_reads.py)."""
+    if not THREADS.shared and get_ident() != THREADS.main:  # other_thread()'s test, inline: every write asks
+        other_thread()
     return getattr(_journal_of(owner), "lock", None) or _NO_LOCK
 
 
@@ -328,7 +332,9 @@ def public_calls(cls: type) -> type:
     another thread (issue 40). The lock is reentrant and uncontended in one thread, so a read pays one acquire.
 
     A public property's getter holds the lock too. Methods already marked `writing_call` keep their own net;
-    generators are left as they are. The cost is one Python call frame (and one lock acquire) on the success path.
+    generators are left as they are. The cost is one Python call frame (and one lock acquire) on the success path;
+    in the main thread, while no other thread has asked for an owner's lock, a read skips the lock
+    (solvi_lab.lone_reads), and the hot reads marked `locks_itself` skip the frame too.
 
     >>> @public_calls
     ... class Owner:
@@ -372,15 +378,69 @@ def public_calls(cls: type) -> type:
 _LOCKED_DUNDERS = frozenset({"__len__", "__contains__", "__iter__", "__getitem__", "__repr__", "__bool__"})
 
 
+def locks_itself(method: Callable) -> Callable:
+    """Mark a hot public read that looks after the journal's lock in its own body: `public_calls` then leaves it
+    unwrapped, and a read called in a loop (`ks.status`, `ks.item`, `in`, `len`) pays no wrapper frame. Its body
+    reads without the lock where `solvi_lab.lone_reads` allows it (the main thread alone; the handshake inlined) and
+    hands everything else — another thread, an exception, an owner without a journal — to its twin (`read_twin`),
+    which reads again under the lock with public_calls' error net. A read changes nothing, so reading twice is safe.
+
+    >>> from solvi_lab.lone_reads import lone_read_allowed
+    >>> class Owner:
+    ...     journal = None
+    ...     @locks_itself
+    ...     def size(self, n: int) -> int:
+    ...         if lone_read_allowed():  # a real hot read also announces itself (see lone_reads)
+    ...             try:
+    ...                 return len(range(n))
+    ...             except Exception:
+    ...                 pass
+    ...         return _size(self, n)
+    >>> def size(self, n: int) -> int: return len(range(n))
+    >>> _size = read_twin(size)
+    >>> Owner().size(3)
+    3
+    >>> Owner().size("3")
+    Traceback (most recent call last):
+    ...
+    solvi_lab.errors.BadInput: Owner.size(): n must be an int, got '3' (TypeError: 'str' object cannot be interpreted as an integer); nothing was written.
+    """
+    method._solvi_guarded = True  # type: ignore[attr-defined]
+    method._solvi_locked = True  # type: ignore[attr-defined]
+    return method
+
+
+def read_twin(method: Callable) -> Callable:
+    """What `public_calls` makes of the read `method` (named as the public call it stands for): a read dunder
+    holds the journal's lock; a public read holds it and has the error net. The slow path of a `locks_itself` read."""
+    if method.__name__ in _LOCKED_DUNDERS:
+        return _read_locked(method)
+    return _guarded(method, writing=False, lock=True)
+
+
 def _read_locked(method: Callable) -> Callable:
     """`method` holding its owner's journal lock for the call (a read dunder: see public_calls)."""
     import functools
 
     lock_of = write_lock
 
+    th, ident, other = THREADS, get_ident, other_thread
+
     @functools.wraps(method)
     def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with getattr(getattr(self, "journal", None), "lock", None) or lock_of(self):
+        if not th.shared and ident() == th.main:  # the main thread alone: no lock (lone_reads.py's handshake)
+            th.reading += 1
+            try:
+                if not th.shared:
+                    return method(self, *args, **kwargs)
+            finally:
+                th.reading -= 1
+        other()
+        try:  # the owner's own journal (two attribute reads: a read is called often), else write_lock's search
+            lock = self.journal.lock or lock_of(self)
+        except AttributeError:
+            lock = lock_of(self)
+        with lock:
             return method(self, *args, **kwargs)
 
     locked._solvi_locked = True  # type: ignore[attr-defined]
@@ -440,10 +500,26 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False, lock: boo
         with lock_of(self):
             return call(self, *args, **kwargs)
 
+    th, ident, other = THREADS, get_ident, other_thread
+
     def locked_read(self: Any, *args: Any, **kwargs: Any) -> Any:
-        # A read holds the same lock as the writes: it may settle lazy state (issue 40), and it sees one state.
-        # The owner's own journal first (one attribute read: a read is called often), else write_lock's search.
-        with getattr(getattr(self, "journal", None), "lock", None) or lock_of(self):
+        # A read holds the same lock as the writes: it may settle lazy state (issue 40), and it sees one state —
+        # unless the main thread is the only one that has used an owner (lone_reads.py): then no other thread can
+        # write under it, and it reads without the lock after announcing itself.
+        if not th.shared and ident() == th.main:
+            th.reading += 1
+            try:
+                if not th.shared:
+                    return call_read(self, *args, **kwargs)
+            finally:
+                th.reading -= 1
+        other()
+        # The owner's own journal first (two attribute reads: a read is called often), else write_lock's search.
+        try:
+            lock = self.journal.lock or lock_of(self)
+        except AttributeError:
+            lock = lock_of(self)
+        with lock:
             try:
                 return method(self, *args, **kwargs)
             except known as e:

@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[1] / "solvi_lab"
 # Layers, lowest first. A module belongs to the layer of the longest prefix listed here.
 LAYERS: dict[str, int] = {}
 _LAYER_NAMES = [
-    ("foundation", ["errors", "atomicfile", "validation", "jsontext", "codehash", "checks", "prediction", "display"]),
+    (
+        "foundation",
+        ["errors", "atomicfile", "validation", "lone_reads", "jsontext", "codehash", "checks", "prediction", "display"],
+    ),
     ("journal", ["journal", "journal_head", "journal_head_index", "owner", "conformance"]),
     ("knowledge", ["knowledge"]),
     (

@@ -8,15 +8,48 @@ errors). It may not write a record nor import store.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..validation import writing_call
+from ..lone_reads import THREADS as _THREADS
+from ..lone_reads import get_ident as _ident
+from ..validation import locks_itself, read_twin, writing_call
 from . import digests, reads
 from .cards import ItemRecord, Snapshot, store_card, store_text
 from .from_scratch import Verification
 from .snapshot import snapshot as _snapshot
-from .view import StoreView
+from .view import StoreView, item_status
+
+
+def _twin(name: str) -> Callable[[Callable], Callable]:
+    """The slow path of a hot read (validation.read_twin), named as the public call whose errors it reports."""
+
+    def make(read: Callable) -> Callable:
+        read.__name__ = read.__qualname__ = name
+        return read_twin(read)
+
+    return make
+
+
+@_twin("status")
+def _status(self: Any, iid: str) -> str:
+    return reads.status(self._fold, iid)
+
+
+@_twin("item")
+def _item(self: Any, iid: str) -> dict[str, Any]:
+    return ItemRecord(reads.item_record(self._fold, iid))
+
+
+@_twin("__contains__")
+def _contains(self: Any, iid: object) -> bool:
+    it = self._fold._items.get(iid) if isinstance(iid, str) else None
+    return it is not None and it.present
+
+
+@_twin("__len__")
+def _len(self: Any) -> int:
+    return self._read_sums.sums(self._fold)[1]
 
 
 class StoreReads:
@@ -37,24 +70,78 @@ class StoreReads:
         return reads.rolled_back_under(self._fold, iid)
 
     # ------------------------------------------------------------------------------------------ reading
+    # The hot reads (status, item, in, len) have no wrapper frame (validation.locks_itself). In the main thread,
+    # while no other thread has asked for an owner's lock, they read without it after announcing themselves
+    # (solvi_lab.lone_reads: its handshake, inlined — a read is called in loops); anything else, and anything
+    # unusual (an unknown or bad id, no journal), goes to the twin above: the lock and the error net.
+    @locks_itself
     def status(self, iid: str) -> str:
-        return reads.status(self._fold, iid)
+        """The item's status now: its fold state, or "expired" when its reconfirmation clock ran out."""
+        th = _THREADS
+        if not th.shared and _ident() == th.main:
+            th.reading += 1
+            try:
+                if not th.shared:
+                    fold = self._fold
+                    it = fold._items.get(iid) if iid.__class__ is str else None
+                    if it is not None:
+                        return item_status(it, fold.ticks)
+            except Exception:  # noqa: BLE001, S110 - the twin reads again and raises what is wrong
+                pass
+            finally:
+                th.reading -= 1
+        return _status(self, iid)
 
     def view(self) -> StoreView:
         """A read-only view of what the store holds: frozen item records and their relations (knowledge/view.py)."""
         return StoreView(self._fold, self)
 
+    @locks_itself
     def item(self, iid: str) -> dict[str, Any]:
         """The full record of an item (see README: the specification's field names); a dict that renders as a
         small card in Jupyter (knowledge/cards.py)."""
-        return ItemRecord(reads.item_record(self._fold, iid))
+        th = _THREADS
+        if not th.shared and _ident() == th.main:
+            th.reading += 1
+            try:
+                if not th.shared:
+                    return ItemRecord(reads.item_record(self._fold, iid))
+            except Exception:  # noqa: BLE001, S110 - the twin reads again and raises what is wrong
+                pass
+            finally:
+                th.reading -= 1
+        return _item(self, iid)
 
+    @locks_itself
     def __contains__(self, iid: object) -> bool:
-        it = self._fold._items.get(iid) if isinstance(iid, str) else None
-        return it is not None and it.present
+        th = _THREADS
+        if not th.shared and _ident() == th.main:
+            th.reading += 1
+            try:
+                if not th.shared:
+                    it = self._fold._items.get(iid) if isinstance(iid, str) else None
+                    return it is not None and it.present
+            except Exception:  # noqa: BLE001, S110 - the twin reads again and raises what is wrong
+                pass
+            finally:
+                th.reading -= 1
+        return _contains(self, iid)
 
+    @locks_itself
     def __len__(self) -> int:
-        return self._read_sums.sums(self._fold)[1]
+        th = _THREADS
+        if not th.shared and _ident() == th.main:
+            th.reading += 1
+            try:
+                if not th.shared:
+                    fold = self._fold
+                    if not fold._touched:  # no digest pending: ReadSums.sums' first case, without its frame
+                        self._read_sums.asked = True
+                        return fold._present
+                    return self._read_sums.sums(fold)[1]
+            finally:
+                th.reading -= 1
+        return _len(self)
 
     @writing_call
     def query(

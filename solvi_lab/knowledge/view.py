@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UnknownId
+from ..lone_reads import THREADS, get_ident
 from ..validation import write_lock
 from .items import LIVE, Item, ItemStatus
 
@@ -70,11 +71,21 @@ class ItemRecord:
 def _locked(method: Any) -> Any:
     """A view's read holds the store's journal lock (the writes' lock): reading an item may build it from the fold
     snapshot's table (knowledge/lazy_items.py), and a writer in another thread must not change the store under it
-    (issue 40)."""
+    (issue 40). In the main thread, while no other thread has asked for an owner's lock, it reads without it
+    (solvi_lab.lone_reads)."""
     import functools
+
+    th, ident = THREADS, get_ident
 
     @functools.wraps(method)
     def call(self: StoreView, *args: Any, **kwargs: Any) -> Any:
+        if not th.shared and ident() == th.main:
+            th.reading += 1
+            try:
+                if not th.shared:
+                    return method(self, *args, **kwargs)
+            finally:
+                th.reading -= 1
         with write_lock(self._owner):
             return method(self, *args, **kwargs)
 

@@ -1,4 +1,5 @@
-"""Reads beside writes in other threads, for every journal owner (issue 40, 1): no bare exception, live = replay.
+"""Reads beside writes in other threads, for every journal owner (issue 40, 1): no bare exception, live = replay;
+and the main thread's reads without the lock while it is the only one to use an owner (issue 41, lone_reads.py).
 
 Each owner's mix (solvi_lab/journal_faults/reads.py) runs 2 threads mixing its public writes and reads and 2 threads
 that only read, with a 1 µs switch interval. Before the reads took the journal's lock, the store's len() and
@@ -10,7 +11,9 @@ import threading
 
 import pytest
 
+from solvi_lab.errors import UnknownId
 from solvi_lab.journal_faults.reads import MIXES, STORE, Shared, run_mix, store_snapshot_after_mix
+from solvi_lab.lone_reads import THREADS
 
 CASES = [(m, b) for m in MIXES for b in m.backends]
 
@@ -61,8 +64,19 @@ def _journal(obj):
     return obj.journal if getattr(obj, "journal", None) is not None else obj.store.journal
 
 
+@pytest.fixture
+def alone():
+    """The main thread as the only one that has asked for an owner's lock (solvi_lab.lone_reads); restored after."""
+    saved = THREADS.shared
+    THREADS.shared = False
+    yield THREADS
+    THREADS.shared = saved
+
+
 @pytest.mark.parametrize("mix", MIXES, ids=[m.name.split(" (")[0] for m in MIXES])
-def test_every_public_read_takes_the_journals_lock(tmp_path, mix):
+def test_every_public_read_takes_the_journals_lock(tmp_path, mix, alone):
+    # Once a thread other than the main one has used an owner, every read takes the lock: in that thread, and in the
+    # main thread after it.
     import random
 
     class Always(random.Random):  # every read a mix does only now and then (verify) is done here
@@ -79,18 +93,67 @@ def test_every_public_read_takes_the_journals_lock(tmp_path, mix):
     j = _journal(obj)
     counting = j.lock = _CountingLock(j.lock)
     untaken = []
-    for i, op in enumerate(mix.reads):
-        if i in mix.unjournaled:
-            continue  # an Episode's or a LongMemory's read: no journal (in the thread mix all the same)
-        before = counting.taken
-        try:
-            op(obj, rnd, sh)
-        except Exception:  # noqa: BLE001 - a refused read still had to take the lock first
-            pass
-        if counting.taken == before:
-            untaken.append(i)
+
+    def read_all(where):
+        for i, op in enumerate(mix.reads):
+            if i in mix.unjournaled:
+                continue  # an Episode's or a LongMemory's read: no journal (in the thread mix all the same)
+            before = counting.taken
+            try:
+                op(obj, rnd, sh)
+            except Exception:  # noqa: BLE001 - a refused read still had to take the lock first
+                pass
+            if counting.taken == before:
+                untaken.append((where, i))
+
+    t = threading.Thread(target=read_all, args=("thread",))
+    t.start()
+    t.join()
+    assert alone.shared
+    read_all("main")
     mix.close(obj)
     assert untaken == []
+
+
+def test_the_main_thread_alone_reads_without_the_lock_until_another_thread_asks_for_it(tmp_path, alone):
+    from solvi_lab.knowledge import KnowledgeStore
+
+    ks = KnowledgeStore.open(tmp_path / "s.jsonl")
+    a = ks.add("fact", {"s": "a", "r": "r", "o": 1}, source="person")
+    counting = ks.journal.lock = _CountingLock(ks.journal.lock)
+
+    def reads():
+        return ks.status(a), ks.item(a)["status"], a in ks, "k9" in ks, len(ks), ks.fingerprint(), ks.view().status(a)
+
+    lone = reads()
+    assert counting.taken == 0 and lone[:5] == ("active", "active", True, False, 1)
+    with pytest.raises(UnknownId):  # an unknown id: the twin says so (the same error as with the lock)
+        ks.status("k9")
+    t = threading.Thread(target=lambda: ks.status(a))
+    t.start()
+    t.join()
+    assert alone.shared and counting.taken == 1  # the other thread's read took it, and turned lone reads off
+    assert reads() == lone and counting.taken == 1 + 8  # each read once, view() and the view's status both
+    ks.close(snapshot=False)
+
+
+def test_another_threads_first_write_waits_for_a_lone_read_in_flight(alone):
+    # The handshake: a read the main thread has in flight without the lock (`reading`) holds the other thread back
+    # until it is done; that thread has turned lone reads off first (`shared`), so the next read takes the lock.
+    from solvi_lab.knowledge import KnowledgeStore
+
+    ks = KnowledgeStore()
+    done = []
+    alone.reading += 1  # as if the main thread were inside a read without the lock
+    t = threading.Thread(target=lambda: done.append(ks.add("fact", {"s": "a", "r": "r", "o": 1}, source="person")))
+    try:
+        t.start()
+        t.join(0.2)
+        assert alone.shared and done == [] and len(ks.journal) == 0  # waiting, nothing written
+    finally:
+        alone.reading -= 1
+    t.join()
+    assert done == ["k0"] and len(ks.journal) == 1 and alone.reading == 0
 
 
 def test_a_read_waits_for_a_write_in_progress(tmp_path):
