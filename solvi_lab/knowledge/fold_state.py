@@ -17,6 +17,7 @@ from typing import Any
 
 from .items import Item
 from .keys import _Key
+from .lazy_indexes import pending_indexes
 from .staleness import FlagIndex
 
 
@@ -55,33 +56,20 @@ class FoldState:
     def __init__(self) -> None:
         self._reset_state()
 
-    # The read indexes of a store opened from a fold snapshot are built when one is first read (defer_indexes).
-    _INDEXES = ("_dependents", "_successors", "_by_subject")
-
     def defer_indexes(self, build: Callable[[], tuple[dict, dict, dict]]) -> None:
-        """Leave the read indexes (_INDEXES) unbuilt until one is first read: `build()` returns them, in that order.
+        """Leave the read indexes (dependents, successors, by subject) unbuilt until one is first used: `build()`
+        returns them, in that order (a store opened from a fold snapshot: most opens read one item and the
+        fingerprint, which need none of them). Each is a `PendingIndex` until then (knowledge/lazy_indexes.py).
 
         >>> st = FoldState()
         >>> st.defer_indexes(lambda: ({"k1": ["k2"]}, {}, {}))
-        >>> "_dependents" in vars(st), st._dependents, "_dependents" in vars(st)
-        (False, {'k1': ['k2']}, True)
+        >>> type(st._dependents).__name__, st._dependents.get("k1"), type(st._dependents).__name__
+        ('PendingIndex', ['k2'], 'dict')
         """
-        for name in self._INDEXES:
-            self.__dict__.pop(name, None)
-        self.__dict__["_pending_indexes"] = build
-
-    def __getattr__(self, name: str) -> Any:
-        # Reached only for an attribute not set: one of the deferred indexes (anything else is an AttributeError).
-        if name in FoldState._INDEXES:
-            build = self.__dict__.pop("_pending_indexes", None)
-            if build is not None:
-                self._dependents, self._successors, self._by_subject = build()
-                return self.__dict__[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._dependents, self._successors, self._by_subject = pending_indexes(self, build)
 
     def _reset_state(self) -> None:
         """Every field of FIELDS as it is before any record (the fold state, and nothing else)."""
-        self.__dict__.pop("_pending_indexes", None)
         self._items: dict[str, Item] = {}
         self._keys: dict[str, _Key] = {}
         self._dependents: dict[str, list[str]] = {}
