@@ -31,9 +31,13 @@ def _seconds(s: float) -> str:
     return f"{s * 1000:.2f} ms" if s < 0.1 else f"{s:.2f} s"
 
 
-def _cell(value: str, floor: str | None, ratio: float | None, load: str | None, ok: bool | None) -> str:
+def _cell(
+    value: str, floor: str | None, ratio: float | None, load: str | None, ok: bool | None, cpu: float | None = None
+) -> str:
     mark = "" if ok is None else (" ✓" if ok else " ✗")
     parts = [f"**{value}**{mark}"]
+    if cpu is not None:  # the figure's own CPU time: on a loaded machine the wall clock also counts others' work
+        parts.append(f"CPU {_seconds(cpu)}")
     if floor is not None:
         parts.append(f"floor {floor}, {ratio:.1f}×" if ratio is not None else f"floor {floor}")
     if load is not None:
@@ -49,13 +53,26 @@ def _load_range(r: dict) -> str:
     return f"{lo:.1f}" if round(lo, 1) == round(hi, 1) else f"{lo:.1f}–{hi:.1f}"
 
 
+def _newest(results: Path, stem: str, suffix: str = "") -> Path | None:
+    """`<stem><suffix>.json`, or the newest dated `<stem>_<date><suffix>.json` beside it (the date as YYYY-MM-DD, maybe
+    with a letter or two after it; a dated one before the plain one). `suffix`: a stream's, as store_scale.py
+    appends it to its `--name`."""
+    dated = re.compile(re.escape(stem) + r"_\d{4}-\d{2}-\d{2}[a-z0-9]*" + re.escape(suffix) + r"\.json")
+    found = [p for p in results.glob(f"{stem}*.json") if p.name == f"{stem}{suffix}.json" or dated.fullmatch(p.name)]
+    return max(found, key=lambda p: (p.name != f"{stem}{suffix}.json", p.name)) if found else None
+
+
+def _suffix(stream: str) -> str:
+    """What store_scale.py appends to its `--name` for `stream`."""
+    return "" if stream == "default" else f"_{stream.replace('-', '_')}"
+
+
 def _store_rows(results: Path, tag: str) -> dict[str, dict]:
-    """stream -> its solvi_lab row of store_scale_<tag>[_<stream>].json (absent streams left out)."""
+    """stream -> its solvi_lab row of store_scale_<tag>[_<stream>][_<date>].json (absent streams left out)."""
     out = {}
     for stream in STREAMS:
-        stem = f"store_scale_{tag}" + ("" if stream == "default" else f"_{stream.replace('-', '_')}")
-        f = results / f"{stem}.json"
-        if f.is_file():
+        f = _newest(results, f"store_scale_{tag}", _suffix(stream))
+        if f is not None:
             rows = [r for r in json.loads(f.read_text())["rows"] if r.get("impl") == "solvi_lab" and "error" not in r]
             if rows:
                 out[stream] = rows[0]
@@ -63,8 +80,8 @@ def _store_rows(results: Path, tag: str) -> dict[str, dict]:
 
 
 def _open_rows(results: Path) -> dict[tuple[str, bool], dict]:
-    f = results / "open_wait_1e6.json"
-    if not f.is_file():
+    f = _newest(results, "open_wait_1e6")
+    if f is None:
         return {}
     rows = json.loads(f.read_text())
     return {(r["profile"], r["snapshot"]): r for r in rows if r.get("code") == "solvi_lab" and "error" not in r}
@@ -89,7 +106,14 @@ def render(results: Path = RESULTS) -> str:
             r = opens.get((s, snap))
             if r is not None:
                 v = r["open_item_fingerprint_s"]
-                out[s] = _cell(_seconds(v), _seconds(r["floor_s"]), v / r["floor_s"], f"{r['load']:.1f}", v < limit)
+                out[s] = _cell(
+                    _seconds(v),
+                    _seconds(r["floor_s"]),
+                    v / r["floor_s"],
+                    f"{r['load']:.1f}",
+                    v < limit,
+                    r.get("open_item_fingerprint_cpu_s"),
+                )
         return out
 
     row(
@@ -112,6 +136,7 @@ def render(results: Path = RESULTS) -> str:
                 r["build_s"] / r["write_floor_s"],
                 _load_range(r),
                 r["build_s"] < 120,
+                r.get("build_cpu_s"),
             )
             for s, r in big.items()
             if r.get("write_floor_s")
@@ -127,6 +152,7 @@ def render(results: Path = RESULTS) -> str:
                 r["retract_p99_s"] / r["append_p99_floor_s"],
                 _load_range(r),
                 r["retract_p99_s"] < 0.010,
+                r.get("retract_p99_cpu_s"),
             )
             for s, r in big.items()
             if r.get("append_p99_floor_s")
@@ -158,15 +184,24 @@ def render(results: Path = RESULTS) -> str:
                         r["rebuild_jsonl_s"] / r["floor_s"],
                         _load_range(r),
                         r["rebuild_jsonl_s"] / r["floor_s"] <= 3 if tag == "10⁵" else None,
+                        r.get("rebuild_jsonl_cpu_s"),
                     )
                     for s, r in rows.items()
                 },
             )
-    dates = sorted({json.loads(f.read_text())["date"] for f in results.glob("store_scale_*.json")})
+    used = [
+        f
+        for tag in ("1e6", "1e5")
+        for stream in STREAMS
+        if (f := _newest(results, f"store_scale_{tag}", _suffix(stream)))
+    ]
+    dates = sorted({json.loads(f.read_text())["date"] for f in used})
+    ow = _newest(results, "open_wait_1e6")
     sizes = sorted({r["n"] for r in [*big.values(), *opens.values()]})
     lines += [
         "",
-        f"Measured {', '.join(dates) or '—'} (store_scale; open_wait the same evening) from `{results.relative_to(ROOT)}`, "
+        f"Measured {', '.join(dates) or '—'} (store_scale; open_wait: `{ow.name if ow else '—'}`) from "
+        f"`{results.relative_to(ROOT)}`, "
         f"items: {', '.join(f'{n:,}' for n in sizes) or '—'}; ✓/✗: the goal met or not; "
         "load: the machine's 1-minute load average during that run.",
         "",

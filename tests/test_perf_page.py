@@ -78,3 +78,23 @@ def test_each_stream_shows_its_own_figure_floor_ratio_and_load(tmp_path, monkeyp
         == "**30.00 s** (floor 10.00 s, 3.0×; load 1.2–1.6) |"
     )
     assert "items: 1,000,000" in lines[-3]
+
+
+def test_the_newest_dated_output_of_each_stream_is_the_one_rendered(tmp_path) -> None:
+    """Dated outputs (`--name store_scale_1e6_<date>`, store_scale.py appending the stream) win over the plain name,
+    the latest date first; one stream's file never stands for another's."""
+    for name in (
+        "store_scale_1e6.json",
+        "store_scale_1e6_derived_keys.json",
+        "store_scale_1e6_2026-12-04_derived_keys.json",
+        "store_scale_1e6_2026-12-05_derived_keys.json",
+        "store_scale_1e6_2026-12-05.json",
+        "open_wait_1e6.json",
+        "open_wait_1e6_default.json",
+    ):
+        (tmp_path / name).write_text("{}")
+    assert perf_page._newest(tmp_path, "store_scale_1e6").name == "store_scale_1e6_2026-12-05.json"
+    got = perf_page._newest(tmp_path, "store_scale_1e6", "_derived_keys").name
+    assert got == "store_scale_1e6_2026-12-05_derived_keys.json"
+    assert perf_page._newest(tmp_path, "open_wait_1e6").name == "open_wait_1e6.json"  # not another file's stem
+    assert perf_page._newest(tmp_path, "store_scale_1e5") is None

@@ -12,10 +12,12 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .items import Item
 from .keys import _Key
+from .lazy_indexes import pending_indexes
 from .staleness import FlagIndex
 
 
@@ -53,6 +55,18 @@ class FoldState:
 
     def __init__(self) -> None:
         self._reset_state()
+
+    def defer_indexes(self, build: Callable[[], tuple[dict, dict, dict]]) -> None:
+        """Leave the read indexes (dependents, successors, by subject) unbuilt until one is first used: `build()`
+        returns them, in that order (a store opened from a fold snapshot: most opens read one item and the
+        fingerprint, which need none of them). Each is a `PendingIndex` until then (knowledge/lazy_indexes.py).
+
+        >>> st = FoldState()
+        >>> st.defer_indexes(lambda: ({"k1": ["k2"]}, {}, {}))
+        >>> type(st._dependents).__name__, st._dependents.get("k1"), type(st._dependents).__name__
+        ('PendingIndex', ['k2'], 'dict')
+        """
+        self._dependents, self._successors, self._by_subject = pending_indexes(self, build)
 
     def _reset_state(self) -> None:
         """Every field of FIELDS as it is before any record (the fold state, and nothing else)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Iterator
+from functools import partial
 from operator import attrgetter
 from typing import Any
 
@@ -19,6 +20,7 @@ from ..errors import BadInput
 from .fold_snapshot import _ROWS_LOADS, _dumps, _hex, _parsed_lines
 from .items import Item, item_id
 from .keys import _Key, defer_live, live_ids
+from .lazy_keys import LazyKeys
 from .staleness import Flag
 
 
@@ -154,23 +156,40 @@ def _key_columns(keys: list) -> dict[str, list]:
     return cols
 
 
-def _keys_from_columns(cols: dict[str, list], items: Any) -> Iterator[Any]:
-    """The keys `_key_columns` wrote, every slot set from its column (the inverse of `_key_columns`); `items` is the
-    fold's item table (a key's live items stay ids until its `live` is first read: keys._SnapshotKey)."""
-    cols = dict(cols)
-    questions = cols["questions"]
-    cols["events"] = [[e if type(e) is int else tuple(e) for e in events] for events in cols["events"]]
-    cols["questions"] = [qs if qs is not None else () for qs in questions]
-    cols["open_q"] = [qs[oq] if oq is not None else None for qs, oq in zip(questions, cols["open_q"])]
-    cols["contribution"] = [int(c, 16) for c in cols["contribution"]]
-    cols["q_digests"] = [[int(d, 16) for d in qd] if qd is not None else () for qd in cols["q_digests"]]
-    cols["checkpoints"] = [_pending_checkpoints(key, cps, items) for key, cps in zip(cols["key"], cols["checkpoints"])]
+def _key_maker(cols: dict[str, list], items: Any) -> Any:
+    """The function `make(row)` that builds the key `_key_columns` wrote as row `row` (the inverse of
+    `_key_columns`, one key at a time: a LazyKeys table calls it when the key is first read); `items` is the fold's
+    item table (a key's live items stay ids until its `live` is first read: keys._SnapshotKey)."""
+    n = len(cols["key"])
+    if any(len(cols[name]) != n for name in KEY_FIELDS):
+        raise ValueError("its key columns are not all of one length")
+    # What a key's build would refuse, refused now (a bad snapshot is then not used; a read never meets it).
+    for key, cps in zip(cols["key"], cols["checkpoints"]):
+        if cps is not None and type(cps) is not str:
+            raise ValueError(f"key {key!r}: its checkpoints are not a JSON text")
+    columns = [cols[name] for name in KEY_FIELDS]
+    at = {name: i for i, name in enumerate(KEY_FIELDS)}
+    i_events, i_questions, i_open = at["events"], at["questions"], at["open_q"]
+    i_contribution, i_digests, i_checkpoints, i_key = at["contribution"], at["q_digests"], at["checkpoints"], at["key"]
+    live = cols["live"]
     new, fill = _Key.__new__, _fill_key
-    for values, live in zip(zip(*[cols[name] for name in KEY_FIELDS]), cols["live"]):
+
+    def make(row: int) -> Any:
+        v = [c[row] for c in columns]
+        v[i_events] = [e if type(e) is int else tuple(e) for e in v[i_events]]
+        qs, oq = v[i_questions], v[i_open]
+        v[i_questions] = qs if qs is not None else ()
+        v[i_open] = qs[oq] if oq is not None else None
+        v[i_contribution] = int(v[i_contribution], 16)
+        qd = v[i_digests]
+        v[i_digests] = [int(d, 16) for d in qd] if qd is not None else ()
+        v[i_checkpoints] = _pending_checkpoints(v[i_key], v[i_checkpoints], items)
         ks = new(_Key)
-        fill(ks, values)
-        defer_live(ks, live, items)  # built when `live` is first read: an open builds no item (issue 42)
-        yield ks
+        fill(ks, v)
+        defer_live(ks, live[row], items)  # built when `live` is first read: an open builds no item (issue 42)
+        return ks
+
+    return make
 
 
 def _pending_checkpoints(key: str, cps: Any, items: Any) -> Any:
@@ -280,20 +299,31 @@ def _load_rows(st: Any, data: bytes, start: int, cut: int, meta_at: int, freeze_
         by_name.setdefault(name, []).append(item_id(positions[r]))
     items.names = (st.position, by_name)
     if st._indexed:
-        dependents, successors, by_subject = st._dependents, st._successors, st._by_subject
-        for r, derived in xcols["derived_from"]:
-            iid = item_id(positions[r])
-            for pid in derived:
-                dependents.setdefault(pid, []).append(iid)
-        for r, sup in xcols["supersedes"]:
-            successors.setdefault(sup, []).append(item_id(positions[r]))
-        for pos, subject in zip(positions, subjects):
-            if subject is not None:
-                by_subject.setdefault(subject, []).append(item_id(pos))
-    # Keys. Each key's live items stay ids until the key's `live` is first read (keys._SnapshotKey): an open builds
-    # no item, however many are live (issue 42).
-    for ks in _keys_from_columns(kcols, items):
-        st._keys[ks.key] = ks
+        # The read indexes are built from their columns when one is first read (FoldState.__getattr__): most opens
+        # read one item and the fingerprint, which need none of them (issue 42: a fifth of an open at 10^5).
+        st.defer_indexes(partial(_read_indexes, positions, subjects, xcols["derived_from"], xcols["supersedes"]))
+    # Keys: built when first read (lazy_keys.LazyKeys), each key's live items ids until its `live` is first read
+    # (keys._SnapshotKey): an open builds neither keys nor items, however many there are (issue 42).
+    st._keys = LazyKeys(key_names, _key_maker(kcols, items))
+
+
+def _read_indexes(
+    positions: list[int], subjects: list, derived_from: list, supersedes: list
+) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
+    """(dependents, successors, by subject) of a snapshot's items, from its columns, in the fold's order."""
+    dependents: dict[str, list[str]] = {}
+    successors: dict[str, list[str]] = {}
+    by_subject: dict[str, list[str]] = {}
+    for r, derived in derived_from:
+        iid = item_id(positions[r])
+        for pid in derived:
+            dependents.setdefault(pid, []).append(iid)
+    for r, sup in supersedes:
+        successors.setdefault(sup, []).append(item_id(positions[r]))
+    for pos, subject in zip(positions, subjects):
+        if subject is not None:
+            by_subject.setdefault(subject, []).append(item_id(pos))
+    return dependents, successors, by_subject
 
 
 class PendingCheckpoints:

@@ -12,7 +12,7 @@ row changes no value a read can see.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ def _plain(v: Any) -> Any:
         return ("flags", _plain(vars(v)))
     if isinstance(v, PendingCheckpoints):
         return ("pending checkpoints", v.text)
-    if isinstance(v, dict):
+    if isinstance(v, Mapping):  # a dict, or a snapshot's index not built yet (lazy_indexes.PendingIndex): by value
         served = getattr(v, "served", None)  # a fold snapshot's item table: every item as a read serves it
         pairs = ((it.id, it) for it in served()) if served is not None else v.items()
         return ("dict", sorted((repr(k), _plain(x)) for k, x in pairs))
