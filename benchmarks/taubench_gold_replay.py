@@ -37,7 +37,9 @@ OUT = ROOT / "results" / "benchmarks" / "taubench_gold_replay.json"
 SPLITS = ("train", "test", "dev")
 
 
-def split_row(split: str, calls: list[list[tuple[str, bool]]], hashes: list[str], expected: list[str]) -> dict[str, Any]:
+def split_row(
+    split: str, calls: list[list[tuple[str, bool]]], hashes: list[str], expected: list[str]
+) -> dict[str, Any]:
     """One split's row: `calls` holds, per task, each gold call's (tool, refused) in order; `hashes` each task's
     final data hash, `expected` upstream's."""
     flat = [c for task in calls for c in task]

@@ -34,7 +34,9 @@ def test_the_stored_gold_replay_is_what_the_environment_gives() -> None:
 
 
 def test_a_split_row_counts_each_call_once() -> None:
-    row = gold.split_row("x", [[("a", True), ("b", False)], [("transfer_to_human_agents", False)]], ["h", "g"], ["h", "k"])
+    row = gold.split_row(
+        "x", [[("a", True), ("b", False)], [("transfer_to_human_agents", False)]], ["h", "g"], ["h", "k"]
+    )
     assert row == {
         "split": "x",
         "accepted": 2,
