@@ -97,6 +97,15 @@ def test_every_rendered_block_is_what_its_stored_source_gives() -> None:
     assert readme.count(headlines.BEGIN) == 1  # the studies table is README's one figure-bearing table
 
 
+def test_every_generated_block_is_of_a_listed_kind() -> None:
+    """A block whose end marker names no kind of `blocks.KINDS` would be counted as prose (its figures as typed) and
+    rendered by nothing: every kind on the pages is listed, with its renderer or the test that holds it."""
+    names = {k.name for k in blocks.KINDS}
+    found = {m for p in pages() for m in re.findall(r"<!-- /([a-z0-9-]+) -->", p.read_text(encoding="utf-8"))}
+    assert found - names == set()
+    assert {"stored", "sweep-pass-rates", "studies-table", "fault-table", "perf-table"} <= found
+
+
 def test_the_front_door_holds_no_hand_typed_number() -> None:
     found = unsourced(README.read_text(encoding="utf-8"))
     assert found == [], f"README.md: numbers in prose with no source: {found}; render them or drop them"
