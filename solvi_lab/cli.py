@@ -124,12 +124,13 @@ def _parser() -> argparse.ArgumentParser:
 def _store_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     st = sub.add_parser(
         "store-sweeps",
-        help="store sweeps in docs/sweeps/ (SUMMARY.md + index entry) and regenerate every pass-rate block",
+        help="store sweeps in docs/sweeps/ (SUMMARY.md + index entry) and regenerate every generated block of the docs",
         description="Copy each sweep's SUMMARY.md to <docs>/sweeps/<study>_<size>.md and write its index.json entry "
         "from its rows (commit, seeds, size, date, machine; a +dirty, unknown or mixed commit is refused unless "
         "--allow-mixed), then rebuild every <!-- sweep-pass-rates: STUDY SIZE --> block and the <!-- studies-table "
-        "--> of <docs>/**/*.md and README.md from docs/sweeps/, and every <!-- stored: PATH#WHICH --> block from its file "
-        "(a table of a committed benchmark output or stored sweep). With --blocks-only nothing is stored; with --check nothing is written and "
+        "--> of <docs>/**/*.md and README.md from docs/sweeps/, every <!-- stored: PATH#WHICH --> block from its file "
+        "(a table of a committed benchmark output or stored sweep), every <!-- fault-table: PATH --> from its file and the "
+        "<!-- perf-table --> from results/benchmarks/issue42/ (every kind of solvi_lab/sweep/blocks.py). With --blocks-only nothing is stored; with --check nothing is written and "
         "the exit status is 1 if a block is out of date. See docs/readme/sweeps.md.",
     )
     st.add_argument(
@@ -425,6 +426,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 def _cmd_store_sweeps(args: argparse.Namespace) -> int:
     from .sweep import stored
+    from .sweep.blocks import STORE_SWEEPS
 
     if not args.docs.is_dir():
         raise BadInput(f"--docs {args.docs} is not a folder; give the repository's docs/ folder.")
@@ -439,7 +441,7 @@ def _cmd_store_sweeps(args: argparse.Namespace) -> int:
     for page in changed:
         print(f"{'out of date' if args.check else 'regenerated'}: {page}")
     if not changed:
-        print("every generated block (pass rates, the studies table) is up to date")
+        print(f"every generated block ({', '.join(STORE_SWEEPS)}) is up to date")
     return EXIT_FAILED if args.check and changed else EXIT_OK
 
 

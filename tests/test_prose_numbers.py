@@ -1,7 +1,8 @@
 """Numbers that cannot drift (issue 44): every figure a reader sees is rendered from a stored result.
 
-1. Every rendered block of README.md and docs/ (the pass-rate blocks and the studies table of
-   `solvi_lab/sweep/stored.py` and `headlines.py`) is rebuilt from its stored source and must equal the page.
+1. Every rendered block of README.md and docs/ — every kind `solvi_lab/sweep/blocks.py` renders: the pass rates,
+   the studies table, the tables of a stored file, the fault tables, the performance table — is rebuilt from its
+   stored source by one call (`solvi-lab store-sweeps --blocks-only` writes it) and must equal the page.
 2. A number in hand-written prose has no source. README.md, the front door, may hold none (outside its rendered
    blocks, code and links; a small allow-list for versions, dates, issue numbers, seeds and commands). The pages of
    docs/ hold archives typed at the time (each names its date); their count of unsourced numbers is recorded in
@@ -22,34 +23,17 @@ from pathlib import Path
 
 import pytest
 
-from solvi_lab.sweep import headlines, stored
+from solvi_lab.sweep import blocks, headlines, stored
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 RECORD = ROOT / "data" / "expected" / "prose_numbers.json"
 
-# What is not prose: rendered blocks, fenced and inline code, link targets, HTML comments, tables of stored files.
-_RENDERED = re.compile(
-    r"<!--\s*sweep-pass-rates:.*?<!--\s*/sweep-pass-rates\s*-->|"
-    + re.escape(headlines.BEGIN)
-    + r".*?"
-    + re.escape(headlines.END)
-    # the action model's defaults and full-run tables, rendered by solvi_lab/studies/taubench/defaults.py from
-    # docs/sweeps/taubench_*defaults.json (tests/studies/test_taubench_defaults.py holds them to their files)
-    + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
-    # Crafter's default training, rendered by solvi_lab/studies/crafter/defaults.py from docs/sweeps/crafter_defaults.json
-    # (tests/studies/test_crafter_defaults.py holds it to its file)
-    + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->|<!-- crafter-heldout:.*?<!-- /crafter-heldout -->"
-    # the journal page's fault tables, rendered by solvi_lab/journal_faults/page.py from results/benchmarks/faults_*.md
-    # (tests/faults/test_fault_page.py holds them to their files)
-    + r"|<!-- fault-table:.*?<!-- /fault-table -->"
-    # a table of a stored file (a benchmark's output, a stored sweep), rendered by solvi_lab/sweep/stored_files.py
-    + r"|<!-- stored:.*?<!-- /stored -->"
-    # the performance table, rendered by benchmarks/perf_page.py from results/benchmarks/issue42/ (tests/test_perf_page.py)
-    + r"|<!-- perf-table -->.*?<!-- /perf-table -->",
-    flags=re.S,
-)
+# What is not prose: rendered blocks (every kind of `solvi_lab/sweep/blocks.py`, each rendered from its stored source
+# and held to it: by this file's first test, or by the test its kind names), fenced and inline code, link targets,
+# HTML comments.
+_RENDERED = blocks.PATTERN
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", flags=re.S)
 _LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 _COMMENT = re.compile(r"<!--.*?-->", flags=re.S)
@@ -111,6 +95,15 @@ def test_every_rendered_block_is_what_its_stored_source_gives() -> None:
     assert stale == [], f"rendered blocks out of date: {stale}; run `solvi-lab store-sweeps --blocks-only`"
     readme = README.read_text(encoding="utf-8")
     assert readme.count(headlines.BEGIN) == 1  # the studies table is README's one figure-bearing table
+
+
+def test_every_generated_block_is_of_a_listed_kind() -> None:
+    """A block whose end marker names no kind of `blocks.KINDS` would be counted as prose (its figures as typed) and
+    rendered by nothing: every kind on the pages is listed, with its renderer or the test that holds it."""
+    names = {k.name for k in blocks.KINDS}
+    found = {m for p in pages() for m in re.findall(r"<!-- /([a-z0-9-]+) -->", p.read_text(encoding="utf-8"))}
+    assert found - names == set()
+    assert {"stored", "sweep-pass-rates", "studies-table", "fault-table", "perf-table"} <= found
 
 
 def test_the_front_door_holds_no_hand_typed_number() -> None:

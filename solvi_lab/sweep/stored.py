@@ -398,13 +398,16 @@ def blocks(text: str, *, where: str) -> list[Block]:
 
 
 def regenerated(page: Path, docs: Path) -> str:
-    """The page's text with every generated block (pass rates, the studies table of `headlines`, the blocks of a
-    stored file of `stored_files`) rebuilt from its source (the text itself if it has none)."""
-    from .headlines import regenerated as with_studies_table
-    from .stored_files import regenerated as with_stored_files
+    """The page's text with every generated block of every kind `blocks.KINDS` renders (pass rates, the studies
+    table, the blocks of a stored file, the fault and performance tables) rebuilt from its source (the text itself
+    if it has none)."""
+    from .blocks import render
 
-    text = with_studies_table(page.read_text(encoding="utf-8"), docs, page)
-    text = with_stored_files(text, Path(docs).parent, page)
+    return regenerated_pass_rates(render(page.read_text(encoding="utf-8"), Path(docs), page), Path(docs), page)
+
+
+def regenerated_pass_rates(text: str, docs: Path, page: Path) -> str:
+    """`text` with its pass-rate blocks rebuilt from the stored sweeps of `docs/sweeps/`."""
     found = blocks(text, where=str(page))
     if not found:
         return text
