@@ -106,8 +106,9 @@ def _rows(by_setting: Mapping[str, Mapping[str, list]], voting: Sequence[str] | 
 def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int = 0) -> dict[str, Any]:
     """The eight settings on retail: voted on training tasks 460–499, dev shown; the training is the study's."""
     from .blind_probes import BLIND_SEED, blind_probes
+    from .conversation import tasks_with_lookups
     from .data import find_data_dir, load_retail
-    from .env import RetailEnv
+    from .env import RETAIL, RetailEnv
     from .probes import DEFAULT_BUDGET, _effect, explore_split, split_probes, task_probes
     from .probing import tool_properties
     from .reading_probes import reading_probes
@@ -119,18 +120,23 @@ def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int
         raise BadInput(f"train_tasks={train_tasks} would train on the voting tasks {VOTE_TASKS.start}–; pass ≤ 460.")
     base = RetailEnv(data)
     train_set = split_probes(data, "train", train_tasks, seed=seed, budget=DEFAULT_BUDGET, base=base)
-    explore = explore_split(data, train_tasks, base=base)
+    explore = explore_split(data, train_tasks, base=base, probes=train_set)
     vote_tasks = [data.tasks["train"][i] for i in VOTE_TASKS]
     schemas = tool_properties(data.tools)
     dev_tasks = data.tasks["dev"]
+    vote_gold = [t for task in vote_tasks for t in task_probes(base, task, seed, "train", DEFAULT_BUDGET, schemas)]
+    dev_gold = split_probes(data, "dev", len(dev_tasks), seed=seed, budget=DEFAULT_BUDGET, base=base)
+    # the tasks with the lookups of a conversation (conversation.py): the blind generator varies those too
+    vote_talk = tasks_with_lookups(vote_tasks, vote_gold, RETAIL.writing)
+    dev_talk = tasks_with_lookups(dev_tasks, dev_gold, RETAIL.writing)
     sets = {
-        "unread gold-step": [
-            t for task in vote_tasks for t in task_probes(base, task, seed, "train", DEFAULT_BUDGET, schemas)
-        ],
+        "unread gold-step": vote_gold,
         "unread blind": blind_probes(base, data.tools, vote_tasks, _effect, split="train", seed=BLIND_SEED),
+        "unread blind, lookups": blind_probes(base, data.tools, vote_talk, _effect, split="train", seed=BLIND_SEED),
         "unread reading": reading_probes(base, data.tools, vote_tasks, _effect),
-        "dev gold-step": split_probes(data, "dev", len(dev_tasks), seed=seed, budget=DEFAULT_BUDGET, base=base),
+        "dev gold-step": dev_gold,
         "dev blind": blind_probes(base, data.tools, dev_tasks, _effect, split="dev", seed=BLIND_SEED),
+        "dev blind, lookups": blind_probes(base, data.tools, dev_talk, _effect, split="dev", seed=BLIND_SEED),
         "dev reading": reading_probes(base, data.tools, dev_tasks, _effect),
     }
     models = {
@@ -138,12 +144,13 @@ def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int
         for s in (False, True)
         for e in (False, True)
     }
-    voting = ("unread gold-step", "unread blind", "unread reading")
+    voting = ("unread gold-step", "unread blind", "unread blind, lookups", "unread reading")
     rows = _rows(_verdicts(models, sets), voting)
     # why the shipped vocabulary abstains on blind probes, without and with the exploration (issue 43)
     causes = {
         f"explore {'on' if e else 'off'}": {
-            name: abstention_causes(models[(True, e)], sets[name]) for name in ("dev blind", "unread blind")
+            name: abstention_causes(models[(True, e)], sets[name])
+            for name in ("dev blind", "unread blind", "dev blind, lookups", "unread blind, lookups")
         }
         for e in (False, True)
     }
@@ -197,7 +204,9 @@ def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int 
         f: reading_probes(base, data.tools, [t for t in data.tasks if fold_of(int(t["index"])) == f], effect_of)
         for f in FOLDS
     }
-    explore = {f: tasks_explore(data, [i for i in indices if fold_of(i) == f], base=base) for f in FOLDS}
+    explore = {
+        f: tasks_explore(data, [i for i in indices if fold_of(i) == f], base=base, probes=probes[f]) for f in FOLDS
+    }
     names = ("gold-step", "blind", "reading")
     pooled: dict[str, dict[str, list]] = {label: {n: [] for n in names} for label, _, _, _ in SETTINGS}
     for f in FOLDS:  # models trained on the other fold score this fold's probes
