@@ -318,10 +318,10 @@ def run(
     vocabs["schema"] = build_vocabulary(data.tools, schema_family=not schema_family)
     vocab = vocabs["full"]
     # every model reads the probes through the full vocabulary's memoised vectors: the same values, read once
-    reads = SharedReads(vocab)
+    shared = SharedReads(vocab)
     for v in vocabs.values():
         if v is not vocab:
-            reads.share(v)
+            shared.share(v)
     t0 = time.perf_counter()
     models: dict[tuple[str, str], ConservativeActionModel] = {}
     journal_equal = True
@@ -615,7 +615,7 @@ def run(
         for k, v in ws[unseen].items():
             metrics[f"{name}_set_{k}"] = v
     metrics.update(schema_metrics)
-    reads.close()
+    shared.close()
     return StudyResult(
         name="taubench_airline",
         params={
