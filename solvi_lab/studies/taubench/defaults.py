@@ -370,14 +370,23 @@ def full_runs() -> dict[str, Any]:
     from .study import FULL_PARAMS as RETAIL_FULL
     from .study import run as run_retail
 
-    r = run_retail(**RETAIL_FULL).metrics
+    rr = run_retail(**RETAIL_FULL)
+    r = rr.metrics
     a = run_airline(**AIRLINE_FULL).metrics
     keep = ("refusal_precision", "refusal_recall", "abstentions", "abstention_pct", "test_transitions")
     keep += ("answered_refusals", "train_transitions", "replay_correct", "vocabulary_fingerprint", "unseen")
     retail = {k: r[k] for k in keep if k in r} | _retail_sets({**r, "unseen": RETAIL_FULL["unseen"]})
     retail |= {k: v for k, v in r.items() if k.startswith(("no_", "neither_"))}
     airline = {k: v for k, v in a.items() if "_set_" in k or k.startswith(("agent_", "vocabulary_fingerprint"))}
-    return {"measured": time.strftime("%Y-%m-%d", time.gmtime()), "retail": retail, "airline": airline}
+    slices = rr.tables["held_out_slices"].to_dicts()  # the held-out set sliced (what is really held out)
+    blind_families = rr.tables["blind_families"].to_dicts() if "blind_families" in rr.tables else []
+    return {
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "retail": retail,
+        "airline": airline,
+        "retail_slices": slices,
+        "retail_blind_families": blind_families,
+    }
 
 
 def render_full(result: Mapping[str, Any]) -> str:
@@ -412,10 +421,59 @@ def render_full(result: Mapping[str, Any]) -> str:
     )
 
 
+SLICES_BEGIN = "<!-- taubench-slices: docs/sweeps/taubench_full_defaults.json -->"
+SLICES_END = "<!-- /taubench-slices -->"
+
+
+def _cell(col: str, v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.2f}%" if col.endswith("_pct") else f"{v:.4f}"
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
+
+def render_table_rows(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A markdown table of stored rows (every column, in the stored order); "" when there are none.
+
+    >>> print(render_table_rows([{"slice": "all", "transitions": 1200, "precision": 1.0}]))
+    | slice | transitions | precision |
+    |---|---:|---:|
+    | all | 1,200 | 1.0000 |
+    """
+    if not rows:
+        return ""
+    cols = list(rows[0])
+    align = ["---" if isinstance(rows[0][c], str) else "---:" for c in cols]
+    out = ["| " + " | ".join(c.replace("_", " ") for c in cols) + " |", "|" + "|".join(align) + "|"]
+    out += ["| " + " | ".join(_cell(c, r[c]) for c in cols) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def render_slices(result: Mapping[str, Any]) -> str:
+    """The block of the retail full run's held-out slices and blind families (stored tables, rendered whole)."""
+    parts = [SLICES_BEGIN, ""]
+    if result.get("retail_slices"):
+        parts += ["Held-out transitions (test split) by slice:", "", render_table_rows(result["retail_slices"]), ""]
+    if result.get("retail_blind_families"):
+        parts += ["Blind probes (test split) by family:", "", render_table_rows(result["retail_blind_families"]), ""]
+    parts += [
+        f"Retail full run, seed 0, shipped defaults, measured {result['measured']} "
+        "(`python -m solvi_lab.studies.taubench.defaults --full`); do not edit by hand.",
+        "",
+        SLICES_END,
+    ]
+    return "\n".join(parts)
+
+
 def write_full_block(doc: Path, result: Mapping[str, Any]) -> str:
-    """``doc``'s text with its full-run block replaced by :func:`render_full`."""
+    """``doc``'s text with its full-run block replaced by :func:`render_full` (and its slices block, when the page
+    has its markers, by :func:`render_slices`)."""
     text = doc.read_text(encoding="utf-8")
-    return default_rule.replace_block(text, FULL_BEGIN, FULL_END, render_full(result), str(doc))
+    text = default_rule.replace_block(text, FULL_BEGIN, FULL_END, render_full(result), str(doc))
+    if SLICES_BEGIN in text:
+        text = default_rule.replace_block(text, SLICES_BEGIN, SLICES_END, render_slices(result), str(doc))
+    return text
 
 
 if __name__ == "__main__":
