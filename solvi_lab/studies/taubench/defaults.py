@@ -375,9 +375,13 @@ def full_runs() -> dict[str, Any]:
     a = run_airline(**AIRLINE_FULL).metrics
     keep = ("refusal_precision", "refusal_recall", "abstentions", "abstention_pct", "test_transitions")
     keep += ("answered_refusals", "train_transitions", "replay_correct", "vocabulary_fingerprint", "unseen")
+    keep += ("train_refused", "test_refused", "write_transitions", "write_abstentions", "write_abstention_pct")
+    keep += ("journal_replay_equal", "effects_exact", "effects_predicted", "effects_none", "abstain_by_tool")
+    keep += ("train_gold_step_transitions", "train_schema_transitions")
     retail = {k: r[k] for k in keep if k in r} | _retail_sets({**r, "unseen": RETAIL_FULL["unseen"]})
     retail |= {k: v for k, v in r.items() if k.startswith(("no_", "neither_"))}
     airline = {k: v for k, v in a.items() if "_set_" in k or k.startswith(("agent_", "vocabulary_fingerprint"))}
+    retail["abstain_by_tool"] = {row["tool"]: row["abstentions"] for row in rr.tables["abstention_by_tool"].to_dicts()}
     slices = rr.tables["held_out_slices"].to_dicts()  # the held-out set sliced (what is really held out)
     blind_families = rr.tables["blind_families"].to_dicts() if "blind_families" in rr.tables else []
     return {
@@ -450,6 +454,87 @@ def render_table_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(out)
 
 
+PUBLISHED_BEGIN = "<!-- taubench-published: docs/sweeps/taubench_full_defaults.json -->"
+PUBLISHED_END = "<!-- /taubench-published -->"
+
+
+def render_published(result: Mapping[str, Any]) -> str:
+    """The retail full run beside the specification's published figures (``study.PUBLISHED``), row by row."""
+    from .study import PUBLISHED as P
+
+    r = result["retail"]
+
+    def of(a: str, b: str, m: Mapping[str, Any]) -> str:
+        return f"{m[a]:,} ({m[b]:,})" if a in m and b in m else "—"
+
+    def abl(label: str, m: Mapping[str, Any]) -> str:
+        got = [m.get(f"{label}_{k}") for k in ("abstention_pct", "false_refusals", "precision")]
+        return ", ".join("—" if v is None else (f"{v:.1f}%" if i == 0 else _cell("", v)) for i, v in enumerate(got))
+
+    rows = [
+        (
+            "training transitions (refused)",
+            of("train_transitions", "train_refused", r),
+            of("train_transitions", "train_refused", P),
+        ),
+        (
+            "held-out transitions (refused)",
+            of("test_transitions", "test_refused", r),
+            of("test_transitions", "test_refused", P),
+        ),
+        ("answered held-out refusals", f"{r['answered_refusals']:,}", f"{P['answered_refusals']:,}"),
+        (
+            "refusal precision / recall (answered)",
+            f"{r['refusal_precision']:.3f} / {r['refusal_recall']:.3f}",
+            f"{P['refusal_precision']:.3f} / {P['refusal_recall']:.3f}",
+        ),
+        (
+            "abstentions",
+            f"{r['abstentions']} = {r['abstention_pct']:.2f}%",
+            f"{P['abstentions']} = {P['abstention_pct']:.2f}%",
+        ),
+        (
+            "abstentions, write tools only",
+            f"{r['write_abstentions']} of {r['write_transitions']:,} = {r['write_abstention_pct']:.2f}%"
+            if "write_abstentions" in r
+            else "—",
+            "—",
+        ),
+        (
+            "training transitions replayed correctly",
+            f"{r['replay_correct']:,} of {r['train_transitions']:,}",
+            f"{P['replay_correct']:,} of {P['train_transitions']:,}",
+        ),
+        ("journal replay == live model", {True: "yes", False: "NO"}.get(r.get("journal_replay_equal"), "—"), "—"),
+        ("no pairs: abstention, false refusals, precision", abl("no_pairs", r), abl("no_pairs", P)),
+        ("no money: abstention, false refusals, precision", abl("no_money", r), abl("no_money", P)),
+        ("neither: abstention, false refusals, precision", abl("neither", r), abl("neither", P)),
+        (
+            "effects: exact new order status",
+            of("effects_exact", "effects_predicted", r).replace(" (", " of ").rstrip(")"),
+            of("effects_exact", "effects_predicted", P).replace(" (", " of ").rstrip(")"),
+        ),
+        (
+            "accepted calls with no effect prediction",
+            f"{r['effects_none']:,}" if "effects_none" in r else "—",
+            f"{P['effects_none']:,}",
+        ),
+    ]
+    lines = ["| measure | ours (full, seed 0) | published |", "|---|---:|---:|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    by_tool = r.get("abstain_by_tool") or {}
+    tools = ", ".join(f"{t} {n}" for t, n in sorted(by_tool.items(), key=lambda kv: (-kv[1], kv[0])) if n)
+    return (
+        f"{PUBLISHED_BEGIN}\n\n"
+        + "\n".join(lines)
+        + "\n\n"
+        + (f"Abstentions by tool: {tools}; all others 0. " if tools else "")
+        + f"Retail full run with the shipped defaults, measured {result['measured']} "
+        "(`python -m solvi_lab.studies.taubench.defaults --full`); the published column is the specification's "
+        "(`study.PUBLISHED`). Do not edit by hand.\n\n" + PUBLISHED_END
+    )
+
+
 def render_slices(result: Mapping[str, Any]) -> str:
     """The block of the retail full run's held-out slices and blind families (stored tables, rendered whole)."""
     parts = [SLICES_BEGIN, ""]
@@ -473,6 +558,8 @@ def write_full_block(doc: Path, result: Mapping[str, Any]) -> str:
     text = default_rule.replace_block(text, FULL_BEGIN, FULL_END, render_full(result), str(doc))
     if SLICES_BEGIN in text:
         text = default_rule.replace_block(text, SLICES_BEGIN, SLICES_END, render_slices(result), str(doc))
+    if PUBLISHED_BEGIN in text and "train_refused" in result["retail"]:
+        text = default_rule.replace_block(text, PUBLISHED_BEGIN, PUBLISHED_END, render_published(result), str(doc))
     return text
 
 
