@@ -38,7 +38,7 @@ _RENDERED = re.compile(
     # the action model's defaults and full-run tables, rendered by solvi_lab/studies/taubench/defaults.py from
     # docs/sweeps/taubench_*defaults.json (tests/studies/test_taubench_defaults.py holds them to their files)
     + r"|<!-- taubench-defaults:.*?<!-- /taubench-defaults -->|<!-- taubench-full:.*?<!-- /taubench-full -->"
-    + r"|<!-- taubench-slices:.*?<!-- /taubench-slices -->"
+    + r"|<!-- taubench-slices:.*?<!-- /taubench-slices -->|<!-- taubench-published:.*?<!-- /taubench-published -->"
     # Crafter's default training, rendered by solvi_lab/studies/crafter/defaults.py from docs/sweeps/crafter_defaults.json
     # (tests/studies/test_crafter_defaults.py holds it to its file)
     + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->|<!-- crafter-heldout:.*?<!-- /crafter-heldout -->"

@@ -100,6 +100,11 @@ def test_full_run_block_is_rendered_from_the_stored_file() -> None:
         "docs/readme/actions.md's full-run block is stale: run python -m solvi_lab.studies.taubench.defaults "
         "--full --render"
     )
+    assert defaults.render_slices(full) in text  # the slices and blind families of the same run
+    assert defaults.write_full_block(defaults.DOC_FILE, full) == text
+    slices = {row["slice"]: row for row in full["retail_slices"]}
+    assert slices["all held-out"]["transitions"] == full["retail"]["test_transitions"]
+    assert all(row["false_accepts"] == 0 for row in full["retail_slices"] + full["retail_blind_families"])
     r, a = full["retail"], full["airline"]
     assert r["refusal_precision"] == 1.0 and r["refusal_recall"] == 1.0
     assert r["replay_correct"] == r["train_transitions"]
