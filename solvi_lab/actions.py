@@ -302,6 +302,23 @@ class Vocabulary:
         """The condition vector of a call as a dict name → value."""
         return dict(zip(self.conditions(action), self.vector(state, action, args)))
 
+    def predicate_digest(self, name: str) -> str:
+        """What one predicate computes, as a SHA-256 (its code as the fingerprint reads it; a :class:`Pair` by the
+        digests of its two sides): two vocabularies whose predicate ``name`` has the same digest read the same value
+        there on every call, so a reader may share it between them.
+
+        >>> a = Vocabulary({"x": lambda s, q: q["x"]}); b = Vocabulary({"x": lambda s, q: q["x"], "y": lambda s, q: 1})
+        >>> a.predicate_digest("x") == b.predicate_digest("x"), a.predicate_digest("x") == b.predicate_digest("y")
+        (True, False)
+        """
+        fn = self._predicates[name]
+        h = hashlib.sha256()
+        if isinstance(fn, Pair):
+            h.update(f"pair\x00{self.predicate_digest(fn.first)}\x00{self.predicate_digest(fn.second)}".encode())
+        else:
+            digest_callable(fn, h, set())
+        return h.hexdigest()
+
     def _fingerprint(self) -> str:
         h = hashlib.sha256()
         for name, fn in self._predicates.items():

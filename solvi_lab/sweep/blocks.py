@@ -8,7 +8,8 @@ figure shown there is never typed. The kinds differ only in their source:
 - `stored`: a table of one committed output file — a benchmark's result, a stored sweep (`sweep/stored_files.py`);
 - `fault-table`: a fault table `benchmarks/faults.py` stored (`journal_faults/page.py`);
 - `perf-table`: the performance table, from `results/benchmarks/issue42/` (`benchmarks/perf_page.py`);
-- `taubench-defaults`, `taubench-full`, `crafter-defaults`, `crafter-heldout`: tables of the defaults' decisions,
+- `taubench-defaults`, `taubench-full`, `taubench-slices`, `taubench-published`, `crafter-defaults`,
+  `crafter-heldout`: tables of the defaults' decisions,
   rendered by their studies' own commands from `docs/sweeps/*.json` and held to them by their tests (named in
   `checked_by`).
 
@@ -18,8 +19,10 @@ figure shown there is never typed. The kinds differ only in their source:
 fails on any difference. `PATTERN` matches every block of every kind, which is what the prose-number test leaves out
 of a page's prose.
 
->>> [k.name for k in KINDS if k.render is None]
-['sweep-pass-rates', 'taubench-defaults', 'taubench-full', 'crafter-defaults', 'crafter-heldout']
+>>> [k.name for k in KINDS if k.render is None][:3]
+['sweep-pass-rates', 'taubench-defaults', 'taubench-full']
+>>> len([k for k in KINDS if k.render is None])
+7
 >>> STORE_SWEEPS
 ('sweep-pass-rates', 'studies-table', 'stored', 'fault-table', 'perf-table')
 >>> bool(PATTERN.search("a\\n<!-- stored: x.md -->\\n| 1 |\\n<!-- /stored -->\\nb"))
@@ -112,6 +115,16 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "taubench-full",
         r"<!-- taubench-full:.*?<!-- /taubench-full -->",
+        checked_by="tests/studies/test_taubench_defaults.py",
+    ),
+    Kind(
+        "taubench-slices",
+        r"<!-- taubench-slices:.*?<!-- /taubench-slices -->",
+        checked_by="tests/studies/test_taubench_defaults.py",
+    ),
+    Kind(
+        "taubench-published",
+        r"<!-- taubench-published:.*?<!-- /taubench-published -->",
         checked_by="tests/studies/test_taubench_defaults.py",
     ),
     Kind(

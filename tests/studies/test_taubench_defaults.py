@@ -49,9 +49,9 @@ def test_stored_decision_is_what_the_code_defaults_to() -> None:
         assert spec.defaults(quick=False)["explore_schema"] is chosen["explore_schema"]
         assert spec.defaults(quick=True)["explore_schema"] is chosen["explore_schema"]
     # the vote read training tasks no design read; the dev split is shown, never the test split
-    assert retail["voting"] == ["unread gold-step", "unread blind", "unread reading"]
+    assert retail["voting"] == ["unread gold-step", "unread blind", "unread blind, lookups", "unread reading"]
     assert {name for r in retail["rows"] for name in r["sets"]} == {
-        f"{where} {kind}" for where in ("unread", "dev") for kind in ("gold-step", "blind", "reading")
+        f"{where} {kind}" for where in ("unread", "dev") for kind in ("gold-step", "blind", "blind, lookups", "reading")
     }
     for r in retail["rows"]:  # the pooled figures are the voting sets' alone
         assert r["probes"] == sum(r["sets"][name]["probes"] for name in retail["voting"])
@@ -100,6 +100,11 @@ def test_full_run_block_is_rendered_from_the_stored_file() -> None:
         "docs/readme/actions.md's full-run block is stale: run python -m solvi_lab.studies.taubench.defaults "
         "--full --render"
     )
+    assert defaults.render_slices(full) in text  # the slices and blind families of the same run
+    assert defaults.write_full_block(defaults.DOC_FILE, full) == text
+    slices = {row["slice"]: row for row in full["retail_slices"]}
+    assert slices["all held-out"]["transitions"] == full["retail"]["test_transitions"]
+    assert all(row["false_accepts"] == 0 for row in full["retail_slices"] + full["retail_blind_families"])
     r, a = full["retail"], full["airline"]
     assert r["refusal_precision"] == 1.0 and r["refusal_recall"] == 1.0
     assert r["replay_correct"] == r["train_transitions"]
@@ -126,9 +131,9 @@ def test_abstention_causes_are_rendered_per_probe_set_and_exploration() -> None:
     stored = json.loads(defaults.RESULT_FILE.read_text(encoding="utf-8"))["domains"][0]["abstention_causes"]
     assert set(stored) == {"explore off", "explore on"}
     for way in stored.values():  # the causes add up to the blind rows' abstentions of the same setting
-        assert set(way) == {"dev blind", "unread blind"}
+        assert set(way) == {"dev blind", "unread blind", "dev blind, lookups", "unread blind, lookups"}
     rows = json.loads(defaults.RESULT_FILE.read_text(encoding="utf-8"))["domains"][0]["rows"]
     for way, explore in (("explore off", False), ("explore on", True)):
         row = next(r for r in rows if r["schema_family"] and r["unseen"] == "refuse" and r["explore_schema"] is explore)
-        for name in ("dev blind", "unread blind"):
+        for name in ("dev blind", "unread blind", "dev blind, lookups", "unread blind, lookups"):
             assert sum(stored[way][name].values()) == row["sets"][name]["abstentions"]

@@ -77,3 +77,26 @@ def test_exploration_is_labelled_by_the_environment_and_teaches_the_refusal(reta
     assert base.copy().step(call.tool, odd).refused  # ... and the environment refuses it
     with pytest.raises(BadParameter, match="n_tasks"):
         explore_split(data, 10_000, base=base)
+
+
+def test_exploration_reaches_the_tools_no_training_gold_calls(retail) -> None:
+    """Retail's training tasks list only write calls: the lookups the gold-step probes make are explored too."""
+    data, base = retail
+    gold = split_probes(data, "train", 12, base=base)
+    plain, wide = explore_split(data, 12, base=base), explore_split(data, 12, base=base, probes=gold)
+    gold_tools = {a["name"] for t in data.tasks["train"][:12] for a in t["actions"]}
+    assert {t.tool for t in plain} <= gold_tools  # before: only the gold trajectory's tools
+    lookups = {t.tool for t in wide} - gold_tools
+    assert {"get_order_details", "get_user_details", "find_user_id_by_email", "calculate"} <= lookups
+    own = {int(t["index"]): {a["name"] for a in t["actions"]} for t in data.tasks["train"][:12]}
+    assert [t for t in wide if t.tool in own[t.task]] == plain  # each task's gold tools: exploration unchanged
+    assert wide == explore_split(data, 12, base=base, probes=gold)  # deterministic
+    for t in wide:
+        if t.tool in lookups:  # a lookup changes nothing: its state is the task's state at that step
+            assert (not base.copy().step(t.tool, t.args).refused) is t.accepted or t.step > 0, t.origin
+    read = next(t for t in gold if t.tool == "get_order_details" and t.accepted)
+    odd = {**read.args, "note": "please"}  # an undeclared name the exploration never used
+    vocab = build_vocabulary(data.tools, base.state)
+    assert train(gold + plain, vocab).predict(read.state, read.tool, odd).verdict == "unknown"
+    assert train(gold + wide, vocab).predict(read.state, read.tool, odd).verdict == "refuse"
+    assert base.copy().step(read.tool, odd).refused

@@ -106,8 +106,9 @@ def _rows(by_setting: Mapping[str, Mapping[str, list]], voting: Sequence[str] | 
 def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int = 0) -> dict[str, Any]:
     """The eight settings on retail: voted on training tasks 460–499, dev shown; the training is the study's."""
     from .blind_probes import BLIND_SEED, blind_probes
+    from .conversation import tasks_with_lookups
     from .data import find_data_dir, load_retail
-    from .env import RetailEnv
+    from .env import RETAIL, RetailEnv
     from .probes import DEFAULT_BUDGET, _effect, explore_split, split_probes, task_probes
     from .probing import tool_properties
     from .reading_probes import reading_probes
@@ -119,18 +120,23 @@ def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int
         raise BadInput(f"train_tasks={train_tasks} would train on the voting tasks {VOTE_TASKS.start}–; pass ≤ 460.")
     base = RetailEnv(data)
     train_set = split_probes(data, "train", train_tasks, seed=seed, budget=DEFAULT_BUDGET, base=base)
-    explore = explore_split(data, train_tasks, base=base)
+    explore = explore_split(data, train_tasks, base=base, probes=train_set)
     vote_tasks = [data.tasks["train"][i] for i in VOTE_TASKS]
     schemas = tool_properties(data.tools)
     dev_tasks = data.tasks["dev"]
+    vote_gold = [t for task in vote_tasks for t in task_probes(base, task, seed, "train", DEFAULT_BUDGET, schemas)]
+    dev_gold = split_probes(data, "dev", len(dev_tasks), seed=seed, budget=DEFAULT_BUDGET, base=base)
+    # the tasks with the lookups of a conversation (conversation.py): the blind generator varies those too
+    vote_talk = tasks_with_lookups(vote_tasks, vote_gold, RETAIL.writing)
+    dev_talk = tasks_with_lookups(dev_tasks, dev_gold, RETAIL.writing)
     sets = {
-        "unread gold-step": [
-            t for task in vote_tasks for t in task_probes(base, task, seed, "train", DEFAULT_BUDGET, schemas)
-        ],
+        "unread gold-step": vote_gold,
         "unread blind": blind_probes(base, data.tools, vote_tasks, _effect, split="train", seed=BLIND_SEED),
+        "unread blind, lookups": blind_probes(base, data.tools, vote_talk, _effect, split="train", seed=BLIND_SEED),
         "unread reading": reading_probes(base, data.tools, vote_tasks, _effect),
-        "dev gold-step": split_probes(data, "dev", len(dev_tasks), seed=seed, budget=DEFAULT_BUDGET, base=base),
+        "dev gold-step": dev_gold,
         "dev blind": blind_probes(base, data.tools, dev_tasks, _effect, split="dev", seed=BLIND_SEED),
+        "dev blind, lookups": blind_probes(base, data.tools, dev_talk, _effect, split="dev", seed=BLIND_SEED),
         "dev reading": reading_probes(base, data.tools, dev_tasks, _effect),
     }
     models = {
@@ -138,12 +144,13 @@ def decide_retail(data_dir: str | None = None, train_tasks: int = 400, seed: int
         for s in (False, True)
         for e in (False, True)
     }
-    voting = ("unread gold-step", "unread blind", "unread reading")
+    voting = ("unread gold-step", "unread blind", "unread blind, lookups", "unread reading")
     rows = _rows(_verdicts(models, sets), voting)
     # why the shipped vocabulary abstains on blind probes, without and with the exploration (issue 43)
     causes = {
         f"explore {'on' if e else 'off'}": {
-            name: abstention_causes(models[(True, e)], sets[name]) for name in ("dev blind", "unread blind")
+            name: abstention_causes(models[(True, e)], sets[name])
+            for name in ("dev blind", "unread blind", "dev blind, lookups", "unread blind, lookups")
         }
         for e in (False, True)
     }
@@ -197,7 +204,9 @@ def check_airline(data_dir: str | None = None, seed: int = 0, blind_budget: int 
         f: reading_probes(base, data.tools, [t for t in data.tasks if fold_of(int(t["index"])) == f], effect_of)
         for f in FOLDS
     }
-    explore = {f: tasks_explore(data, [i for i in indices if fold_of(i) == f], base=base) for f in FOLDS}
+    explore = {
+        f: tasks_explore(data, [i for i in indices if fold_of(i) == f], base=base, probes=probes[f]) for f in FOLDS
+    }
     names = ("gold-step", "blind", "reading")
     pooled: dict[str, dict[str, list]] = {label: {n: [] for n in names} for label, _, _, _ in SETTINGS}
     for f in FOLDS:  # models trained on the other fold score this fold's probes
@@ -361,14 +370,27 @@ def full_runs() -> dict[str, Any]:
     from .study import FULL_PARAMS as RETAIL_FULL
     from .study import run as run_retail
 
-    r = run_retail(**RETAIL_FULL).metrics
+    rr = run_retail(**RETAIL_FULL)
+    r = rr.metrics
     a = run_airline(**AIRLINE_FULL).metrics
     keep = ("refusal_precision", "refusal_recall", "abstentions", "abstention_pct", "test_transitions")
     keep += ("answered_refusals", "train_transitions", "replay_correct", "vocabulary_fingerprint", "unseen")
+    keep += ("train_refused", "test_refused", "write_transitions", "write_abstentions", "write_abstention_pct")
+    keep += ("journal_replay_equal", "effects_exact", "effects_predicted", "effects_none", "abstain_by_tool")
+    keep += ("train_gold_step_transitions", "train_schema_transitions")
     retail = {k: r[k] for k in keep if k in r} | _retail_sets({**r, "unseen": RETAIL_FULL["unseen"]})
     retail |= {k: v for k, v in r.items() if k.startswith(("no_", "neither_"))}
     airline = {k: v for k, v in a.items() if "_set_" in k or k.startswith(("agent_", "vocabulary_fingerprint"))}
-    return {"measured": time.strftime("%Y-%m-%d", time.gmtime()), "retail": retail, "airline": airline}
+    retail["abstain_by_tool"] = {row["tool"]: row["abstentions"] for row in rr.tables["abstention_by_tool"].to_dicts()}
+    slices = rr.tables["held_out_slices"].to_dicts()  # the held-out set sliced (what is really held out)
+    blind_families = rr.tables["blind_families"].to_dicts() if "blind_families" in rr.tables else []
+    return {
+        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+        "retail": retail,
+        "airline": airline,
+        "retail_slices": slices,
+        "retail_blind_families": blind_families,
+    }
 
 
 def render_full(result: Mapping[str, Any]) -> str:
@@ -403,10 +425,142 @@ def render_full(result: Mapping[str, Any]) -> str:
     )
 
 
+SLICES_BEGIN = "<!-- taubench-slices: docs/sweeps/taubench_full_defaults.json -->"
+SLICES_END = "<!-- /taubench-slices -->"
+
+
+def _cell(col: str, v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.2f}%" if col.endswith("_pct") else f"{v:.4f}"
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
+
+def render_table_rows(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A markdown table of stored rows (every column, in the stored order); "" when there are none.
+
+    >>> print(render_table_rows([{"slice": "all", "transitions": 1200, "precision": 1.0}]))
+    | slice | transitions | precision |
+    |---|---:|---:|
+    | all | 1,200 | 1.0000 |
+    """
+    if not rows:
+        return ""
+    cols = list(rows[0])
+    align = ["---" if isinstance(rows[0][c], str) else "---:" for c in cols]
+    out = ["| " + " | ".join(c.replace("_", " ") for c in cols) + " |", "|" + "|".join(align) + "|"]
+    out += ["| " + " | ".join(_cell(c, r[c]) for c in cols) + " |" for r in rows]
+    return "\n".join(out)
+
+
+PUBLISHED_BEGIN = "<!-- taubench-published: docs/sweeps/taubench_full_defaults.json -->"
+PUBLISHED_END = "<!-- /taubench-published -->"
+
+
+def render_published(result: Mapping[str, Any]) -> str:
+    """The retail full run beside the specification's published figures (``study.PUBLISHED``), row by row."""
+    from .study import PUBLISHED as P
+
+    r = result["retail"]
+
+    def of(a: str, b: str, m: Mapping[str, Any]) -> str:
+        return f"{m[a]:,} ({m[b]:,})" if a in m and b in m else "—"
+
+    def abl(label: str, m: Mapping[str, Any]) -> str:
+        got = [m.get(f"{label}_{k}") for k in ("abstention_pct", "false_refusals", "precision")]
+        return ", ".join("—" if v is None else (f"{v:.1f}%" if i == 0 else _cell("", v)) for i, v in enumerate(got))
+
+    rows = [
+        (
+            "training transitions (refused)",
+            of("train_transitions", "train_refused", r),
+            of("train_transitions", "train_refused", P),
+        ),
+        (
+            "held-out transitions (refused)",
+            of("test_transitions", "test_refused", r),
+            of("test_transitions", "test_refused", P),
+        ),
+        ("answered held-out refusals", f"{r['answered_refusals']:,}", f"{P['answered_refusals']:,}"),
+        (
+            "refusal precision / recall (answered)",
+            f"{r['refusal_precision']:.3f} / {r['refusal_recall']:.3f}",
+            f"{P['refusal_precision']:.3f} / {P['refusal_recall']:.3f}",
+        ),
+        (
+            "abstentions",
+            f"{r['abstentions']} = {r['abstention_pct']:.2f}%",
+            f"{P['abstentions']} = {P['abstention_pct']:.2f}%",
+        ),
+        (
+            "abstentions, write tools only",
+            f"{r['write_abstentions']} of {r['write_transitions']:,} = {r['write_abstention_pct']:.2f}%"
+            if "write_abstentions" in r
+            else "—",
+            "—",
+        ),
+        (
+            "training transitions replayed correctly",
+            f"{r['replay_correct']:,} of {r['train_transitions']:,}",
+            f"{P['replay_correct']:,} of {P['train_transitions']:,}",
+        ),
+        ("journal replay == live model", {True: "yes", False: "NO"}.get(r.get("journal_replay_equal"), "—"), "—"),
+        ("no pairs: abstention, false refusals, precision", abl("no_pairs", r), abl("no_pairs", P)),
+        ("no money: abstention, false refusals, precision", abl("no_money", r), abl("no_money", P)),
+        ("neither: abstention, false refusals, precision", abl("neither", r), abl("neither", P)),
+        (
+            "effects: exact new order status",
+            of("effects_exact", "effects_predicted", r).replace(" (", " of ").rstrip(")"),
+            of("effects_exact", "effects_predicted", P).replace(" (", " of ").rstrip(")"),
+        ),
+        (
+            "accepted calls with no effect prediction",
+            f"{r['effects_none']:,}" if "effects_none" in r else "—",
+            f"{P['effects_none']:,}",
+        ),
+    ]
+    lines = ["| measure | ours (full, seed 0) | published |", "|---|---:|---:|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    by_tool = r.get("abstain_by_tool") or {}
+    tools = ", ".join(f"{t} {n}" for t, n in sorted(by_tool.items(), key=lambda kv: (-kv[1], kv[0])) if n)
+    return (
+        f"{PUBLISHED_BEGIN}\n\n"
+        + "\n".join(lines)
+        + "\n\n"
+        + (f"Abstentions by tool: {tools}; all others 0. " if tools else "")
+        + f"Retail full run with the shipped defaults, measured {result['measured']} "
+        "(`python -m solvi_lab.studies.taubench.defaults --full`); the published column is the specification's "
+        "(`study.PUBLISHED`). Do not edit by hand.\n\n" + PUBLISHED_END
+    )
+
+
+def render_slices(result: Mapping[str, Any]) -> str:
+    """The block of the retail full run's held-out slices and blind families (stored tables, rendered whole)."""
+    parts = [SLICES_BEGIN, ""]
+    if result.get("retail_slices"):
+        parts += ["Held-out transitions (test split) by slice:", "", render_table_rows(result["retail_slices"]), ""]
+    if result.get("retail_blind_families"):
+        parts += ["Blind probes (test split) by family:", "", render_table_rows(result["retail_blind_families"]), ""]
+    parts += [
+        f"Retail full run, seed 0, shipped defaults, measured {result['measured']} "
+        "(`python -m solvi_lab.studies.taubench.defaults --full`); do not edit by hand.",
+        "",
+        SLICES_END,
+    ]
+    return "\n".join(parts)
+
+
 def write_full_block(doc: Path, result: Mapping[str, Any]) -> str:
-    """``doc``'s text with its full-run block replaced by :func:`render_full`."""
+    """``doc``'s text with its full-run block replaced by :func:`render_full` (and its slices block, when the page
+    has its markers, by :func:`render_slices`)."""
     text = doc.read_text(encoding="utf-8")
-    return default_rule.replace_block(text, FULL_BEGIN, FULL_END, render_full(result), str(doc))
+    text = default_rule.replace_block(text, FULL_BEGIN, FULL_END, render_full(result), str(doc))
+    if SLICES_BEGIN in text:
+        text = default_rule.replace_block(text, SLICES_BEGIN, SLICES_END, render_slices(result), str(doc))
+    if PUBLISHED_BEGIN in text and "train_refused" in result["retail"]:
+        text = default_rule.replace_block(text, PUBLISHED_BEGIN, PUBLISHED_END, render_published(result), str(doc))
+    return text
 
 
 if __name__ == "__main__":

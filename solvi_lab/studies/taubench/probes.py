@@ -25,7 +25,7 @@ always stay), spread evenly over the task's gold steps. Same seed, same probes.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ...errors import BadParameter
@@ -399,11 +399,26 @@ def split_probes(
     return out
 
 
-def explore_split(data: Any, n_tasks: int, base: RetailEnv | None = None, split: str = "train") -> list[Transition]:
-    """The schema exploration (:func:`~.probing.schema_probes`) of the first `n_tasks` tasks of a training split."""
+def explore_split(
+    data: Any,
+    n_tasks: int,
+    base: RetailEnv | None = None,
+    split: str = "train",
+    probes: Sequence[Transition] = (),
+) -> list[Transition]:
+    """The schema exploration (:func:`~.probing.schema_probes`) of the first `n_tasks` tasks of a training split;
+    ``probes``: those tasks' gold-step probes (:func:`split_probes`), whose accepted calls of tools the gold never
+    calls are explored too."""
     tasks = data.tasks[split]
     if not 0 <= n_tasks <= len(tasks):
         raise BadParameter(f"{split}: n_tasks={n_tasks} is outside 0..{len(tasks)} (the split has {len(tasks)} tasks).")
     base = base or RetailEnv(data)
     props, required = tool_properties(data.tools), tool_required(data.tools)
-    return [t for task in tasks[:n_tasks] for t in schema_probes(base, task, props, required, _effect)]
+    by_task: dict[int, list[Transition]] = {}
+    for p in probes:
+        by_task.setdefault(p.task, []).append(p)
+    return [
+        t
+        for task in tasks[:n_tasks]
+        for t in schema_probes(base, task, props, required, _effect, by_task.get(int(task["index"]), ()))
+    ]

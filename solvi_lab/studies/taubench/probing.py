@@ -144,32 +144,49 @@ def schema_probes(
     props: Mapping[str, Mapping[str, Any]],
     required: Mapping[str, Sequence[str]],
     effect: Callable[[Any, Mapping[str, Any]], dict[str, Any] | None],
+    probes: Sequence[Transition] = (),
 ) -> list[Transition]:
     """Training exploration of the schema (issue 43): along a task's gold trajectory, at the state before the
-    *first* gold call of each tool, the :func:`schema_variations` of that call, each run on a copy of the state.
+    *first* gold call of each tool, the :func:`schema_variations` of that call, each run on a copy of the state;
+    then, at the same step, those of the first *accepted* call of every other tool among the task's own training
+    ``probes`` (the gold-step generator's calls at that state, e.g. the lookups of a conversation).
 
     The gold-step generator never varies what the schema declares, so training never saw an undeclared, missing
     or mistyped argument and the schema family's conditions never split accepted from refused calls: every such
-    call was "unknown". Run on training states only, added to the training set (never to a scored probe set).
+    call was "unknown". A tool no training gold trajectory calls (retail's training tasks call only its six write
+    tools) was never explored either, so its malformed calls stayed "unknown": ``probes`` gives every tool the
+    training probes call its exploration. Run on training states only, added to the training set (never to a
+    scored probe set).
     """
     env = base.copy()
     out: list[Transition] = []
     done: set[str] = set()
-    for k, call in enumerate(task.get("actions", [])):
+    gold = list(task.get("actions", []))
+    gold_tools = {c["name"] for c in gold}
+    others: dict[int, list[Transition]] = {}  # step -> the first accepted probe of each tool the gold never calls
+    for p in probes:
+        if p.accepted and p.tool not in gold_tools and p.step < len(gold):
+            gold_tools.add(p.tool)  # once per task, at the first step a probe reached it
+            others.setdefault(p.step, []).append(p)
+
+    def explore(k: int, before: TableEnv, tool: str, args: Mapping[str, Any]) -> None:
+        for origin, t, kw in schema_variations(tool, args, props.get(tool, {}), required.get(tool, [])):
+            try:
+                result = before.copy().step(t, kw)
+            except StepCrashed:
+                continue
+            out.append(
+                Transition(int(task["index"]), k, before.state, t, kw, not result.refused, effect(result, kw), origin)
+            )
+
+    for k, call in enumerate(gold):
         tool, args = call["name"], dict(call["kwargs"])
         before = env.copy()
         if tool not in done:
             done.add(tool)
-            for origin, t, kw in schema_variations(tool, args, props.get(tool, {}), required.get(tool, [])):
-                try:
-                    result = before.copy().step(t, kw)
-                except StepCrashed:
-                    continue
-                out.append(
-                    Transition(
-                        int(task["index"]), k, before.state, t, kw, not result.refused, effect(result, kw), origin
-                    )
-                )
+            explore(k, before, tool, args)
+        for p in others.get(k, []):
+            explore(k, before, p.tool, p.args)
         env.step(tool, args)
     return out
 

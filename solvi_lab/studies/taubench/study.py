@@ -34,6 +34,7 @@ from .env import RetailEnv
 from .probes import DEFAULT_BUDGET, Transition, _effect, explore_split, split_probes
 from .reading_probes import reading_family, reading_probes
 from .scoring import family_table, probe_set_rows, score, unseen_both_ways, unseen_rows, verdicts
+from .shared_reads import SharedReads
 from .tools import WRITING_TOOLS
 from .vocabulary import build_vocabulary
 
@@ -476,11 +477,13 @@ def run(
     train_set = split_probes(data, "train", train_tasks, seed=seed, budget=budget, base=base)
     gold_step_n = len(train_set)
     if explore_schema:  # training states only: the scored probe sets never contain these (issue 43)
-        train_set += explore_split(data, train_tasks, base=base)
+        train_set += explore_split(data, train_tasks, base=base, probes=train_set)
     test_set = split_probes(data, held_out_split, test_tasks, seed=seed, budget=budget, base=base)
     probe_s = time.perf_counter() - t0
 
     vocab = build_vocabulary(data.tools, base.state, pairs=pairs, money=money, schema_family=schema_family)
+    # every model of the run reads the probes through the main vocabulary's memoised vectors: the same values, once
+    reads = SharedReads(vocab)
     t0 = time.perf_counter()
     store = KnowledgeStore()  # in memory: the observations are journaled, then replayed below
     model = train(train_set, vocab, store=store, unseen=unseen)
@@ -599,6 +602,7 @@ def run(
     # the schema family (issues 33, 43), ablated: the main vocabulary against the same one the other way, on every
     # probe set; metrics schema_* are the "without" side's (the ablation), whichever way the main vocabulary is
     v_other = build_vocabulary(data.tools, base.state, pairs=pairs, money=money, schema_family=not schema_family)
+    reads.share(v_other)
     m_other = train(train_set, v_other, unseen=unseen)
     m_with, m_without = (model, m_other) if schema_family else (m_other, model)
     metrics["other_schema_vocabulary_conditions"] = len(v_other.names)
@@ -629,6 +633,7 @@ def run(
         ):
             kw = {"pairs": pairs, "money": money, **kw}
             v = build_vocabulary(data.tools, base.state, schema_family=schema_family, **kw)
+            reads.share(v)
             m_abl = train(train_set, v, unseen=unseen)
             e = evaluate(m_abl, test_set)
             metrics[f"{label}_abstentions"] = e["abstentions"]
@@ -681,6 +686,7 @@ def run(
         }
     )
     model_table = model.frame()
+    reads.close()
 
     result = StudyResult(
         name="taubench_action_model",

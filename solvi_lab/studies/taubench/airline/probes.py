@@ -309,12 +309,20 @@ def tasks_probes(
     return out
 
 
-def tasks_explore(data: Any, indices: Sequence[int], base: AirlineEnv | None = None) -> list[Transition]:
-    """The schema exploration (:func:`~..probing.schema_probes`) of the tasks with these indices (training only)."""
+def tasks_explore(
+    data: Any, indices: Sequence[int], base: AirlineEnv | None = None, probes: Sequence[Transition] = ()
+) -> list[Transition]:
+    """The schema exploration (:func:`~..probing.schema_probes`) of the tasks with these indices (training only);
+    ``probes``: those tasks' gold-step probes, whose accepted calls of tools the gold never calls are explored too."""
     by_index = {int(t["index"]): t for t in data.tasks}
     unknown = [i for i in indices if i not in by_index]
     if unknown:
         raise BadParameter(f"no airline task with index {unknown[0]!r}; the tasks are numbered 0..{len(by_index) - 1}.")
     base = base or AirlineEnv(data)
     props, required = tool_properties(data.tools), tool_required(data.tools)
-    return [t for i in indices for t in schema_probes(base, by_index[i], props, required, effect_of)]
+    by_task: dict[int, list[Transition]] = {}
+    for p in probes:
+        by_task.setdefault(p.task, []).append(p)
+    return [
+        t for i in indices for t in schema_probes(base, by_index[i], props, required, effect_of, by_task.get(i, ()))
+    ]

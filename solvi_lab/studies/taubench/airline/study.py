@@ -41,6 +41,7 @@ from ..blind_probes import BLIND_SEED, blind_family, blind_probes
 from ..domain import replay_gold
 from ..reading_probes import reading_family, reading_probes
 from ..scoring import family_table, probe_set_rows, score, unseen_rows
+from ..shared_reads import SharedReads
 from ..study import _schema_rows, evaluate, probe_family, train
 from .data import find_airline_dir, load_airline, load_trajectories
 from .env import AirlineEnv
@@ -298,7 +299,11 @@ def run(
     # what each fold's models train on: its probes, plus the schema exploration of its states (never scored)
     training = {
         fold: probes[fold]
-        + (tasks_explore(data, [i for i in indices if fold_of(i) == fold], base=base) if explore_schema else [])
+        + (
+            tasks_explore(data, [i for i in indices if fold_of(i) == fold], base=base, probes=probes[fold])
+            if explore_schema
+            else []
+        )
         for fold in FOLDS
     }
     probe_s = time.perf_counter() - t0
@@ -312,6 +317,11 @@ def run(
     # the schema family ablated (issues 33, 43): the full vocabulary the other way (scored on probes, blind, agent)
     vocabs["schema"] = build_vocabulary(data.tools, schema_family=not schema_family)
     vocab = vocabs["full"]
+    # every model reads the probes through the full vocabulary's memoised vectors: the same values, read once
+    shared = SharedReads(vocab)
+    for v in vocabs.values():
+        if v is not vocab:
+            shared.share(v)
     t0 = time.perf_counter()
     models: dict[tuple[str, str], ConservativeActionModel] = {}
     journal_equal = True
@@ -605,6 +615,7 @@ def run(
         for k, v in ws[unseen].items():
             metrics[f"{name}_set_{k}"] = v
     metrics.update(schema_metrics)
+    shared.close()
     return StudyResult(
         name="taubench_airline",
         params={
