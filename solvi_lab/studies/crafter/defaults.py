@@ -241,13 +241,23 @@ def heldout_seed(seed: int, train_worlds: int = 16, test_worlds: int = 4, steps:
 
 def main(argv: Sequence[str] = ()) -> int:
     """Decide, store :data:`RESULT_FILE` and render its block into ``docs/readme/crafter.md``; ``--render`` only
-    re-renders the block from the stored file; ``--heldout`` hands over to :mod:`.heldout` (the default's held-out
-    figures and the requirements table)."""
+    re-renders the block from the stored file; ``--seed N --part FILE`` scores one decision seed into FILE and
+    ``--join FILE ...`` stores the result of those parts (so seeds run in separate processes); ``--heldout`` hands
+    over to :mod:`.heldout` (the default's held-out figures and the requirements table)."""
+    argv = list(argv)
     if "--heldout" in argv:
         from . import heldout
 
         return heldout.main([a for a in argv if a != "--heldout"])
-    if "--render" not in argv:
+    if "--seed" in argv:
+        seed, part = int(argv[argv.index("--seed") + 1]), Path(argv[argv.index("--part") + 1])
+        part.write_text(json.dumps(score_seed(seed), sort_keys=True), encoding="utf-8")
+        return 0
+    if "--join" in argv:
+        parts = [json.loads(Path(p).read_text(encoding="utf-8")) for p in argv[argv.index("--join") + 1 :]]
+        result = result_of(sorted(parts, key=lambda s: s["seed"]))
+        RESULT_FILE.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    elif "--render" not in argv:
         RESULT_FILE.write_text(json.dumps(decide(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     result = json.loads(RESULT_FILE.read_text(encoding="utf-8"))
     DOC_FILE.write_text(write_block(DOC_FILE, result), encoding="utf-8")
