@@ -41,6 +41,9 @@ _RENDERED = re.compile(
     # Crafter's default training, rendered by solvi_lab/studies/crafter/defaults.py from docs/sweeps/crafter_defaults.json
     # (tests/studies/test_crafter_defaults.py holds it to its file)
     + r"|<!-- crafter-defaults:.*?<!-- /crafter-defaults -->|<!-- crafter-heldout:.*?<!-- /crafter-heldout -->"
+    # its held-out figures and requirements table, rendered by solvi_lab/studies/crafter/heldout.py from
+    # results/crafter/heldout.json (tests/studies/test_crafter_heldout.py holds them to their file)
+    + r"|<!-- crafter-requirements:.*?<!-- /crafter-requirements -->"
     # the journal page's fault tables, rendered by solvi_lab/journal_faults/page.py from results/benchmarks/faults_*.md
     # (tests/faults/test_fault_page.py holds them to their files)
     + r"|<!-- fault-table:.*?<!-- /fault-table -->"

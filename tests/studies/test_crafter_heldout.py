@@ -25,7 +25,7 @@ def test_requirements_rows_pool_the_boundary_and_add_the_probed_differences() ->
     result = _stored()
     rows = heldout.requirements_rows(result)
     graded = [r for r in rows if "probe_seeds" not in r]
-    assert len(graded) == len(result["seeds"][0]["graded"])
+    assert len(graded) == len(result["seeds"][0]["candidates"][result["default"]]["graded"])
     name = result["default"]
     for r in graded:
         at = [

@@ -71,7 +71,7 @@ CANDIDATES: dict[str, tuple[str, str]] = {
     (t if m == "both" else f"{t}, memory={m}"): (t, m) for t in TRAININGS for m in MEMORIES
 }
 #: The study's default: the stored decision's choice (tests/studies/test_crafter_defaults.py checks it).
-TRAINING = "explorer_wanderer"
+TRAINING = "explorer"
 MEMORY = "refuse"
 SEEDS: tuple[int, ...] = (20, 21, 22, 23)  # decision seeds: not among the reported sweep's 0-19
 DEV_BASE = 300  # dev worlds 1000·seed + 300..: no experiment of the study uses them

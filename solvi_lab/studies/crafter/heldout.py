@@ -58,8 +58,8 @@ def pooled(rows: Iterable[Mapping[str, Any]], keys: Sequence[str]) -> dict[str, 
 
 
 def seed_figures(seed: int, train_worlds: int = 16, test_worlds: int = 4, steps: int = 1500) -> dict[str, Any]:
-    """One held-out seed at the study's full size: every candidate's transfer, held-out and boundary figures, the
-    default's graded requirement rows, and the edge probes of the installed package."""
+    """One held-out seed at the study's full size: every candidate's transfer, held-out and boundary figures and
+    graded requirement rows, and the edge probes of the installed package."""
     from . import evaluation, learning, probe, requirements
     from .env import measure_reset
 
@@ -80,20 +80,13 @@ def seed_figures(seed: int, train_worlds: int = 16, test_worlds: int = 4, steps:
             "explorer": evaluation.transfer(model, test),
             "boundary_wanderer": evaluation.boundary(model, wander_test).to_dicts(),
             "boundary_explorer": evaluation.boundary(model, test).to_dicts(),
-        }
-        if name == default_name():
-            out["graded"] = [
-                {
-                    "action": r.action,
-                    "rule": r.rule,
-                    "kind": r.kind,
-                    "text": r.text,
-                    "status": r.status,
-                    "learned": r.learned,
-                }  # fmt: skip
+            "graded": [
+                {"action": r.action, "rule": r.rule, "kind": r.kind, "text": r.text, "status": r.status,
+                 "learned": r.learned}  # fmt: skip
                 for r in requirements.grade(model.snapshot())
                 if r.kind != "chance"
-            ]
+            ],
+        }
     out["probe_differences"] = probe.differences(probe.edge_probes(seed))
     return out
 
@@ -124,8 +117,8 @@ def requirements_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     seeds = result["seeds"]
     name = result["default"]
     rows = []
-    for i, g in enumerate(seeds[0]["graded"]):
-        statuses = [s["graded"][i]["status"] for s in seeds]
+    for i, g in enumerate(seeds[0]["candidates"][name]["graded"]):
+        statuses = [s["candidates"][name]["graded"][i]["status"] for s in seeds]
         row: dict[str, Any] = {
             "action": g["action"],
             "requirement": g["text"],
