@@ -81,8 +81,7 @@ def seed_figures(seed: int, train_worlds: int = 16, test_worlds: int = 4, steps:
             "boundary_wanderer": evaluation.boundary(model, wander_test).to_dicts(),
             "boundary_explorer": evaluation.boundary(model, test).to_dicts(),
             "graded": [
-                {"action": r.action, "rule": r.rule, "kind": r.kind, "text": r.text, "status": r.status,
-                 "learned": r.learned}  # fmt: skip
+                {k: getattr(r, k) for k in ("action", "rule", "kind", "text", "status", "learned")}
                 for r in requirements.grade(model.snapshot())
                 if r.kind != "chance"
             ],
