@@ -27,7 +27,8 @@ Exactness rules that the tests pin down:
   (its whole vector is allowed), the vocabulary cannot tell that call from accepted ones, so for every vector
   whose conditions are all allowed the model answers from exact-vector memory only: a vector seen only accepted
   → "accept", seen only refused → "refuse", seen both or never → "unknown". Vectors with a violated condition
-  are still judged by the signatures.
+  are still judged by the signatures. With ``memory="refuse"`` a vector seen only accepted there is "unknown" too
+  (an environment with chance, or a condition the vocabulary does not read, can refuse the very vector it accepted).
 """
 
 from __future__ import annotations
@@ -490,6 +491,15 @@ def _check_unseen(unseen: Any) -> str:
     return unseen
 
 
+MEMORY_CHOICES = ("both", "refuse")
+
+
+def _check_memory(memory: Any) -> str:
+    if memory not in MEMORY_CHOICES:
+        raise BadInput(f"memory must be one of {list(MEMORY_CHOICES)}, got {memory!r}.")
+    return memory
+
+
 def _laplace_fail(failures: int, total: int) -> float:
     """Laplace-smoothed failure probability: (failures + 1) / (total + 2)."""
     return (failures + 1) / (total + 2)
@@ -509,6 +519,11 @@ class ConservativeActionModel(JournalOwner):
         observed at all (neither accepted nor refused): ``"refuse"`` (the signature generalises to it, the default)
         or ``"unknown"`` (a signature whose values were all observed must explain the refusal, else "unknown").
         A prediction-time choice: observations, journal records and fingerprints are the same either way.
+    memory: what exact-vector memory may answer in an action's unexplained region (refused calls whose every value
+        was accepted): ``"both"`` (the default: a vector seen only accepted → "accept", only refused → "refuse") or
+        ``"refuse"`` (a vector seen only accepted → "unknown": the vocabulary cannot tell that action's refusals from
+        its acceptances, so an acceptance seen once need not repeat — chance, or a condition it does not read).
+        A prediction-time choice like ``unseen``.
     journal / store: where it keeps its knowledge (the journal-owner protocol, solvi_lab/owner.py). Every
         observation is journaled as a compact ``"action_observation"`` record (the condition vector, not the state)
         and folded by the one method ``_apply`` — live and when the model is rebuilt with
@@ -545,9 +560,11 @@ class ConservativeActionModel(JournalOwner):
         journal: Journal | Literal[False] | None = None,
         store: Any = None,
         unseen: Literal["refuse", "unknown"] = "refuse",
+        memory: Literal["both", "refuse"] = "both",
     ) -> None:
         self._configure(vocab)
         self.unseen = _check_unseen(unseen)
+        self.memory = _check_memory(memory)
         if journal is False:  # no journal at all: the records are folded as written, and kept nowhere
             if store is not None:
                 raise BadInput("journal=False keeps no journal, so it takes no store; pass one of them.")
@@ -585,6 +602,7 @@ class ConservativeActionModel(JournalOwner):
         self._dirty: set[str] = set()  # actions changed since their last commit
         self.other_vocab_records = 0  # observations of another vocabulary a rebuild passed over
         self.unseen: str = "refuse"  # what a signature resting on a never-observed value gives (see predict)
+        self.memory: str = "both"  # what exact-vector memory may answer in an unexplained region (see predict)
 
     # -- the journal-owner protocol (solvi_lab.owner) ---------------------------------------------------------------
 
@@ -825,7 +843,7 @@ class ConservativeActionModel(JournalOwner):
             a, r = model.accepted.get(vector, 0), model.refused.get(vector, 0)
             detail["exact_memory"] = True
             region = f"{unexplained} refused call(s) of {action!r} had only accepted values"
-            if a and not r:
+            if a and not r and self.memory == "both":
                 return Prediction(
                     "accept",
                     risk=_laplace_fail(0, a),
@@ -843,7 +861,11 @@ class ConservativeActionModel(JournalOwner):
                     detail=detail,
                     reason=f"this exact condition vector was refused {r} time(s) and never accepted ({region})",
                 )
-            why = f"accepted {a} and refused {r} time(s)" if a else "never seen exactly"
+            why = (
+                (f"accepted {a} and refused {r} time(s)" if r else f"accepted {a} time(s), and memory='refuse'")
+                if a
+                else "never seen exactly"
+            )
             return Prediction(
                 "unknown",
                 risk=_laplace_fail(r, a + r) if a else _laplace_fail(model.n_refused, n_total),
@@ -963,6 +985,8 @@ class ConservativeActionModel(JournalOwner):
         }
         if self.unseen != "refuse":  # only when the option is on: states of default models stay as they were
             out["unseen"] = self.unseen
+        if self.memory != "both":
+            out["memory"] = self.memory
         return out
 
     @property

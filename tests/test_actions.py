@@ -605,3 +605,32 @@ def test_unseen_option_keeps_records_and_state_of_default_models():
     assert {k: v for k, v in b.state().items() if k != "unseen"} == a.state()
     with pytest.raises(BadInput, match=r"unseen must be one of \['refuse', 'unknown'\], got 'maybe'"):
         ConservativeActionModel(vocab, unseen="maybe")
+
+
+def test_memory_refuse_never_accepts_from_memory_in_an_unexplained_region():
+    # do_grass in Crafter: a sapling with probability 0.1, so a vector accepted before can be refused next time
+    vocab = Vocabulary({"cell": lambda s, a: a["cell"], "light": lambda s, a: a["light"]})
+    calls = [
+        ({"cell": "grass", "light": 1}, True),
+        ({"cell": "grass", "light": 0}, True),
+        ({"cell": "grass", "light": 0}, True),
+        ({"cell": "grass", "light": 1}, False),  # every value accepted before: the region is unexplained
+        ({"cell": "sand", "light": 1}, False),  # signature {cell}
+    ]
+    asked = [{"cell": "grass", "light": 0}, {"cell": "grass", "light": 1}, {"cell": "sand", "light": 0}]
+    models = {way: ConservativeActionModel(vocab, memory=way) for way in ("both", "refuse")}
+    for m in models.values():
+        for args, ok in calls:
+            m.observe({}, "do", args, accepted=ok)
+    verdicts = {way: [m.predict({}, "do", a).verdict for a in asked] for way, m in models.items()}
+    # seen only accepted: accept from memory, or unknown; seen both: unknown; a signature still refuses
+    assert verdicts == {"both": ["accept", "unknown", "refuse"], "refuse": ["unknown", "unknown", "refuse"]}
+    p = models["refuse"].predict({}, "do", asked[0])
+    assert p.detail["exact_memory"] and "accepted 2 time(s), and memory='refuse'" in p.reason
+    # a prediction-time choice: the same records; the state names the option only when it is on
+    both, refuse = models["both"], models["refuse"]
+    assert [r.payload for r in both.journal.records()] == [r.payload for r in refuse.journal.records()]
+    assert "memory" not in both.state() and refuse.state()["memory"] == "refuse"
+    assert {k: v for k, v in refuse.state().items() if k != "memory"} == both.state()
+    with pytest.raises(BadInput, match=r"memory must be one of \['both', 'refuse'\], got 'accept'"):
+        ConservativeActionModel(vocab, memory="accept")

@@ -9,7 +9,7 @@ figure shown there is never typed. The kinds differ only in their source:
 - `fault-table`: a fault table `benchmarks/faults.py` stored (`journal_faults/page.py`);
 - `perf-table`: the performance table, from `results/benchmarks/issue42/` (`benchmarks/perf_page.py`);
 - `taubench-defaults`, `taubench-full`, `taubench-slices`, `taubench-published`, `crafter-defaults`,
-  `crafter-heldout`: tables of the defaults' decisions,
+  `crafter-heldout`, `crafter-requirements`: tables of the defaults' decisions,
   rendered by their studies' own commands from `docs/sweeps/*.json` and held to them by their tests (named in
   `checked_by`).
 
@@ -22,7 +22,7 @@ of a page's prose.
 >>> [k.name for k in KINDS if k.render is None][:3]
 ['sweep-pass-rates', 'taubench-defaults', 'taubench-full']
 >>> len([k for k in KINDS if k.render is None])
-7
+8
 >>> STORE_SWEEPS
 ('sweep-pass-rates', 'studies-table', 'stored', 'fault-table', 'perf-table')
 >>> bool(PATTERN.search("a\\n<!-- stored: x.md -->\\n| 1 |\\n<!-- /stored -->\\nb"))
@@ -136,6 +136,11 @@ KINDS: tuple[Kind, ...] = (
         "crafter-heldout",
         r"<!-- crafter-heldout:.*?<!-- /crafter-heldout -->",
         checked_by="tests/studies/test_crafter_defaults.py",
+    ),
+    Kind(
+        "crafter-requirements",
+        r"<!-- crafter-requirements:.*?<!-- /crafter-requirements -->",
+        checked_by="tests/studies/test_crafter_heldout.py",
     ),
 )
 

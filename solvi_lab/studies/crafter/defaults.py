@@ -1,25 +1,31 @@
 """How the Crafter action model's default training is chosen, on worlds no design decision read (issue 43, item 3).
 
-The candidates (:data:`TRAININGS`) are what the model trains on in the training worlds:
+A candidate is a training (:data:`TRAININGS`: what the model trains on in the training worlds) with a ``memory``
+(:data:`MEMORIES`: what exact-vector memory may answer where the vocabulary cannot explain a refusal):
 
 - ``explorer``: the explorer's calls alone (the study's model until 2026-12-04);
 - ``explorer_wanderer``: those plus one episode of the wanderer (:class:`.evaluation.Wanderer`) per training world:
-  the conditions that do not matter (duplicate tools, night, other neighbours) are seen to vary.
+  the conditions that do not matter (duplicate tools, night, other neighbours) are seen to vary;
+- memory ``both`` (the core's default) or ``refuse``: a condition vector seen only accepted in an action whose
+  refusals the vocabulary cannot all explain gets "unknown", not "accept" (``do_grass`` gives a sapling with
+  probability 0.1: the vector it accepted can be refused next time).
 
 The rule is the project's (as for τ-bench, :mod:`solvi_lab.studies.taubench.defaults`): **fewest false accepts,
-then highest refusal precision, then lowest abstention**, pooled over the probe sets. The probe sets are the
+then highest refusal precision, then lowest abstention**, pooled over the probe sets; on a tie in all three the more
+conservative candidate (memory ``refuse``, listed first). The probe sets are the
 calls of both policies (the wanderer and the explorer without its lava probe) in **dev worlds** —
-``1000·seed + 300..`` — of the **decision seeds** :data:`SEEDS` (20 and 21): neither the worlds nor the seeds of the
+``1000·seed + 300..`` — of the **decision seeds** :data:`SEEDS` (20–23): neither the worlds nor the seeds of the
 reported sweep (0–19, worlds ``+0..`` train, ``+100..`` held out, ``+200..`` protocol) and never looked at while
 the wanderer or the explorer was written. The training worlds are the study's (``1000·seed + 0..15``).
 
 ``decide`` writes nothing; ``main`` (``python -m solvi_lab.studies.crafter.defaults``) stores
 ``docs/sweeps/crafter_defaults.json`` and renders its block into ``docs/readme/crafter.md`` (``--render``: only
-the block). The study trains its model on :data:`TRAINING`, which a test checks against the stored choice.
+the block; the default's held-out figures are :mod:`.heldout`'s). The study trains its model on :data:`TRAINING`
+with :data:`MEMORY`, which a test checks against the stored choice.
 
->>> choose([{"training": "a", "false_accepts": 1, "precision": 1.0, "abstention_share": 0.01},
-...         {"training": "b", "false_accepts": 0, "precision": 0.99, "abstention_share": 0.2},
-...         {"training": "c", "false_accepts": 0, "precision": 0.99, "abstention_share": 0.1}])["training"]
+>>> choose([{"candidate": "a", "false_accepts": 1, "precision": 1.0, "abstention_share": 0.01},
+...         {"candidate": "b", "false_accepts": 0, "precision": 0.99, "abstention_share": 0.2},
+...         {"candidate": "c", "false_accepts": 0, "precision": 0.99, "abstention_share": 0.1}])["candidate"]
 'c'
 """
 
@@ -37,6 +43,9 @@ from .. import default_rule
 __all__ = [
     "TRAININGS",
     "TRAINING",
+    "MEMORIES",
+    "MEMORY",
+    "CANDIDATES",
     "SEEDS",
     "DEV_BASE",
     "choose",
@@ -44,6 +53,7 @@ __all__ = [
     "result_of",
     "render_table",
     "render_block",
+    "heldout_seed",
 ]
 
 #: training name -> what it means (the candidates compared)
@@ -51,9 +61,19 @@ TRAININGS: dict[str, str] = {
     "explorer": "the explorer's training-world calls",
     "explorer_wanderer": "the explorer's and the wanderer's training-world calls",
 }
-#: The study's default training: the stored decision's choice (tests/studies/test_crafter_defaults.py checks it).
-TRAINING = "explorer_wanderer"
-SEEDS: tuple[int, ...] = (20, 21)  # decision seeds: not among the reported sweep's 0-19
+#: memory -> what it means (ConservativeActionModel's ``memory``); the conservative one first: it wins a tie
+MEMORIES: dict[str, str] = {
+    "refuse": "memory accepts nothing where refusals are unexplained",
+    "both": "memory accepts a vector seen only accepted",
+}
+#: candidate name -> (training, memory)
+CANDIDATES: dict[str, tuple[str, str]] = {
+    (t if m == "both" else f"{t}, memory={m}"): (t, m) for t in TRAININGS for m in MEMORIES
+}
+#: The study's default: the stored decision's choice (tests/studies/test_crafter_defaults.py checks it).
+TRAINING = "explorer"
+MEMORY = "refuse"
+SEEDS: tuple[int, ...] = (20, 21, 22, 23)  # decision seeds: not among the reported sweep's 0-19
 DEV_BASE = 300  # dev worlds 1000·seed + 300..: no experiment of the study uses them
 ROOT = Path(__file__).resolve().parents[3]
 RESULT_FILE = ROOT / "docs" / "sweeps" / "crafter_defaults.json"
@@ -63,8 +83,15 @@ COUNTS = ("calls", "abstained", "false_accepts", "pred_refuse", "caught", "env_a
 
 
 def choose(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """The row the rule picks: fewest false accepts, then highest refusal precision, then lowest abstention."""
-    return default_rule.choose(rows, "abstention_share", "training")
+    """The row the rule picks: fewest false accepts, then highest refusal precision, then lowest abstention (on a
+    tie, the first row: :data:`CANDIDATES` lists the conservative memory first)."""
+    return default_rule.choose(rows, "abstention_share", "candidate")
+
+
+def meaning(candidate: str) -> str:
+    """A candidate in words: its training, and its memory."""
+    t, m = CANDIDATES[candidate]
+    return f"{TRAININGS[t]}; {MEMORIES[m]}"
 
 
 def summary(counts: Mapping[str, int]) -> dict[str, Any]:
@@ -83,7 +110,7 @@ def _add(into: dict[str, int], t: Mapping[str, Any]) -> None:
 
 
 def score_seed(seed: int, train_worlds: int = 16, dev_worlds: int = 4, steps: int = 1500) -> dict[str, Any]:
-    """One decision seed: both trainings scored on the dev worlds' calls of both policies (counts per set)."""
+    """One decision seed: every candidate scored on the dev worlds' calls of both policies (counts per set)."""
     from . import evaluation, learning, requirements
     from .env import measure_reset
 
@@ -99,8 +126,8 @@ def score_seed(seed: int, train_worlds: int = 16, dev_worlds: int = 4, steps: in
     }
     data = {"explorer": explorer, "explorer_wanderer": explorer + wanderer}
     out: dict[str, Any] = {"seed": seed, "sets": {}, "exact_rows": {}}
-    for name in TRAININGS:
-        model = learning.train(data[name])
+    for name, (training, memory) in CANDIDATES.items():
+        model = learning.train(data[training], memory=memory)
         out["sets"][name] = {label: evaluation.transfer(model, calls) for label, calls in sets.items()}
         graded = [r for r in requirements.grade(model.snapshot()) if r.kind != "chance"]
         out["exact_rows"][name] = sum(r.status == "exact" for r in graded)  # the requirements table, beside
@@ -109,10 +136,10 @@ def score_seed(seed: int, train_worlds: int = 16, dev_worlds: int = 4, steps: in
 
 
 def pool(per_seed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One row per training: every set and seed pooled (what the rule reads), each set pooled over seeds, and
+    """One row per candidate: every set and seed pooled (what the rule reads), each set pooled over seeds, and
     each seed's pooled figures."""
     rows = []
-    for name in TRAININGS:
+    for name in CANDIDATES:
         pooled: dict[str, int] = {}
         by_set: dict[str, dict[str, int]] = {}
         by_seed: dict[str, dict[str, Any]] = {}
@@ -125,8 +152,10 @@ def pool(per_seed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             by_seed[str(s["seed"])] = {**summary(seed_counts), "exact_rows": s["exact_rows"][name]}
         rows.append(
             {
-                "training": name,
-                "meaning": TRAININGS[name],
+                "candidate": name,
+                "training": CANDIDATES[name][0],
+                "memory": CANDIDATES[name][1],
+                "meaning": meaning(name),
                 **summary(pooled),
                 "sets": {label: summary(c) for label, c in by_set.items()},
                 "seeds": by_seed,
@@ -136,7 +165,7 @@ def pool(per_seed: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def decide(seeds: Sequence[int] = SEEDS, train_worlds: int = 16, dev_worlds: int = 4) -> dict[str, Any]:
-    """Score both trainings on every decision seed and choose by the rule (a JSON-able result)."""
+    """Score every candidate on every decision seed and choose by the rule (a JSON-able result)."""
     return result_of([score_seed(s, train_worlds, dev_worlds) for s in seeds], train_worlds, dev_worlds)
 
 
@@ -146,14 +175,15 @@ def result_of(per_seed: Sequence[Mapping[str, Any]], train_worlds: int = 16, dev
     rows = pool(per_seed)
     return {
         "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-        "rule": "fewest false accepts, then highest refusal precision, then lowest abstention (pooled)",
+        "rule": "fewest false accepts, then highest refusal precision, then lowest abstention (pooled); on a tie the "
+        "conservative memory",
         "data": (
             f"seeds {list(seeds)}: training worlds 1000·seed + 0..{train_worlds - 1} (full-size explorer, 1,500 "
             f"steps); scored on dev worlds 1000·seed + {DEV_BASE}..{DEV_BASE + dev_worlds - 1}, the calls of the "
             "wanderer and of the explorer (no lava probe)"
         ),
         "rows": rows,
-        "chosen": choose(rows)["training"],
+        "chosen": choose(rows)["candidate"],
     }
 
 
@@ -169,7 +199,7 @@ def render_table(result: Mapping[str, Any]) -> str:
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for row in result["rows"]:
-        mark = " **(chosen)**" if row["training"] == result["chosen"] else ""
+        mark = " **(chosen)**" if row["candidate"] == result["chosen"] else ""
         for name, s in [*sorted(row["sets"].items()), ("pooled", row)]:  # as stored (sorted keys)
             prec = "—" if s["precision"] is None else f"{s['precision']:.4f}"
             lines.append(
@@ -202,92 +232,32 @@ def write_block(doc: Path, result: Mapping[str, Any]) -> str:
     return default_rule.replace_block(doc.read_text(encoding="utf-8"), BEGIN, END, render_block(result), str(doc))
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# the held-out figures of the chosen default: the study's transfer at full size on reported seeds, stored and rendered
-# ---------------------------------------------------------------------------------------------------------------
-
-HELDOUT_FILE = RESULT_FILE.with_name("crafter_heldout.json")
-HELDOUT_SEEDS: tuple[int, ...] = (0, 1)
-HB, HE = "<!-- crafter-heldout: docs/sweeps/crafter_heldout.json -->", "<!-- /crafter-heldout -->"
-
-
 def heldout_seed(seed: int, train_worlds: int = 16, test_worlds: int = 4, steps: int = 1500) -> dict[str, Any]:
-    """The study's transfer at full size for one seed: both trainings asked about the wanderer's calls in the
-    held-out worlds (``1000·seed + 100..``), the explorer's held-out calls, and the exact requirement rows."""
-    from . import evaluation, learning, requirements
-    from .env import measure_reset
+    """The default's held-out figures for one seed: :func:`.heldout.seed_figures` (kept here by its old name)."""
+    from .heldout import seed_figures
 
-    train_seeds = [1000 * seed + i for i in range(train_worlds)]
-    test_seeds = [1000 * seed + 100 + i for i in range(test_worlds)]
-    _, generated = measure_reset(train_seeds + test_seeds)
-    by = {w.seed: w for w in generated}
-    train = learning.record(train_seeds, steps, seed, by, lava_probe=True)
-    test = learning.record(test_seeds, steps, seed, by)
-    wander_train = evaluation.record([by[s] for s in train_seeds], steps, seed)
-    wander_test = evaluation.record([by[s] for s in test_seeds], steps, seed)
-    out: dict[str, Any] = {"seed": seed}
-    for name, data in {"explorer": train, "explorer_wanderer": train + wander_train}.items():
-        model = learning.train(data)
-        graded = [r for r in requirements.grade(model.snapshot()) if r.kind != "chance"]
-        out[name] = {
-            "transfer": evaluation.transfer(model, wander_test),
-            "heldout": learning.totals(learning.evaluate(model, test)),
-            "exact": sum(r.status == "exact" for r in graded),
-            "rows": len(graded),
-            "not_exact": [(r.status, r.action, r.rule, r.learned) for r in graded if r.status != "exact"],
-        }
-    return out
-
-
-def render_heldout(result: Mapping[str, Any]) -> str:
-    """The held-out block: per seed and training, the wanderer's held-out calls (abstained, false accepts,
-    accepted calls predicted accept), the explorer's held-out calls, and the exact requirement rows."""
-    lines = [
-        "| seed | model trained on | wanderer's held-out calls | abstained | false accepts | accepted calls predicted "
-        "accept | explorer's held-out: abstained / false accepts | exact requirement rows |",
-        "|---|---|---:|---:|---:|---:|---|---|",
-    ]
-    for s in result["seeds"]:
-        for name in TRAININGS:
-            t, h = s[name]["transfer"], s[name]["heldout"]
-            mark = " **(default)**" if name == result["default"] else ""
-            lines.append(
-                f"| {s['seed']} | {TRAININGS[name]}{mark} | {t['calls']:,} | {_pct(t['abstention_share'])} | "
-                f"{t['false_accepts']} | {_pct(t['accept_share'])} | {_pct(h['abstention_share'])} / "
-                f"{h['false_accepts']} | {s[name]['exact']} of {s[name]['rows']} |"
-            )
-    return (
-        f"{HB}\n\n"
-        + "\n".join(lines)
-        + f"\n\nMeasured {result['measured']}"
-        + (f" on commit `{result['commit']}`" if result.get("commit") else "")
-        + " at full size (training worlds "
-        "`1000·seed + 0..15`, held-out `+100..103`, as the study). Generated from the result file by "
-        f"`python -m solvi_lab.studies.crafter.defaults --heldout`; do not edit by hand.\n\n{HE}"
-    )
-
-
-def write_heldout(doc: Path, result: Mapping[str, Any]) -> str:
-    """``doc``'s text with its held-out block replaced by :func:`render_heldout`."""
-    return default_rule.replace_block(doc.read_text(encoding="utf-8"), HB, HE, render_heldout(result), str(doc))
+    return seed_figures(seed, train_worlds, test_worlds, steps)
 
 
 def main(argv: Sequence[str] = ()) -> int:
     """Decide, store :data:`RESULT_FILE` and render its block into ``docs/readme/crafter.md``; ``--render`` only
-    re-renders the block from the stored file; ``--heldout`` the held-out figures (:data:`HELDOUT_FILE`)."""
+    re-renders the block from the stored file; ``--seed N --part FILE`` scores one decision seed into FILE and
+    ``--join FILE ...`` stores the result of those parts (so seeds run in separate processes); ``--heldout`` hands
+    over to :mod:`.heldout` (the default's held-out figures and the requirements table)."""
+    argv = list(argv)
     if "--heldout" in argv:
-        if "--render" not in argv:
-            held = {
-                "measured": time.strftime("%Y-%m-%d", time.gmtime()),
-                "default": TRAINING,
-                "seeds": [heldout_seed(s) for s in HELDOUT_SEEDS],
-            }
-            HELDOUT_FILE.write_text(json.dumps(held, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        held = json.loads(HELDOUT_FILE.read_text(encoding="utf-8"))
-        DOC_FILE.write_text(write_heldout(DOC_FILE, held), encoding="utf-8")
-        print(render_heldout(held))
+        from . import heldout
+
+        return heldout.main([a for a in argv if a != "--heldout"])
+    if "--seed" in argv:
+        seed, part = int(argv[argv.index("--seed") + 1]), Path(argv[argv.index("--part") + 1])
+        part.write_text(json.dumps(score_seed(seed), sort_keys=True), encoding="utf-8")
         return 0
-    if "--render" not in argv:
+    if "--join" in argv:
+        parts = [json.loads(Path(p).read_text(encoding="utf-8")) for p in argv[argv.index("--join") + 1 :]]
+        result = result_of(sorted(parts, key=lambda s: s["seed"]))
+        RESULT_FILE.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    elif "--render" not in argv:
         RESULT_FILE.write_text(json.dumps(decide(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     result = json.loads(RESULT_FILE.read_text(encoding="utf-8"))
     DOC_FILE.write_text(write_block(DOC_FILE, result), encoding="utf-8")

@@ -108,9 +108,10 @@ def record(
     return out
 
 
-def train(calls: list[dict[str, Any]], ablation: str = "full") -> ConservativeActionModel:
-    """A fresh model of one vocabulary variant, fed the recorded calls in order."""
-    model = ConservativeActionModel(vocabulary(ablation), journal=False)
+def train(calls: list[dict[str, Any]], ablation: str = "full", memory: str = "both") -> ConservativeActionModel:
+    """A fresh model of one vocabulary variant, fed the recorded calls in order; ``memory``: what exact-vector
+    memory may answer in an unexplained region (:class:`~solvi_lab.actions.ConservativeActionModel`)."""
+    model = ConservativeActionModel(vocabulary(ablation), journal=False, memory=memory)  # type: ignore[arg-type]
     for c in calls:
         if c["call"] != "noop":
             model.observe(c["state"], c["call"], {}, accepted=c["accepted"], effect=c["effect"] or None)

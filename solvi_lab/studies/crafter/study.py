@@ -3,7 +3,7 @@
 Three experiments on Crafter 1.8.3 (Hafner 2021), read through the symbolic adapter (:mod:`.env`: no pixels):
 
 1. **The action model** (:mod:`.learning`): the explorer's calls on ``train_worlds`` worlds — with the wanderer's
-   calls in the same worlds, the default training (:mod:`.defaults`) — train a conservative
+   calls in the same worlds, the default training, and the default memory (:mod:`.defaults`) — train a conservative
    action model over a vocabulary of generic templates (:mod:`.vocabulary`); its answers on ``test_worlds`` held-out
    worlds (other seeds) are scored — refusal precision and recall, false accepts, abstentions, per action — and
    what it learned is graded against every conditional rule of the installed ``data.yaml`` and the code's move and
@@ -167,7 +167,7 @@ def run(
     scored_by: dict[str, dict[str, float]] = {}
     per_action_full = None
     for ablation in ABLATIONS:
-        model = learning.train(trainings[defaults.TRAINING], ablation)
+        model = learning.train(trainings[defaults.TRAINING], ablation, memory=defaults.MEMORY)
         graded_by[ablation] = requirements.grade(model.snapshot())
         per_action = learning.evaluate(model, test_calls)
         scored_by[ablation] = learning.totals(per_action)
@@ -185,7 +185,10 @@ def run(
     bar.update()
 
     # 4. transfer: each training's model on the calls of another policy (the wanderer) in the held-out worlds
-    models = {name: full_model if name == defaults.TRAINING else learning.train(c) for name, c in trainings.items()}
+    models = {
+        name: full_model if name == defaults.TRAINING else learning.train(c, memory=defaults.MEMORY)
+        for name, c in trainings.items()
+    }
     transfer_by = {name: evaluation.transfer(m, wander_test) for name, m in models.items()}
     boundary = evaluation.boundary(full_model, test_calls + wander_test)
     boundary_by = {name: evaluation.boundary(m, wander_test) for name, m in models.items()}
