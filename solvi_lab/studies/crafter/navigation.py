@@ -294,6 +294,8 @@ class Navigator:
         return rng.choice(options or list(MOVES.values()))
 
 
+STEPS = tuple(DIRECTIONS.values())
+WET = 4  # rank bonus of a pocket next to water: the player drinks from inside it (water is a wall)
 WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks
 
 
@@ -318,7 +320,8 @@ def pocket_plan(
     player are ranked by the stones and steps they need; the plan for a pair is a breadth-first search over
     (position, facing, stones placed, cells mined). Creatures are walls while planning (the plan is redone when one
     moves in the way). Cells next to lava are never used. A plant is a wall (it never moves); a pocket next to a
-    cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first. ``tables``: how
+    cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first, then one next to
+    water (``WET``: drinking from inside, the night needs no outing). ``tables``: how
     many tables it can place as walls once the stones are spent (a table is as good a wall)."""
     pos = state.pos
     liked = set(prefer)
@@ -357,7 +360,8 @@ def pocket_plan(
                 if ok and len(walls) <= stones + dug + tables:
                     far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
                     near = any(abs(c[0] - g[0]) + abs(c[1] - g[1]) == 1 for c in (p, q) for g in liked)
-                    pairs.append((len(walls) + far + 2 * dug - 8 * near, p, q, walls))
+                    wet = any(nav.cells.get((c[0] + dx, c[1] + dy)) == "water" for c in (p, q) for dx, dy in STEPS)
+                    pairs.append((len(walls) + far + 2 * dug - 8 * near - WET * wet, p, q, walls))
     pairs.sort(key=lambda t: (t[0], t[1], t[2]))
     for _, p, q, walls in pairs[:tries]:
         plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables)

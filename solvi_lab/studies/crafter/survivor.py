@@ -97,6 +97,7 @@ HOME_RANGE = 30  # cells within which it goes back to a garden for the night
 COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
 FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
+LURK = 5  # cells within which a zombie keeps a sealed pocket shut
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -349,7 +350,8 @@ class Survivor(Agent):
             )
             self.flee_below = 6 if close and min(inv["food"], inv["drink"]) > 2 else 0
         calm = state.daylight >= DUSK and state.inventory["health"] >= 4 and not _zombie_near(state)
-        if calm and self.cheap_first:
+        needy = min(state.inventory["food"], state.inventory["drink"]) <= 3
+        if calm and self.cheap_first and (not needy or state.faced[1] == "plant-ripe"):  # saplings and gardens wait while food or drink run low
             got = self._garden(state)
             if got:
                 return got
@@ -370,7 +372,9 @@ class Survivor(Agent):
             return None
         falling = state.daylight < self._light
         dark = state.daylight < (WALL_IN if falling else WALL_OUT if min(inv["food"], inv["drink"]) > 2 else DUSK)
-        lurking = state.daylight < AFTERNOON and _zombie_near(state) and min(inv["food"], inv["drink"]) > 1
+        # a zombie lurking near a sealed pocket keeps it shut while food and drink last (health does not drain
+        # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
+        lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > 0
         if not (dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state))):
             self._pocket = []
             return None
@@ -385,6 +389,10 @@ class Survivor(Agent):
             ripe = self._ripe_next(state)
             if ripe is not None:
                 return ripe  # a garden's plant next to the pocket is ripe: eat it
+            if inv["drink"] < 9 and inv["energy"] >= 9 or inv["drink"] <= 4:
+                water = self._water_next(state)
+                if water is not None:
+                    return water  # water is a wall: drink from inside the pocket
             return "sleep" if inv["energy"] < 9 else "noop"
         home = self._home(state)
         if home is not None and falling and not self._pocket:
@@ -422,6 +430,12 @@ class Survivor(Agent):
         step = self.nav._walk_to(state, [c for c in around if self.nav._free(c)])
         return step or None
 
+    def _water_next(self, state: SymState) -> str | None:
+        for d, (m, _kind) in state.neighbours.items():
+            if m == "water":
+                return "do" if DIRECTIONS[d] == state.facing else MOVES[d]  # a move towards water only turns
+        return None
+
     def _ripe_next(self, state: SymState) -> str | None:
         for d, (_m, kind) in state.neighbours.items():
             if kind == "plant-ripe":
@@ -456,6 +470,6 @@ class Survivor(Agent):
         )
 
 
-def _zombie_near(state: SymState) -> bool:
+def _zombie_near(state: SymState, within: int = 3) -> bool:
     px, py = state.pos
-    return any(k == "zombie" and abs(p[0] - px) + abs(p[1] - py) <= 3 for p, k in state.creatures.items())
+    return any(k == "zombie" and abs(p[0] - px) + abs(p[1] - py) <= within for p, k in state.creatures.items())
