@@ -4,8 +4,9 @@ survival as goals, and a walled garden for the plant.
 It is :class:`.agent.Agent` (the agenda's goals with their code done-checks and documented gates, the action model
 carried across worlds, the failure memory's hard check, the world map of :class:`.navigation.Navigator`) with:
 
-- **cheap goals first** (:data:`ORDER`): ``collect_sapling`` and ``place_plant`` come right after the wood tools, the
-  diamond last; and three opportunistic goals a person writes in a minute, taken whenever the situation offers
+- **cheap goals first** (:data:`ORDER`): ``collect_sapling`` and ``place_plant`` come right after the wood tools,
+  the furnace before the coal (it needs stones and a table only), the diamond last; a skeleton close by is fought
+  while ``defeat_skeleton`` is open (``HUNT_WITHIN``); and three opportunistic goals a person writes in a minute, taken whenever the situation offers
   them: facing grass without a sapling, try for one; facing a ripe plant, eat it; holding a sapling facing grass
   in a walled spot, plant it (anywhere once ``PLANT_ANYWHERE`` steps passed without such a spot);
 - **survival as goals**: the explorer's night (it shelters from dusk, daylight < 0.5, and digs a sealed pocket into
@@ -66,8 +67,8 @@ ORDER: tuple[str, ...] = (
     "place_stone",
     "make_stone_pickaxe",
     "make_stone_sword",
-    "collect_coal",
     "place_furnace",
+    "collect_coal",
     "defeat_zombie",
     "eat_plant",
     "collect_iron",
@@ -98,6 +99,7 @@ COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
 FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
 LURK = 5  # cells within which a zombie keeps a sealed pocket shut
+HUNT_WITHIN, HUNT_HEALTH = 4, 6  # a skeleton this close is fought when health is at least this
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -213,6 +215,22 @@ class Survivor(Agent):
                 urgent.append("do_stone")
             urgent.append("do_tree")
         return urgent + self._plain(state)
+
+    def _meet(self, state: SymState, cond: str, values: set[Any], depth: int) -> str | None:
+        """The planner's, but food searched for: a cow wanted and none known → the grass seen longest ago
+        (:meth:`.navigation.Navigator.search`; cows come back on grass out of sight) rather than the nearest unseen
+        cell, which once the map is explored is a random walk."""
+        if (
+            self.survival
+            and cond == "faced:creature"
+            and "cow" in values
+            and state.faced[1] not in values
+            and not self.nav.creatures_of(values)
+        ):
+            step = self.nav.search(state, ["grass"])
+            if step:
+                return step
+        return super()._meet(state, cond, values, depth)
 
     # -- the garden -------------------------------------------------------------------------------------------
     def _walled(self, cell: tuple[int, int], door: tuple[int, int]) -> bool:
@@ -342,6 +360,9 @@ class Survivor(Agent):
             if state.pos == start:
                 return action
             self._macro = []  # something moved us (a creature in the way): give up the closing
+        hunt = self._hunt(state)
+        if hunt:
+            return hunt
         if self.survival:  # flee arrows only when they are close and no need is pressing (else it dithers and starves)
             inv = state.inventory
             close = any(
@@ -362,6 +383,23 @@ class Survivor(Agent):
                 if got:
                     return got
         return super().act(state)
+
+    def _hunt(self, state: SymState) -> str | None:
+        """``defeat_skeleton`` taken when the situation offers it: a skeleton within ``HUNT_WITHIN`` cells, a sword
+        in hand and health at least ``HUNT_HEALTH`` (a skeleton has 3 health, a stone sword hits for 3); once
+        defeated, skeletons are fled from as before."""
+        inv = state.inventory
+        if not self.cheap_first or state.achievements.get("defeat_skeleton", 0) > 0 or inv["health"] < HUNT_HEALTH:
+            return None
+        if inv["wood_sword"] + inv["stone_sword"] + inv["iron_sword"] < 1:
+            return None
+        px, py = state.pos
+        if not any(
+            k == "skeleton" and abs(p[0] - px) + abs(p[1] - py) <= HUNT_WITHIN for p, k in state.creatures.items()
+        ):
+            return None
+        got = self._resolve(state, "do_skeleton")
+        return got[0] if got is not None else None
 
     def _wall_in(self, state: SymState) -> str | None:
         """The night (or tiredness, or hurt): sleep in a sealed pocket, walling one in with stones where it stands
