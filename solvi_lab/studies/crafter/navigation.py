@@ -32,17 +32,12 @@ class Navigator:
         self.creatures: dict[tuple[int, int], str] = {}
         self.walkable = frozenset(walkable)
         self._goal: tuple[int, int] | None = None  # the frontier cell being walked to
-        self.now = 0  # how many views were folded in (the map's clock)
-        self.seen_at: dict[tuple[int, int], int] = {}  # cell -> the clock when it was last in view
-        self._search: tuple[int, int] | None = None  # the stale cell being walked to (see search)
 
     def see(self, state: SymState) -> None:
         """Fold the local view into the map (creatures are only where they were last seen in view)."""
         self.cells.update(state.view)
-        self.now += 1
         for pos in state.view:
             self.creatures.pop(pos, None)
-            self.seen_at[pos] = self.now
         self.creatures.update(state.creatures)
 
     def known(self, material: str) -> int:
@@ -108,34 +103,6 @@ class Navigator:
         rng.shuffle(unseen)  # which of the nearest frontier cells: by chance, then kept until reached
         step, self._goal = self._walk_to(state, unseen, remember=True)
         return step if step else self.safe_random(state, rng)
-
-    def search(self, state: SymState, materials: Iterable[str], limit: int = 4000, cap: int = 300) -> str | None:
-        """A move towards the reachable cell of these materials not seen for longest (staleness capped at ``cap``,
-        less twice its distance): where a creature may have come since (cows come back on grass out of sight).
-        The cell is kept until it comes into view; None when no such cell is reachable."""
-        if self._search is not None and self.seen_at.get(self._search, 0) < self.now:
-            step = self._walk_to(state, [self._search])
-            if step:
-                return step
-        wanted = set(materials)
-        best, best_score = None, None
-        dist = {state.pos: 0}
-        queue = deque([state.pos])
-        while queue and len(dist) < limit:
-            here = queue.popleft()
-            if self.cells.get(here) in wanted:
-                score = min(cap, self.now - self.seen_at.get(here, 0)) - 2 * dist[here]
-                if best_score is None or score > best_score:
-                    best, best_score = here, score
-            for dx, dy in DIRECTIONS.values():
-                nxt = (here[0] + dx, here[1] + dy)
-                if nxt not in dist and self._free(nxt):
-                    dist[nxt] = dist[here] + 1
-                    queue.append(nxt)
-        if best is None or best == state.pos:
-            return None
-        self._search = best
-        return self._walk_to(state, [best])
 
     def _walk_to(self, state: SymState, cells: list[tuple[int, int]], limit: int = 4000, remember: bool = False):
         goal = set(cells)
@@ -327,8 +294,6 @@ class Navigator:
         return rng.choice(options or list(MOVES.values()))
 
 
-STEPS = tuple(DIRECTIONS.values())
-WET = 4  # rank bonus of a pocket next to water: the player drinks from inside it (water is a wall)
 WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks
 
 
@@ -353,8 +318,7 @@ def pocket_plan(
     player are ranked by the stones and steps they need; the plan for a pair is a breadth-first search over
     (position, facing, stones placed, cells mined). Creatures are walls while planning (the plan is redone when one
     moves in the way). Cells next to lava are never used. A plant is a wall (it never moves); a pocket next to a
-    cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first, then one next to
-    water (``WET``: drinking from inside, the night needs no outing). ``tables``: how
+    cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first. ``tables``: how
     many tables it can place as walls once the stones are spent (a table is as good a wall)."""
     pos = state.pos
     liked = set(prefer)
@@ -393,8 +357,7 @@ def pocket_plan(
                 if ok and len(walls) <= stones + dug + tables:
                     far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
                     near = any(abs(c[0] - g[0]) + abs(c[1] - g[1]) == 1 for c in (p, q) for g in liked)
-                    wet = any(nav.cells.get((c[0] + dx, c[1] + dy)) == "water" for c in (p, q) for dx, dy in STEPS)
-                    pairs.append((len(walls) + far + 2 * dug - 8 * near - WET * wet, p, q, walls))
+                    pairs.append((len(walls) + far + 2 * dug - 8 * near, p, q, walls))
     pairs.sort(key=lambda t: (t[0], t[1], t[2]))
     for _, p, q, walls in pairs[:tries]:
         plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables)

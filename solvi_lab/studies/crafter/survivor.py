@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import random
+from collections import deque
 from typing import Any
 
 from ...actions import ConservativeActionModel
@@ -100,6 +101,7 @@ FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from th
 FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
 LURK = 5  # cells within which a zombie keeps a sealed pocket shut
 HUNT_WITHIN, HUNT_HEALTH = 4, 6  # a skeleton this close is fought when health is at least this
+SEARCH_BELOW = 3  # food at or below which a cow is searched for on stale grass (else the nearest unseen cell)
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -148,6 +150,9 @@ class Survivor(Agent):
         self._no_pocket_at = -(10**9)
         self._light = 1.0  # the last step's daylight: falling means the evening comes
         self._more: dict[str, list[str]] = {}  # call refused though its documented gates held -> items to fill up
+        self._now = 0  # views folded into the map so far (the map's clock)
+        self._seen_at: dict[tuple[int, int], int] = {}  # cell -> the clock when it was last in view
+        self._search: tuple[int, int] | None = None  # the stale grass cell being walked to (see _stale)
 
     # -- the order of goals -----------------------------------------------------------------------------------
     def _plain(self, state: SymState) -> list[str]:
@@ -218,19 +223,48 @@ class Survivor(Agent):
 
     def _meet(self, state: SymState, cond: str, values: set[Any], depth: int) -> str | None:
         """The planner's, but food searched for: a cow wanted and none known → the grass seen longest ago
-        (:meth:`.navigation.Navigator.search`; cows come back on grass out of sight) rather than the nearest unseen
+        (:meth:`_stale`; cows come back on grass out of sight) rather than the nearest unseen
         cell, which once the map is explored is a random walk."""
         if (
             self.survival
+            and state.inventory["food"] <= SEARCH_BELOW
             and cond == "faced:creature"
             and "cow" in values
             and state.faced[1] not in values
             and not self.nav.creatures_of(values)
         ):
-            step = self.nav.search(state, ["grass"])
+            step = self._stale(state, "grass")
             if step:
                 return step
         return super()._meet(state, cond, values, depth)
+
+    def _stale(self, state: SymState, material: str, limit: int = 4000, cap: int = 300) -> str | None:
+        """A move towards the reachable cell of this material not seen for longest (staleness capped at ``cap``,
+        less twice its distance): where a cow may have come since (cows come back on grass out of sight). The
+        cell is kept until it comes into view; None when no such cell is reachable."""
+        nav = self.nav
+        if self._search is not None and self._seen_at.get(self._search, 0) < self._now:
+            step = nav._walk_to(state, [self._search])
+            if step:
+                return step
+        best, best_score = None, None
+        dist = {state.pos: 0}
+        queue = deque([state.pos])
+        while queue and len(dist) < limit:
+            here = queue.popleft()
+            if nav.cells.get(here) == material:
+                score = min(cap, self._now - self._seen_at.get(here, 0)) - 2 * dist[here]
+                if best_score is None or score > best_score:
+                    best, best_score = here, score
+            for dx, dy in DIRECTIONS.values():
+                nxt = (here[0] + dx, here[1] + dy)
+                if nxt not in dist and nav._free(nxt):
+                    dist[nxt] = dist[here] + 1
+                    queue.append(nxt)
+        if best is None or best == state.pos:
+            return None
+        self._search = best
+        return nav._walk_to(state, [best])
 
     # -- the garden -------------------------------------------------------------------------------------------
     def _walled(self, cell: tuple[int, int], door: tuple[int, int]) -> bool:
@@ -343,6 +377,9 @@ class Survivor(Agent):
             self.nav.cells.clear()
             self.nav.creatures.clear()
         self.nav.see(state)
+        self._now += 1
+        for pos in state.view:
+            self._seen_at[pos] = self._now
         if state.sleeping:
             return "noop"
         try:
@@ -372,7 +409,8 @@ class Survivor(Agent):
             self.flee_below = 6 if close and min(inv["food"], inv["drink"]) > 2 else 0
         calm = state.daylight >= DUSK and state.inventory["health"] >= 4 and not _zombie_near(state)
         needy = min(state.inventory["food"], state.inventory["drink"]) <= 3
-        if calm and self.cheap_first and (not needy or state.faced[1] == "plant-ripe"):  # saplings and gardens wait while food or drink run low
+        # saplings and gardens wait while food or drink run low (a ripe plant in front is food: eaten)
+        if calm and self.cheap_first and (not needy or state.faced[1] == "plant-ripe"):
             got = self._garden(state)
             if got:
                 return got
@@ -445,8 +483,10 @@ class Survivor(Agent):
             state,
             inv["stone"],
             mine=inv["wood_pickaxe"] >= 1,
-            prefer=self._plants(),
-            tables=inv["wood"] // 2,
+            prefer=self._plants() or self._water_near(state),
+            # tables only beside a stone: a pocket walled by tables, trees and water alone has no way out (a table
+            # cannot be mined) and starved the player inside
+            tables=inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0,
         )
         if not plan:
             self._no_pocket_at = self.count.steps
@@ -467,6 +507,12 @@ class Survivor(Agent):
         around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in DIRECTIONS.values()]
         step = self.nav._walk_to(state, [c for c in around if self.nav._free(c)])
         return step or None
+
+    def _water_near(self, state: SymState, radius: int = 6) -> list[tuple[int, int]]:
+        """Known water within ``radius``: a pocket beside it is ranked first when no garden is near (water is a
+        wall, and the player drinks from inside)."""
+        px, py = state.pos
+        return [c for c in self.nav.cells_of(["water"]) if abs(c[0] - px) <= radius and abs(c[1] - py) <= radius]
 
     def _water_next(self, state: SymState) -> str | None:
         for d, (m, _kind) in state.neighbours.items():
