@@ -104,6 +104,7 @@ HUNT_WITHIN, HUNT_HEALTH = 4, 6  # a skeleton this close is fought when health i
 SEARCH_BELOW = 3  # food at or below which a cow is searched for on stale grass (else the nearest unseen cell)
 GRAB = True  # mine a faced stone, coal, iron or diamond when the gates allow (see Survivor._grab)
 MINED = ("stone", "coal", "iron", "diamond")
+SAFE_WALLS = True  # a plant open on two sides is no pocket wall (see _wall_in)
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -500,6 +501,7 @@ class Survivor(Agent):
         # a plant open on two sides is no wall: a zombie next to it kills it and walks into the pocket (seen on
         # the training worlds); marked as a creature while planning, no pocket is built against it
         exposed = {c: k for c, k in self.nav.creatures.items() if k.startswith("plant") and self._exposed(c)}
+        exposed = exposed if SAFE_WALLS else {}
         self.nav.creatures.update({c: "exposed-" + k for c, k in exposed.items()})
         try:
             plan = self._plan(state)
