@@ -29,6 +29,15 @@ it gathers stones (or wood) for the night (``NIGHT_STONES``); and **fill up** â€
 documented gates held (the documentation gives no amounts: the furnace takes more than one stone) waits until those
 items are full (``FULL``) before it is tried again.
 
+Added on 2026-12-05 (issue 46, third pass, developed on training worlds ``0..23`` only): a zombie within ``LURK``
+cells keeps a sealed pocket shut while food and drink last; a pocket beside water is preferred when no garden is
+near, and the player drinks from inside it; saplings and gardens wait while food or drink run low; a cow wanted at
+food â‰¤ ``SEARCH_BELOW`` with none known is searched for on the grass seen longest ago (:meth:`Survivor._stale`);
+tables wall a pocket only beside a stone (a pocket of tables and water has no way out); a plant open on two sides is
+no pocket wall (``SAFE_WALLS``: a zombie kills it and walks in); a faced stone, coal, iron or diamond the documented
+gates allow is mined (``GRAB``); a skeleton within ``HUNT_WITHIN`` is fought while ``defeat_skeleton`` is open, armed
+and unhurt. The last two count as cheap goals (``cheap_first``).
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
