@@ -4,8 +4,9 @@ survival as goals, and a walled garden for the plant.
 It is :class:`.agent.Agent` (the agenda's goals with their code done-checks and documented gates, the action model
 carried across worlds, the failure memory's hard check, the world map of :class:`.navigation.Navigator`) with:
 
-- **cheap goals first** (:data:`ORDER`): ``collect_sapling`` and ``place_plant`` come right after the wood tools, the
-  diamond last; and three opportunistic goals a person writes in a minute, taken whenever the situation offers
+- **cheap goals first** (:data:`ORDER`): ``collect_sapling`` and ``place_plant`` come right after the wood tools,
+  the furnace before the coal (it needs stones and a table only), the diamond last; a skeleton close by is fought
+  while ``defeat_skeleton`` is open (``HUNT_WITHIN``); and three opportunistic goals a person writes in a minute, taken whenever the situation offers
   them: facing grass without a sapling, try for one; facing a ripe plant, eat it; holding a sapling facing grass
   in a walled spot, plant it (anywhere once ``PLANT_ANYWHERE`` steps passed without such a spot);
 - **survival as goals**: the explorer's night (it shelters from dusk, daylight < 0.5, and digs a sealed pocket into
@@ -28,6 +29,15 @@ it gathers stones (or wood) for the night (``NIGHT_STONES``); and **fill up** �
 documented gates held (the documentation gives no amounts: the furnace takes more than one stone) waits until those
 items are full (``FULL``) before it is tried again.
 
+Added on 2026-12-05 (issue 46, third pass, developed on training worlds ``0..23`` only): a zombie within ``LURK``
+cells keeps a sealed pocket shut while food and drink last; a pocket beside water is preferred when no garden is
+near, and the player drinks from inside it; saplings and gardens wait while food or drink run low; a cow wanted at
+food ≤ ``SEARCH_BELOW`` with none known is searched for on the grass seen longest ago (:meth:`Survivor._stale`);
+tables wall a pocket only beside a stone (a pocket of tables and water has no way out); a plant open on two sides is
+no pocket wall (``SAFE_WALLS``: a zombie kills it and walks in); a faced stone, coal, iron or diamond the documented
+gates allow is mined (``GRAB``); a skeleton within ``HUNT_WITHIN`` is fought while ``defeat_skeleton`` is open, armed
+and unhurt. The last two count as cheap goals (``cheap_first``).
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
@@ -41,6 +51,7 @@ True
 from __future__ import annotations
 
 import random
+from collections import deque
 from typing import Any
 
 from ...actions import ConservativeActionModel
@@ -66,8 +77,8 @@ ORDER: tuple[str, ...] = (
     "place_stone",
     "make_stone_pickaxe",
     "make_stone_sword",
-    "collect_coal",
     "place_furnace",
+    "collect_coal",
     "defeat_zombie",
     "eat_plant",
     "collect_iron",
@@ -97,6 +108,12 @@ HOME_RANGE = 30  # cells within which it goes back to a garden for the night
 COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
 FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
+LURK = 5  # cells within which a zombie keeps a sealed pocket shut
+HUNT_WITHIN, HUNT_HEALTH = 4, 6  # a skeleton this close is fought when health is at least this
+SEARCH_BELOW = 3  # food at or below which a cow is searched for on stale grass (else the nearest unseen cell)
+GRAB = True  # mine a faced stone, coal, iron or diamond when the gates allow (see Survivor._grab)
+MINED = ("stone", "coal", "iron", "diamond")
+SAFE_WALLS = True  # a plant open on two sides is no pocket wall (see _wall_in)
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -145,6 +162,9 @@ class Survivor(Agent):
         self._no_pocket_at = -(10**9)
         self._light = 1.0  # the last step's daylight: falling means the evening comes
         self._more: dict[str, list[str]] = {}  # call refused though its documented gates held -> items to fill up
+        self._now = 0  # views folded into the map so far (the map's clock)
+        self._seen_at: dict[tuple[int, int], int] = {}  # cell -> the clock when it was last in view
+        self._search: tuple[int, int] | None = None  # the stale grass cell being walked to (see _stale)
 
     # -- the order of goals -----------------------------------------------------------------------------------
     def _plain(self, state: SymState) -> list[str]:
@@ -212,6 +232,51 @@ class Survivor(Agent):
                 urgent.append("do_stone")
             urgent.append("do_tree")
         return urgent + self._plain(state)
+
+    def _meet(self, state: SymState, cond: str, values: set[Any], depth: int) -> str | None:
+        """The planner's, but food searched for: a cow wanted and none known → the grass seen longest ago
+        (:meth:`_stale`; cows come back on grass out of sight) rather than the nearest unseen
+        cell, which once the map is explored is a random walk."""
+        if (
+            self.survival
+            and state.inventory["food"] <= SEARCH_BELOW
+            and cond == "faced:creature"
+            and "cow" in values
+            and state.faced[1] not in values
+            and not self.nav.creatures_of(values)
+        ):
+            step = self._stale(state, "grass")
+            if step:
+                return step
+        return super()._meet(state, cond, values, depth)
+
+    def _stale(self, state: SymState, material: str, limit: int = 4000, cap: int = 300) -> str | None:
+        """A move towards the reachable cell of this material not seen for longest (staleness capped at ``cap``,
+        less twice its distance): where a cow may have come since (cows come back on grass out of sight). The
+        cell is kept until it comes into view; None when no such cell is reachable."""
+        nav = self.nav
+        if self._search is not None and self._seen_at.get(self._search, 0) < self._now:
+            step = nav._walk_to(state, [self._search])
+            if step:
+                return step
+        best, best_score = None, None
+        dist = {state.pos: 0}
+        queue = deque([state.pos])
+        while queue and len(dist) < limit:
+            here = queue.popleft()
+            if nav.cells.get(here) == material:
+                score = min(cap, self._now - self._seen_at.get(here, 0)) - 2 * dist[here]
+                if best_score is None or score > best_score:
+                    best, best_score = here, score
+            for dx, dy in DIRECTIONS.values():
+                nxt = (here[0] + dx, here[1] + dy)
+                if nxt not in dist and nav._free(nxt):
+                    dist[nxt] = dist[here] + 1
+                    queue.append(nxt)
+        if best is None or best == state.pos:
+            return None
+        self._search = best
+        return nav._walk_to(state, [best])
 
     # -- the garden -------------------------------------------------------------------------------------------
     def _walled(self, cell: tuple[int, int], door: tuple[int, int]) -> bool:
@@ -324,6 +389,9 @@ class Survivor(Agent):
             self.nav.cells.clear()
             self.nav.creatures.clear()
         self.nav.see(state)
+        self._now += 1
+        for pos in state.view:
+            self._seen_at[pos] = self._now
         if state.sleeping:
             return "noop"
         try:
@@ -341,6 +409,9 @@ class Survivor(Agent):
             if state.pos == start:
                 return action
             self._macro = []  # something moved us (a creature in the way): give up the closing
+        hunt = self._hunt(state) or self._grab(state)
+        if hunt:
+            return hunt
         if self.survival:  # flee arrows only when they are close and no need is pressing (else it dithers and starves)
             inv = state.inventory
             close = any(
@@ -349,7 +420,9 @@ class Survivor(Agent):
             )
             self.flee_below = 6 if close and min(inv["food"], inv["drink"]) > 2 else 0
         calm = state.daylight >= DUSK and state.inventory["health"] >= 4 and not _zombie_near(state)
-        if calm and self.cheap_first:
+        needy = min(state.inventory["food"], state.inventory["drink"]) <= 3
+        # saplings and gardens wait while food or drink run low (a ripe plant in front is food: eaten)
+        if calm and self.cheap_first and (not needy or state.faced[1] == "plant-ripe"):
             got = self._garden(state)
             if got:
                 return got
@@ -361,6 +434,40 @@ class Survivor(Agent):
                     return got
         return super().act(state)
 
+    def _grab(self, state: SymState) -> str | None:
+        """Facing stone, coal, iron or a diamond the documented gates allow mining, with fewer than ``FULL``: mine it
+        (one step; stones are the night's walls and the furnace's price). Never while sealed in or in the dark (a
+        pocket's wall), nor a cell next to a garden's plant (its wall)."""
+        if not (GRAB and self.cheap_first) or state.daylight < DUSK or self.nav.sealed(state):
+            return None
+        material = state.faced[0]
+        call = f"do_{material}"
+        if material not in MINED or state.inventory[material] >= FULL or state.faced[1] != NONE:
+            return None
+        if not all(_holds(state, c) for c in DOCUMENTED.get(call, ())):
+            return None
+        cell = (state.pos[0] + state.facing[0], state.pos[1] + state.facing[1])
+        if any(abs(cell[0] - g[0]) + abs(cell[1] - g[1]) == 1 for g in self.gardens):
+            return None
+        return "do"
+
+    def _hunt(self, state: SymState) -> str | None:
+        """``defeat_skeleton`` taken when the situation offers it: a skeleton within ``HUNT_WITHIN`` cells, a sword
+        in hand and health at least ``HUNT_HEALTH`` (a skeleton has 3 health, a stone sword hits for 3); once
+        defeated, skeletons are fled from as before."""
+        inv = state.inventory
+        if not self.cheap_first or state.achievements.get("defeat_skeleton", 0) > 0 or inv["health"] < HUNT_HEALTH:
+            return None
+        if inv["wood_sword"] + inv["stone_sword"] + inv["iron_sword"] < 1:
+            return None
+        px, py = state.pos
+        if not any(
+            k == "skeleton" and abs(p[0] - px) + abs(p[1] - py) <= HUNT_WITHIN for p, k in state.creatures.items()
+        ):
+            return None
+        got = self._resolve(state, "do_skeleton")
+        return got[0] if got is not None else None
+
     def _wall_in(self, state: SymState) -> str | None:
         """The night (or tiredness, or hurt): sleep in a sealed pocket, walling one in with stones where it stands
         when none is sealed (:func:`.navigation.pocket_plan`); None when it is not time, or no pocket can be made
@@ -370,7 +477,9 @@ class Survivor(Agent):
             return None
         falling = state.daylight < self._light
         dark = state.daylight < (WALL_IN if falling else WALL_OUT if min(inv["food"], inv["drink"]) > 2 else DUSK)
-        lurking = state.daylight < AFTERNOON and _zombie_near(state) and min(inv["food"], inv["drink"]) > 1
+        # a zombie lurking near a sealed pocket keeps it shut while food and drink last (health does not drain
+        # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
+        lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > 0
         if not (dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state))):
             self._pocket = []
             return None
@@ -385,6 +494,10 @@ class Survivor(Agent):
             ripe = self._ripe_next(state)
             if ripe is not None:
                 return ripe  # a garden's plant next to the pocket is ripe: eat it
+            if inv["drink"] < 9 and inv["energy"] >= 9 or inv["drink"] <= 4:
+                water = self._water_next(state)
+                if water is not None:
+                    return water  # water is a wall: drink from inside the pocket
             return "sleep" if inv["energy"] < 9 else "noop"
         home = self._home(state)
         if home is not None and falling and not self._pocket:
@@ -394,19 +507,36 @@ class Survivor(Agent):
         self._pocket = []
         if self.count.steps - self._no_pocket_at < REPLAN:
             return None
-        plan = pocket_plan(
-            self.nav,
-            state,
-            inv["stone"],
-            mine=inv["wood_pickaxe"] >= 1,
-            prefer=self._plants(),
-            tables=inv["wood"] // 2,
-        )
+        # a plant open on two sides is no wall: a zombie next to it kills it and walks into the pocket (seen on
+        # the training worlds); marked as a creature while planning, no pocket is built against it
+        exposed = {c: k for c, k in self.nav.creatures.items() if k.startswith("plant") and self._exposed(c)}
+        exposed = exposed if SAFE_WALLS else {}
+        self.nav.creatures.update({c: "exposed-" + k for c, k in exposed.items()})
+        try:
+            plan = self._plan(state)
+        finally:
+            self.nav.creatures.update(exposed)
         if not plan:
             self._no_pocket_at = self.count.steps
             return None
         self._pocket = plan
         return self._pocket.pop(0)[0]
+
+    def _exposed(self, cell: tuple[int, int]) -> bool:
+        return sum(self.nav.cells.get((cell[0] + dx, cell[1] + dy)) in OPEN for dx, dy in DIRECTIONS.values()) >= 2
+
+    def _plan(self, state: SymState) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
+        inv = state.inventory
+        return pocket_plan(
+            self.nav,
+            state,
+            inv["stone"],
+            mine=inv["wood_pickaxe"] >= 1,
+            prefer=self._plants() or self._water_near(state),
+            # tables only beside a stone: a pocket walled by tables, trees and water alone has no way out (a table
+            # cannot be mined) and starved the player inside
+            tables=inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0,
+        )
 
     def _plants(self) -> list[tuple[int, int]]:
         """The gardens whose plant is still there, as last seen."""
@@ -421,6 +551,18 @@ class Survivor(Agent):
         around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in DIRECTIONS.values()]
         step = self.nav._walk_to(state, [c for c in around if self.nav._free(c)])
         return step or None
+
+    def _water_near(self, state: SymState, radius: int = 6) -> list[tuple[int, int]]:
+        """Known water within ``radius``: a pocket beside it is ranked first when no garden is near (water is a
+        wall, and the player drinks from inside)."""
+        px, py = state.pos
+        return [c for c in self.nav.cells_of(["water"]) if abs(c[0] - px) <= radius and abs(c[1] - py) <= radius]
+
+    def _water_next(self, state: SymState) -> str | None:
+        for d, (m, _kind) in state.neighbours.items():
+            if m == "water":
+                return "do" if DIRECTIONS[d] == state.facing else MOVES[d]  # a move towards water only turns
+        return None
 
     def _ripe_next(self, state: SymState) -> str | None:
         for d, (_m, kind) in state.neighbours.items():
@@ -456,6 +598,6 @@ class Survivor(Agent):
         )
 
 
-def _zombie_near(state: SymState) -> bool:
+def _zombie_near(state: SymState, within: int = 3) -> bool:
     px, py = state.pos
-    return any(k == "zombie" and abs(p[0] - px) + abs(p[1] - py) <= 3 for p, k in state.creatures.items())
+    return any(k == "zombie" and abs(p[0] - px) + abs(p[1] - py) <= within for p, k in state.creatures.items())
