@@ -14,6 +14,11 @@ script, a benchmark — that lock guards against nothing, yet it was the largest
   GIL one of the two sees the other (Dekker's handshake): either the read sees `shared` and takes the lock, or the
   other thread waits until the read is done before it takes the lock and writes.
 
+A read called inside a lone read (a public read that calls another) goes on without the lock even once `shared` is
+set: the other thread is waiting for the outer read anyway, and taking the lock there could wait for a thread that
+holds it (`with ks.journal.lock:`) while it waits for the outer read. The store's hot reads leave that case to their
+twins, which follow this rule.
+
 Why not `threading.active_count() == 1`: it costs more than the lock (it takes a lock itself), and neither it nor
 `_thread._count()` sees a thread started outside the threading module — one a C extension starts and enters Python
 with (PyGILState_Ensure: a ctypes callback, a PyO3 or pybind11 worker pool). Here every thread but the main one is

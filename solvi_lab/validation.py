@@ -428,10 +428,10 @@ def _read_locked(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not th.shared and ident() == th.main:  # the main thread alone: no lock (lone_reads.py's handshake)
+        if ident() == th.main and (not th.shared or th.reading):  # the main thread alone (lone_reads.py)
             th.reading += 1
             try:
-                if not th.shared:
+                if not th.shared or th.reading > 1:  # inside a lone read already: the other thread waits for it
                     return method(self, *args, **kwargs)
             finally:
                 th.reading -= 1
@@ -506,10 +506,10 @@ def _guarded(method: Callable, *, writing: bool, static: bool = False, lock: boo
         # A read holds the same lock as the writes: it may settle lazy state (issue 40), and it sees one state —
         # unless the main thread is the only one that has used an owner (lone_reads.py): then no other thread can
         # write under it, and it reads without the lock after announcing itself.
-        if not th.shared and ident() == th.main:
+        if ident() == th.main and (not th.shared or th.reading):
             th.reading += 1
             try:
-                if not th.shared:
+                if not th.shared or th.reading > 1:  # inside a lone read already: the other thread waits for it
                     return call_read(self, *args, **kwargs)
             finally:
                 th.reading -= 1

@@ -79,10 +79,10 @@ def _locked(method: Any) -> Any:
 
     @functools.wraps(method)
     def call(self: StoreView, *args: Any, **kwargs: Any) -> Any:
-        if not th.shared and ident() == th.main:
+        if ident() == th.main and (not th.shared or th.reading):
             th.reading += 1
             try:
-                if not th.shared:
+                if not th.shared or th.reading > 1:  # inside a lone read already: the other thread waits for it
                     return method(self, *args, **kwargs)
             finally:
                 th.reading -= 1

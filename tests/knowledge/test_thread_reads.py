@@ -172,3 +172,34 @@ def test_a_read_waits_for_a_write_in_progress(tmp_path):
     t.join()
     assert got == [2]
     ks.close(snapshot=False)
+
+
+def test_a_read_inside_a_lone_read_goes_on_without_the_lock_while_another_thread_waits_holding_it(alone):
+    # The other thread holds the lock (`with ks.journal.lock:`) when it first asks, so it waits for the main thread's
+    # read in flight while holding it: a read nested in that read must not wait for the lock (it would never get it).
+    from solvi_lab.knowledge import KnowledgeStore
+
+    ks = KnowledgeStore()
+    a = ks.add("fact", {"s": "a", "r": "r", "o": 1}, source="person")
+    holding, done = threading.Event(), []
+
+    def other():
+        with ks.journal.lock:
+            holding.set()
+            done.append(ks.status(a))  # its first ask: waits for the main thread's read in flight
+
+    alone.reading += 1  # the main thread inside a lone read
+    try:
+        t = threading.Thread(target=other)
+        t.start()
+        holding.wait()
+        for _ in range(1000):  # until the other thread has turned lone reads off (it then waits for this read)
+            if alone.shared:
+                break
+            threading.Event().wait(0.001)
+        assert alone.shared and done == []
+        assert ks.fingerprint() == ks.state()["fingerprint"] and ks.view().status(a) == "active"  # nested: no lock
+    finally:
+        alone.reading -= 1
+    t.join(5)
+    assert done == ["active"] and not t.is_alive()
