@@ -2,8 +2,8 @@
 
 Three experiments on Crafter 1.8.3 (Hafner 2021), read through the symbolic adapter (:mod:`.env`: no pixels):
 
-1. **The action model** (:mod:`.learning`): the explorer's calls on ``train_worlds`` worlds — with the wanderer's
-   calls in the same worlds, the default training, and the default memory (:mod:`.defaults`) — train a conservative
+1. **The action model** (:mod:`.learning`): the explorer's calls on ``train_worlds`` worlds — alone or with the wanderer's
+   calls in the same worlds, with the memory :mod:`.defaults` chose — train a conservative
    action model over a vocabulary of generic templates (:mod:`.vocabulary`); its answers on ``test_worlds`` held-out
    worlds (other seeds) are scored — refusal precision and recall, false accepts, abstentions, per action — and
    what it learned is graded against every conditional rule of the installed ``data.yaml`` and the code's move and
@@ -154,8 +154,8 @@ def run(
     by_seed = {w.seed: w for w in generated}
     train_calls = learning.record(train_seeds, explore_steps, seed, by_seed, lava_probe=True)
     test_calls = learning.record(test_seeds, explore_steps, seed, by_seed)
-    # the wanderer (another policy) in the training worlds, whose calls the default training adds (conditions that
-    # do not matter seen to vary: duplicate tools, other neighbours, night; chosen in .defaults), and in the
+    # the wanderer (another policy) in the training worlds, whose calls the other training adds (conditions that
+    # do not matter seen to vary: duplicate tools, other neighbours, night; the choice is .defaults'), and in the
     # held-out worlds, where it is the transfer's probe set
     wander_train = evaluation.record([by_seed[s] for s in train_seeds], explore_steps, seed)
     wander_test = evaluation.record([by_seed[s] for s in test_seeds], explore_steps, seed)
