@@ -272,7 +272,7 @@ SWEEPS = DOCS / "sweeps"
 # held_out_no_false_accept folded into refusal_recall (issue 44; abstention_rare and the two ablation false-refusal rows
 # have the specification's thresholds since), and issue 43 added the checked row `reading_no_false_accept` (probes of
 # what a tool reads) to both τ-bench studies: their stored 20-seed sweeps predate both.
-STALE: set[str] = {"taubench_action_model:full"}
+STALE: set[str] = set()
 QUICK_RUN = ("example", "explore")  # no claim record, and a quick seed-0 run takes well under a second
 
 
