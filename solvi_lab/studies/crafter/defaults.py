@@ -53,7 +53,6 @@ __all__ = [
     "result_of",
     "render_table",
     "render_block",
-    "heldout_seed",
 ]
 
 #: training name -> what it means (the candidates compared)
@@ -232,23 +231,15 @@ def write_block(doc: Path, result: Mapping[str, Any]) -> str:
     return default_rule.replace_block(doc.read_text(encoding="utf-8"), BEGIN, END, render_block(result), str(doc))
 
 
-def heldout_seed(seed: int, train_worlds: int = 16, test_worlds: int = 4, steps: int = 1500) -> dict[str, Any]:
-    """The default's held-out figures for one seed: :func:`.heldout.seed_figures` (kept here by its old name)."""
-    from .heldout import seed_figures
-
-    return seed_figures(seed, train_worlds, test_worlds, steps)
-
-
 def main(argv: Sequence[str] = ()) -> int:
     """Decide, store :data:`RESULT_FILE` and render its block into ``docs/readme/crafter.md``; ``--render`` only
     re-renders the block from the stored file; ``--seed N --part FILE`` scores one decision seed into FILE and
-    ``--join FILE ...`` stores the result of those parts (so seeds run in separate processes); ``--heldout`` hands
-    over to :mod:`.heldout` (the default's held-out figures and the requirements table)."""
+    ``--join FILE ...`` stores the result of those parts (so seeds run in separate processes). The default's held-out
+    figures and the requirements table are :mod:`.heldout`'s (``python -m solvi_lab.studies.crafter.heldout``), which
+    imports this module, never the reverse."""
     argv = list(argv)
     if "--heldout" in argv:
-        from . import heldout
-
-        return heldout.main([a for a in argv if a != "--heldout"])
+        sys.exit("the held-out figures moved: run `python -m solvi_lab.studies.crafter.heldout`")
     if "--seed" in argv:
         seed, part = int(argv[argv.index("--seed") + 1]), Path(argv[argv.index("--part") + 1])
         part.write_text(json.dumps(score_seed(seed), sort_keys=True), encoding="utf-8")
