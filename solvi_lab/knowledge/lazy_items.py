@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .items import item_id
+from .whole_read_dict import WholeReadDict
 
 _MISSING = object()
 
@@ -81,7 +82,7 @@ class RowSource:
         return it
 
 
-class LazyItems(dict):
+class LazyItems(WholeReadDict):
     """The fold's item table with the snapshot's rows not built yet (module docstring)."""
 
     __slots__ = ("_src", "names")
@@ -189,63 +190,6 @@ class LazyItems(dict):
         if src.freeze_min is not None and many >= src.freeze_min:
             gc.freeze()
 
-    def __iter__(self) -> Iterator[Any]:
-        self.build_all()
-        return dict.__iter__(self)
-
-    def __reversed__(self) -> Iterator[Any]:
-        self.build_all()
-        return dict.__reversed__(self)
-
-    def keys(self):  # type: ignore[override]
-        self.build_all()
-        return dict.keys(self)
-
-    def values(self):  # type: ignore[override]
-        self.build_all()
-        return dict.values(self)
-
-    def items(self):  # type: ignore[override]
-        self.build_all()
-        return dict.items(self)
-
-    def copy(self) -> dict:  # type: ignore[override]
-        self.build_all()
-        return dict(dict.items(self))
-
-    def __eq__(self, other: object) -> bool:
-        self.build_all()
-        if isinstance(other, LazyItems):
-            other.build_all()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        self.build_all()
-        return dict.__repr__(self)
-
-    def __reduce__(self) -> tuple:
-        return (dict, (self.copy(),))
-
-    def pop(self, *args: Any) -> Any:  # type: ignore[override]
-        self.build_all()
-        return dict.pop(self, *args)
-
-    def popitem(self) -> tuple:
-        self.build_all()
-        return dict.popitem(self)
-
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        it = self.get(key, _MISSING)
-        if it is not _MISSING:
-            return it
-        dict.__setitem__(self, key, default)
-        return default
-
     def __delitem__(self, key: Any) -> None:
         self.build_all()
         dict.__delitem__(self, key)
@@ -253,17 +197,6 @@ class LazyItems(dict):
     def clear(self) -> None:
         self._src = None
         dict.clear(self)
-
-    def update(self, *args: Any, **kw: Any) -> None:  # type: ignore[override]
-        self.build_all()  # an update may replace built entries: the order must be the fold's first
-        dict.update(self, *args, **kw)
-
-    def __or__(self, other: Any) -> dict:  # type: ignore[override]
-        return self.copy() | other
-
-    def __ior__(self, other: Any) -> LazyItems:  # type: ignore[override,misc]
-        self.update(other)
-        return self
 
 
 __all__ = ["LazyItems", "RowSource"]

@@ -23,13 +23,15 @@ What turns a row into a key is the snapshot format's (`snapshot_rows._key_maker`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
+
+from .whole_read_dict import WholeReadDict
 
 _MISSING = object()
 
 
-class LazyKeys(dict):
+class LazyKeys(WholeReadDict):
     """The fold's key table with the snapshot's keys not built yet (module docstring)."""
 
     __slots__ = ("_rows", "_names", "_make")
@@ -117,77 +119,9 @@ class LazyKeys(dict):
             put(self, k, ks)
         self._names = []
 
-    def __iter__(self) -> Iterator[Any]:
-        self.build_all()
-        return dict.__iter__(self)
-
-    def __reversed__(self) -> Iterator[Any]:
-        self.build_all()
-        return dict.__reversed__(self)
-
-    def keys(self):  # type: ignore[override]
-        self.build_all()
-        return dict.keys(self)
-
-    def values(self):  # type: ignore[override]
-        self.build_all()
-        return dict.values(self)
-
-    def items(self):  # type: ignore[override]
-        self.build_all()
-        return dict.items(self)
-
-    def copy(self) -> dict:  # type: ignore[override]
-        self.build_all()
-        return dict(dict.items(self))
-
-    def __eq__(self, other: object) -> bool:
-        self.build_all()
-        if isinstance(other, LazyKeys):
-            other.build_all()
-        return dict.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        self.build_all()
-        return dict.__repr__(self)
-
-    def __reduce__(self) -> tuple:
-        return (dict, (self.copy(),))
-
-    def pop(self, *args: Any) -> Any:  # type: ignore[override]
-        self.build_all()
-        return dict.pop(self, *args)
-
-    def popitem(self) -> tuple:
-        self.build_all()
-        return dict.popitem(self)
-
-    def setdefault(self, k: Any, default: Any = None) -> Any:
-        ks = self.get(k, _MISSING)
-        if ks is not _MISSING:
-            return ks
-        dict.__setitem__(self, k, default)
-        return default
-
     def clear(self) -> None:
         self._rows, self._names = None, []
         dict.clear(self)
-
-    def update(self, *args: Any, **kw: Any) -> None:  # type: ignore[override]
-        self.build_all()
-        dict.update(self, *args, **kw)
-
-    def __or__(self, other: Any) -> dict:  # type: ignore[override]
-        return self.copy() | other
-
-    def __ior__(self, other: Any) -> LazyKeys:  # type: ignore[override,misc]
-        self.update(other)
-        return self
 
 
 __all__ = ["LazyKeys"]
