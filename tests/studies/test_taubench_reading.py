@@ -15,6 +15,7 @@ from solvi_lab.studies.taubench.reading_templates import (
     parse_class,
     parsed_by_tool,
     parser_of,
+    raises,
     shape_conditions,
     token_pattern,
     walk_as_tool,
@@ -70,9 +71,29 @@ def test_pattern_length_and_which_arguments_are_parsed() -> None:
     assert parsed_by_tool({"description": "The date in the format 'YYYY-MM-DD'."})
     assert not parsed_by_tool({"description": "A summary of the user's issue."})
     c = shape_conditions("expression", evaluate_expression)
-    assert sorted(c) == ["expression:length", "expression:parse", "expression:symbols"]
+    # with the tool's parser: its reading (class, raises or not) replaces the separators, a proxy of it
+    assert sorted(c) == ["expression:length", "expression:parse", "expression:raises"]
     assert sorted(shape_conditions("date")) == ["date:length", "date:symbols"]  # no parser declared: no parse
     assert "expression:pattern" in shape_conditions("expression", pattern=True)
+    read = {t: c["expression:raises"](None, {"expression": t}) for t in ("2+2", "(2 + 2) // 3", "1,000", "2 ** 10000")}
+    assert read == {"2+2": False, "(2 + 2) // 3": False, "1,000": True, "2 ** 10000": True}
+    assert raises(float, "1e400") is False and raises(float, "nan") is False  # a value, though not finite
+    with pytest.raises(TypeError):
+        raises(evaluate_expression, 5)
+
+
+def test_parse_variations_cut_the_text_where_the_tools_parser_reads_it_otherwise() -> None:
+    """Training exploration of a parsed text: the longest prefix of each parse class the whole text has not, from
+    the tool's own parser (nothing names a tool or an argument); none for other arguments or non-text values."""
+    from solvi_lab.studies.taubench.probing import parse_variations
+
+    out = list(parse_variations("calc", {"expression": "(1000 - 200) * 0.1", "n": 2}, Calculate.parses))
+    assert out == [("parse prefix expression", "calc", {"expression": "(1000 - 200) * ", "n": 2})]
+    assert [kw["expression"] for _, _, kw in parse_variations("c", {"expression": "12"}, Calculate.parses)] == [""]
+    assert list(parse_variations("c", {"expression": 12}, Calculate.parses)) == []
+    assert list(parse_variations("c", {"other": "1 +"}, Calculate.parses)) == []
+    # float reads "1.5e" as an error and every other prefix as a number: one call, the longest such prefix
+    assert [kw["e"] for _, _, kw in parse_variations("t", {"e": "1.5e3"}, {"e": float})] == ["1.5e"]
 
 
 def test_lists_are_walked_as_a_loop_walks_them() -> None:
@@ -104,6 +125,17 @@ def test_retail_vocabulary_reads_money_and_lists_as_the_environment(retail) -> N
     data, base = retail
     v = build_vocabulary(data.tools, base.state)
     old = build_vocabulary(data.tools, base.state, exact_money=False, lists=False)
+    # a text the tool declares it parses is read by its parser; the character classes stay only without the family
+    calc = [c for c in v.conditions("calculate") if c.startswith("expression:")]
+    assert sorted(calc) == [
+        "expression:jtype",
+        "expression:length",
+        "expression:parse",
+        "expression:raises",
+        "expression:type",
+    ]
+    unshaped = build_vocabulary(data.tools, base.state, shapes=False).conditions("calculate")
+    assert "expression:has_digits" in unshaped and "expression:parse" not in unshaped
     s = base.state
     oid, order = next(
         (k, o)
