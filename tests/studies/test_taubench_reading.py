@@ -82,18 +82,21 @@ def test_pattern_length_and_which_arguments_are_parsed() -> None:
         raises(evaluate_expression, 5)
 
 
-def test_parse_variations_cut_the_text_where_the_tools_parser_reads_it_otherwise() -> None:
-    """Training exploration of a parsed text: the longest prefix of each parse class the whole text has not, from
-    the tool's own parser (nothing names a tool or an argument); none for other arguments or non-text values."""
-    from solvi_lab.studies.taubench.probing import parse_variations
+def test_raises_lets_one_rejected_text_explain_the_others_but_not_a_new_value() -> None:
+    """Signatures are sets of conditions: a refused text the parser rejects gives {parse, raises}; every other
+    rejected text violates both and is refused, while a text that parses to a value never seen (not finite) violates
+    only ``parse`` and stays "unknown" (without ``raises`` the signature would be {parse}: a false refusal)."""
+    from solvi_lab.actions import ConservativeActionModel, Vocabulary
 
-    out = list(parse_variations("calc", {"expression": "(1000 - 200) * 0.1", "n": 2}, Calculate.parses))
-    assert out == [("parse prefix expression", "calc", {"expression": "(1000 - 200) * ", "n": 2})]
-    assert [kw["expression"] for _, _, kw in parse_variations("c", {"expression": "12"}, Calculate.parses)] == [""]
-    assert list(parse_variations("c", {"expression": 12}, Calculate.parses)) == []
-    assert list(parse_variations("c", {"other": "1 +"}, Calculate.parses)) == []
-    # float reads "1.5e" as an error and every other prefix as a number: one call, the longest such prefix
-    assert [kw["e"] for _, _, kw in parse_variations("t", {"e": "1.5e3"}, {"e": float})] == ["1.5e"]
+    model = ConservativeActionModel(Vocabulary(shape_conditions("expression", evaluate_expression)), journal=False)
+    for text, ok in (("2 + 2", True), ("(1 + 2) * 3", True), ("1 + ", False)):
+        model.observe({}, "calc", {"expression": text}, ok)
+    verdict = {t: model.predict({}, "calc", {"expression": t}).verdict for t in ("2 ** 10000", "1,000", "(1", "2+2")}
+    assert verdict == {"2 ** 10000": "refuse", "1,000": "refuse", "(1": "refuse", "2+2": "accept"}
+    not_finite = "10.0 ** 300 * 10.0 ** 300"
+    assert parse_class(evaluate_expression, not_finite) == "not finite"
+    assert not Calculate.invoke(None, not_finite).startswith("Error")  # the tool answers it: accepted
+    assert model.predict({}, "calc", {"expression": not_finite}).verdict == "unknown"
 
 
 def test_lists_are_walked_as_a_loop_walks_them() -> None:

@@ -35,7 +35,6 @@ __all__ = [
     "payment_swaps",
     "schema_probes",
     "schema_variations",
-    "parse_variations",
     "tool_properties",
     "tool_required",
     "with_changes",
@@ -139,33 +138,6 @@ def schema_variations(
                 yield f"schema null {arg}", tool, with_changes(args, **{arg: None})
 
 
-def parse_variations(
-    tool: str, args: Mapping[str, Any], parses: Mapping[str, Callable[[str], Any]]
-) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """The text of each argument a tool declares it parses (``parses``: argument → the tool's own parser) cut short,
-    one call per way the parser reads a prefix that it does not read the whole text (issue 43): the longest prefix
-    of each new class (the least cut, so the text keeps its other features), so training sees the parser reject a
-    text, if any prefix makes it. Generic: it reads the value and the tool's parser only.
-
-    >>> [(o, kw["e"]) for o, _, kw in parse_variations("t", {"e": "1.5e3", "n": 2}, {"e": float})]
-    [('parse prefix e', '1.5e')]
-    >>> list(parse_variations("t", {"e": 3}, {"e": float}))  # not text: nothing to cut
-    []
-    """
-    from .reading_templates import parse_class
-
-    for arg, parse in sorted(parses.items()):
-        value = args.get(arg)
-        if not isinstance(value, str):
-            continue
-        seen = {parse_class(parse, value)}
-        for n in range(len(value) - 1, -1, -1):
-            cls = parse_class(parse, value[:n])
-            if cls not in seen:
-                seen.add(cls)
-                yield f"parse prefix {arg}", tool, with_changes(args, **{arg: value[:n]})
-
-
 def schema_probes(
     base: TableEnv,
     task: Mapping[str, Any],
@@ -183,9 +155,8 @@ def schema_probes(
     or mistyped argument and the schema family's conditions never split accepted from refused calls: every such
     call was "unknown". A tool no training gold trajectory calls (retail's training tasks call only its six write
     tools) was never explored either, so its malformed calls stayed "unknown": ``probes`` gives every tool the
-    training probes call its exploration. Each explored call also has its :func:`parse_variations` (a text the tool
-    parses, cut short where the parser reads it differently). Run on training states only, added to the training
-    set (never to a scored probe set).
+    training probes call its exploration. Run on training states only, added to the training set (never to a
+    scored probe set).
     """
     env = base.copy()
     out: list[Transition] = []
@@ -199,11 +170,7 @@ def schema_probes(
             others.setdefault(p.step, []).append(p)
 
     def explore(k: int, before: TableEnv, tool: str, args: Mapping[str, Any]) -> None:
-        parses = getattr(base.domain.tools.get(tool), "parses", None) or {}
-        for origin, t, kw in [
-            *schema_variations(tool, args, props.get(tool, {}), required.get(tool, [])),
-            *parse_variations(tool, args, parses),
-        ]:
+        for origin, t, kw in schema_variations(tool, args, props.get(tool, {}), required.get(tool, [])):
             try:
                 result = before.copy().step(t, kw)
             except StepCrashed:
