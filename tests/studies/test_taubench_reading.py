@@ -15,6 +15,7 @@ from solvi_lab.studies.taubench.reading_templates import (
     parse_class,
     parsed_by_tool,
     parser_of,
+    raises,
     shape_conditions,
     token_pattern,
     walk_as_tool,
@@ -70,9 +71,32 @@ def test_pattern_length_and_which_arguments_are_parsed() -> None:
     assert parsed_by_tool({"description": "The date in the format 'YYYY-MM-DD'."})
     assert not parsed_by_tool({"description": "A summary of the user's issue."})
     c = shape_conditions("expression", evaluate_expression)
-    assert sorted(c) == ["expression:length", "expression:parse", "expression:symbols"]
+    # with the tool's parser: its reading (class, raises or not) replaces the separators, a proxy of it
+    assert sorted(c) == ["expression:length", "expression:parse", "expression:raises"]
     assert sorted(shape_conditions("date")) == ["date:length", "date:symbols"]  # no parser declared: no parse
     assert "expression:pattern" in shape_conditions("expression", pattern=True)
+    read = {t: c["expression:raises"](None, {"expression": t}) for t in ("2+2", "(2 + 2) // 3", "1,000", "2 ** 10000")}
+    assert read == {"2+2": False, "(2 + 2) // 3": False, "1,000": True, "2 ** 10000": True}
+    assert raises(float, "1e400") is False and raises(float, "nan") is False  # a value, though not finite
+    with pytest.raises(TypeError):
+        raises(evaluate_expression, 5)
+
+
+def test_raises_lets_one_rejected_text_explain_the_others_but_not_a_new_value() -> None:
+    """Signatures are sets of conditions: a refused text the parser rejects gives {parse, raises}; every other
+    rejected text violates both and is refused, while a text that parses to a value never seen (not finite) violates
+    only ``parse`` and stays "unknown" (without ``raises`` the signature would be {parse}: a false refusal)."""
+    from solvi_lab.actions import ConservativeActionModel, Vocabulary
+
+    model = ConservativeActionModel(Vocabulary(shape_conditions("expression", evaluate_expression)), journal=False)
+    for text, ok in (("2 + 2", True), ("(1 + 2) * 3", True), ("1 + ", False)):
+        model.observe({}, "calc", {"expression": text}, ok)
+    verdict = {t: model.predict({}, "calc", {"expression": t}).verdict for t in ("2 ** 10000", "1,000", "(1", "2+2")}
+    assert verdict == {"2 ** 10000": "refuse", "1,000": "refuse", "(1": "refuse", "2+2": "accept"}
+    not_finite = "10.0 ** 300 * 10.0 ** 300"
+    assert parse_class(evaluate_expression, not_finite) == "not finite"
+    assert not Calculate.invoke(None, not_finite).startswith("Error")  # the tool answers it: accepted
+    assert model.predict({}, "calc", {"expression": not_finite}).verdict == "unknown"
 
 
 def test_lists_are_walked_as_a_loop_walks_them() -> None:
@@ -104,6 +128,17 @@ def test_retail_vocabulary_reads_money_and_lists_as_the_environment(retail) -> N
     data, base = retail
     v = build_vocabulary(data.tools, base.state)
     old = build_vocabulary(data.tools, base.state, exact_money=False, lists=False)
+    # a text the tool declares it parses is read by its parser; the character classes stay only without the family
+    calc = [c for c in v.conditions("calculate") if c.startswith("expression:")]
+    assert sorted(calc) == [
+        "expression:jtype",
+        "expression:length",
+        "expression:parse",
+        "expression:raises",
+        "expression:type",
+    ]
+    unshaped = build_vocabulary(data.tools, base.state, shapes=False).conditions("calculate")
+    assert "expression:has_digits" in unshaped and "expression:parse" not in unshaped
     s = base.state
     oid, order = next(
         (k, o)

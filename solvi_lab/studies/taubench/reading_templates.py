@@ -12,8 +12,9 @@ description gives an example or a format — :func:`parsed_by_tool`; "a thought 
     exception it raises (``"InvalidCharacters"`` — a thousands separator —, ``"SyntaxError"`` — an unbalanced
     bracket —, ``"ZeroDivisionError"``, ``"OverflowError"``, ``"TypeError"`` …). The environment's own code, not a
     copy of it: what the tool would do is what the condition says;
-    ``<arg>:symbols`` — its separators: the distinct characters that are neither letters, digits nor spaces (a
-    thousands separator, an underscore in a number, a slash in a date);
+    ``<arg>:raises`` — with the same function: whether it raises (any exception);
+    ``<arg>:symbols`` — only where no parser is declared: its separators, the distinct characters that are neither
+    letters, digits nor spaces (a thousands separator, an underscore in a number, a slash in a date);
     ``<arg>:length`` — its length class (:func:`length_class`).
     A shape training never saw accepted is a violated value: "unknown" (or "refuse" through a signature), never
     "accept".
@@ -26,8 +27,8 @@ lists (a list argument)
     tool's loop sees them; the JSON type apart, ``""`` reads as ``[]``).
 
 >>> c = shape_conditions("e", parse=float)
->>> [c[k](None, {"e": "1,000"}) for k in sorted(c)]
-['short', 'ValueError', (',',)]
+>>> [(k, c[k](None, {"e": "1,000"})) for k in sorted(c)]
+[('e:length', 'short'), ('e:parse', 'ValueError'), ('e:raises', True)]
 >>> [parse_class(float, t) for t in ("1e400", "x", " 12.5")]
 ['not finite', 'ValueError', 'finite']
 >>> d = list_conditions("ids")
@@ -49,6 +50,7 @@ __all__ = [
     "parse_class",
     "shape_conditions",
     "symbols",
+    "raises",
     "list_conditions",
     "token_pattern",
     "length_class",
@@ -137,16 +139,34 @@ def symbols(text: Any) -> tuple[str, ...]:
     return tuple(sorted({ch for ch in text if not (ch.isalnum() or ch.isspace())}))
 
 
-def shape_conditions(arg: str, parse: Callable[[str], Any] | None = None, pattern: bool = False) -> dict[str, Predicate]:
+def raises(parse: Callable[[str], Any], text: Any) -> bool:
+    """Whether the tool's own ``parse`` raises on the text (TypeError, unreadable, when it is not text).
+
+    >>> raises(float, "1,5"), raises(float, "1e400"), raises(float, "2")
+    (True, False, False)
+    """
+    return parse_class(parse, text) not in ("finite", "not finite", "parsed")
+
+
+def shape_conditions(
+    arg: str, parse: Callable[[str], Any] | None = None, pattern: bool = False
+) -> dict[str, Predicate]:
     """The shapes family's conditions of one free-text argument (``parse``: the function the tool parses it with,
     :func:`parser_of`; ``pattern``: also its token pattern, a finer reading that abstains on every new arrangement
-    of the same tokens)."""
-    out: dict[str, Predicate] = {
-        f"{arg}:symbols": lambda s, a: symbols(a[arg]),
-        f"{arg}:length": lambda s, a: length_class(a[arg]),
-    }
+    of the same tokens).
+
+    With a declared parser, what the tool reads of the text is what that parser makes of it: ``<arg>:parse`` (its
+    class) and ``<arg>:raises`` (whether it raises at all: one refused call whose text the parser rejects forms a
+    signature on both, which every other rejected text then matches, while a text that parses to a value never
+    seen — ``"not finite"`` — stays "unknown"); the separators (``symbols``) are a proxy of the same reading and are
+    left out, so an arrangement the parser reads as before is not a new shape (issue 43's diagnosis,
+    ``results/benchmarks/issue43_reading_diagnosis.md``). Without one, ``symbols`` stands in for it."""
+    out: dict[str, Predicate] = {f"{arg}:length": lambda s, a: length_class(a[arg])}
     if parse is not None:
         out[f"{arg}:parse"] = lambda s, a: parse_class(parse, a[arg])
+        out[f"{arg}:raises"] = lambda s, a: raises(parse, a[arg])
+    else:
+        out[f"{arg}:symbols"] = lambda s, a: symbols(a[arg])
     if pattern:
         out[f"{arg}:pattern"] = lambda s, a: token_pattern(a[arg])
     return out

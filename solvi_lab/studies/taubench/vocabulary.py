@@ -12,7 +12,8 @@ base (always on)
     bucketed), ``<arg>:enum`` (membership in the schema's enum), ``<arg>:type`` (the schema's JSON type holds),
     ``<args>:match`` (string arguments that name fields of an entity type, e.g. ``email``, ``zip``: does one
     record of that type carry all these values, compared case-insensitively), ``<arg>:has_<class>`` (free text:
-    whether it holds letters, digits, punctuation, symbols, spaces, other characters).
+    whether it holds letters, digits, punctuation, symbols, spaces, other characters; with the shapes family on,
+    not for a text the tool declares it parses: the parser's own reading replaces them).
 pairs (``pairs=True``)
     relations of two arguments: ``<a>~<b>:contains`` (b's entity contains a's ids, as a multiset), ``:owner``
     (same owning user), ``:cited`` (a's id occurs in b's record), ``:parent`` (position by position, same
@@ -494,6 +495,8 @@ def build_vocabulary(
         # free text (no entity, no enum, no field it names): which classes of characters it holds
         for arg, schema in sorted(props.items()):
             if typed[arg] is None and schema.get("type") == "string" and "enum" not in schema and arg not in matched:
+                if shapes and parsed_by_tool(schema) and parser_of(TOOLS_BY_NAME.get(name), arg) is not None:
+                    continue  # the tool's own parser reads it (shapes family): the character classes are its proxy
                 for label, major in CHAR_CLASSES.items():
                     add(f"{arg}:has_{label}", _t_chars(arg, major), arg)
         if pairs:

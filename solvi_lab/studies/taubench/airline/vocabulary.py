@@ -452,7 +452,9 @@ def build_vocabulary(
             elif schema.get("type") == "string" and "enum" not in schema:
                 if arg == "date":
                     add(f"{arg}:when", "when", _t_when(arg), arg)
-                elif arg not in ("origin", "destination"):
+                elif arg not in ("origin", "destination") and not (
+                    shapes and parsed_by_tool(schema) and parser_of(TOOLS_BY_NAME.get(name), arg) is not None
+                ):  # a text the tool's own parser reads (shapes family) is read by the parser, not by its characters
                     for label, major in CHAR_CLASSES.items():
                         add(f"{arg}:has_{label}", "has", _t_chars(arg, major), arg)
         places = tuple(arg for arg in ("origin", "destination") if arg in props)
