@@ -473,3 +473,28 @@ def test_a_probe_set_row_whose_seeds_cannot_differ_says_it_is_one_result() -> No
     assert checked[("taubench_action_model", "blind_no_false_accept")] is True
     assert checked[("taubench_action_model", "reading_no_false_accept")] is True
     assert checked[("taubench_airline", "blind_no_false_accept")] is False
+
+
+def test_every_finding_on_the_agents_calls_carries_designed_in_view_wherever_it_is_rendered() -> None:
+    """Issue 44: the airline rows on GPT-4o's calls were designed with those calls in view; the caveat is declared
+    on each such row (kept equal to the code by tests/studies/test_claims.py), so every pass-rate block that renders
+    the row lists it, and README's headline keeps it; the mechanism rows on those calls (replay equality) do not."""
+    from solvi_lab.studies.taubench.airline.study import AGENT_CAVEAT
+
+    rows = stored.declared_rows(registry.REPO_ROOT, "taubench_airline")
+    agent = {k: r for k, r in rows.items() if k.startswith("agent_")}
+    with_caveat = {k for k, r in agent.items() if AGENT_CAVEAT in r["caveats"]}
+    assert with_caveat == {k for k, r in agent.items() if r["kind"] == "finding"}
+    assert with_caveat == {"agent_recall", "agent_precision", "agent_no_false_accept"}
+    for page in stored.pages(registry.REPO_ROOT / "docs"):
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(
+            r"<!-- sweep-pass-rates: taubench_airline \w+ -->.*?<!-- /sweep-pass-rates -->", text, re.S
+        ):
+            caveat_lines = [line for line in block.splitlines() if line.startswith("- ") and AGENT_CAVEAT in line]
+            for key in with_caveat:  # a caveat shared by several rows is listed once, naming them all
+                shown = any(f"`{key}`" in line for line in caveat_lines)
+                assert shown or f"`{key}`" not in block, (page.name, key)
+            assert caveat_lines, page.name
+    readme = (registry.REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "designed with the agent's calls in view" in readme
