@@ -174,3 +174,28 @@ def test_no_study_title_or_description_states_a_size() -> None:
                 stated[f"{name}.{field}"] = found
     assert stated == {}
     assert size.findall("Retraction (10,000 items, 1,000 retractions)") == ["10,000 items", "1,000 retractions"]
+
+
+def test_no_study_description_states_a_count_its_quick_size_changes() -> None:
+    """Whatever its unit: a number in a title or description that a parameter's full default or meaning holds,
+    where the quick default differs, is a full size printed in a quick report (telecom's "all 2,285 gold replays"
+    when the quick run replays the base set)."""
+    import importlib
+
+    from solvi_lab.studies import registry
+
+    number = re.compile(r"\d[\d,]*(?:\.\d+)?")
+    stated = {}
+    for name, info in registry.STUDIES.items():
+        module = importlib.import_module(info.module)
+        spec = getattr(module, "PARAMS", None)
+        sized = set()
+        for param in spec or ():
+            if param.full != param.quick:
+                sized |= set(number.findall(f"{param.full} {param.meaning}"))
+        for field in ("TITLE", "DESCRIPTION"):
+            found = sorted(set(number.findall(str(getattr(module, field, "")))) & sized)
+            if found:
+                stated[f"{name}.{field}"] = found
+    assert stated == {}
+    assert number.findall("full: all 2,285; base: 114") == ["2,285", "114"]

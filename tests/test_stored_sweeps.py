@@ -405,7 +405,9 @@ def test_the_readme_holds_the_studies_table_generated_from_the_stored_sweeps() -
     table = [ln for ln in text.splitlines() if ln.startswith("| ") and "](docs/sweeps/" in ln]
     assert len(table) == len(headlines.ROWS)
     # a value typed over by hand is what the check catches
-    edited = text.replace("| risk dungeon (our toy) | mean deepest level: none / Protect / RiskBudget | ", "| x | y | 9 / ")
+    edited = text.replace(
+        "| risk dungeon (our toy) | mean deepest level: none / Protect / RiskBudget | ", "| x | y | 9 / "
+    )
     assert edited != text and headlines.regenerated(edited, DOCS, readme) != edited
 
 
@@ -429,3 +431,70 @@ def test_the_studies_table_reads_each_value_by_name_with_its_published_figure_an
     page.write_text(f"{headlines.BEGIN}\n{headlines.BEGIN}\n{headlines.END}\n")
     with pytest.raises(BadInput, match="the studies-table markers must come in pairs"):
         headlines.regenerated(page.read_text(), DOCS, page)
+
+
+ONE_RESULT = "one result, not one per seed"
+#: A probe set's scores (solvi_lab.studies.taubench.scoring.score), as the stored sweeps name them after the set.
+SCORES = ("probes", "refused", "precision", "recall", "abstentions", "abstention_pct", "false_accepts")
+
+
+def _probe_sets_same_on_every_seed(text: str) -> dict[str, bool]:
+    """Each probe set of a stored sweep (metric rows `<set>_probes`, `<set>_abstentions`, …) → whether every one of
+    its scores has spread 0 over the seeds (a float's rounding noise counts as 0)."""
+    metrics = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and re.fullmatch(r"[a-z0-9_]+", cells[0]) and re.fullmatch(r"[0-9.e+-]+", cells[2]):
+            metrics.setdefault(cells[0], float(cells[2]))
+    sets = {name[: -len("_abstentions")] for name in metrics if name.endswith("_abstentions")}
+    return {
+        s: all(metrics.get(f"{s}_{score}", 0.0) < 1e-9 for score in SCORES) for s in sets if f"{s}_probes" in metrics
+    }
+
+
+def test_a_probe_set_row_whose_seeds_cannot_differ_says_it_is_one_result() -> None:
+    """Issue 44: a pass rate counted over seeds that all gave the same count is one result, and the row says so
+    (as a caveat, so it travels wherever the row is rendered); a row whose seeds differ does not carry it."""
+    index = json.loads((registry.REPO_ROOT / "docs" / "sweeps" / "index.json").read_text(encoding="utf-8"))
+    checked = {}
+    for entry in index.values():
+        if entry["size"] != "full":
+            continue
+        same = _probe_sets_same_on_every_seed((registry.REPO_ROOT / "docs" / "sweeps" / entry["file"]).read_text())
+        for key, row in stored.declared_rows(registry.REPO_ROOT, entry["study"]).items():
+            if not key.endswith("_no_false_accept"):
+                continue
+            name = key[: -len("_no_false_accept")]
+            found = [same[s] for s in (name, f"{name}_set") if s in same]
+            if found:
+                checked[(entry["study"], key)] = found[0]
+                assert any(ONE_RESULT in c for c in row["caveats"]) == found[0], (entry["study"], key, found[0])
+    # the cases this test exists for, both ways: retail's frozen probe sets, and airline's blind set (seeds differ)
+    assert checked[("taubench_action_model", "blind_no_false_accept")] is True
+    assert checked[("taubench_action_model", "reading_no_false_accept")] is True
+    assert checked[("taubench_airline", "blind_no_false_accept")] is False
+
+
+def test_every_finding_on_the_agents_calls_carries_designed_in_view_wherever_it_is_rendered() -> None:
+    """Issue 44: the airline rows on GPT-4o's calls were designed with those calls in view; the caveat is declared
+    on each such row (kept equal to the code by tests/studies/test_claims.py), so every pass-rate block that renders
+    the row lists it, and README's headline keeps it; the mechanism rows on those calls (replay equality) do not."""
+    from solvi_lab.studies.taubench.airline.study import AGENT_CAVEAT
+
+    rows = stored.declared_rows(registry.REPO_ROOT, "taubench_airline")
+    agent = {k: r for k, r in rows.items() if k.startswith("agent_")}
+    with_caveat = {k for k, r in agent.items() if AGENT_CAVEAT in r["caveats"]}
+    assert with_caveat == {k for k, r in agent.items() if r["kind"] == "finding"}
+    assert with_caveat == {"agent_recall", "agent_precision", "agent_no_false_accept"}
+    for page in stored.pages(registry.REPO_ROOT / "docs"):
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(
+            r"<!-- sweep-pass-rates: taubench_airline \w+ -->.*?<!-- /sweep-pass-rates -->", text, re.S
+        ):
+            caveat_lines = [line for line in block.splitlines() if line.startswith("- ") and AGENT_CAVEAT in line]
+            for key in with_caveat:  # a caveat shared by several rows is listed once, naming them all
+                shown = any(f"`{key}`" in line for line in caveat_lines)
+                assert shown or f"`{key}`" not in block, (page.name, key)
+            assert caveat_lines, page.name
+    readme = (registry.REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "designed with the agent's calls in view" in readme

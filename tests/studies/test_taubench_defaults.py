@@ -137,3 +137,21 @@ def test_abstention_causes_are_rendered_per_probe_set_and_exploration() -> None:
         row = next(r for r in rows if r["schema_family"] and r["unseen"] == "refuse" and r["explore_schema"] is explore)
         for name in ("dev blind", "unread blind", "dev blind, lookups", "unread blind, lookups"):
             assert sum(stored[way][name].values()) == row["sets"][name]["abstentions"]
+
+
+def test_every_page_that_tells_the_decision_names_the_voting_tasks() -> None:
+    """Issue 44: the pages that tell how the defaults were re-decided say what the stored decision says — the vote
+    on training tasks no design read (`defaults.VOTE_TASKS`), the dev split shown but not voting — and none says the
+    decision was taken on the dev split (stale since the vote moved)."""
+    from solvi_lab.studies import registry
+
+    docs = registry.REPO_ROOT / "docs" / "readme"
+    pages = {
+        name: (docs / name).read_text(encoding="utf-8") for name in ("actions.md", "studies.md", "blind_probes.md")
+    }
+    for name, text in pages.items():
+        flat = " ".join(text.split())
+        assert "`defaults.VOTE_TASKS`" in flat and "not vot" in flat, name
+        assert "re-decided in issue 43 on dev-split" not in flat and "re-decided both on retail's dev split" not in flat
+    result = json.loads(defaults.RESULT_FILE.read_text(encoding="utf-8"))
+    assert "shown, not voting" in result["domains"][0]["data"] and "vote" in result["domains"][0]["data"]

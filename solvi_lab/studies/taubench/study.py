@@ -755,6 +755,10 @@ def _blind_rows(m: dict[str, Any], gold: dict[str, Any], blind: bool) -> list[Co
             r43,
             kind="finding",
             note="generated on the held-out tasks, labelled by the environment; per family in reading_families",
+            caveats=(
+                "one result, not one per seed, at the full size: the probes are generated without a seed and "
+                "training reads every training task, so every seed of the stored full-size sweep gave the same count",
+            ),
         )
     for name in ("held_out", "blind"):
         if f"{name}_unseen_refuse_precision" in m:

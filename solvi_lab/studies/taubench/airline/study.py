@@ -653,6 +653,12 @@ def run(
     )
 
 
+#: Travels with every row on the agent's calls (issue 44: README's headline had dropped it once).
+AGENT_CAVEAT = (
+    "designed with the agent's calls in view: the probe generator was adjusted after looking at these calls, so this "
+    "is not a held-out result"
+)
+
 _SET_NAMES = {
     "held_out": "gold-step probes, other fold's model",
     "blind": "blind probes (frozen generator), other fold's model",
@@ -666,7 +672,8 @@ def _blind_rows(set_scores: dict[str, dict[str, dict[str, Any]]], unseen: str) -
     both ways (issue 33; per-family tables: gold_step_families, blind_families, unseen_both_ways)."""
     rows: list[Comparison] = []
     for name, ways in set_scores.items():
-        rows += probe_set_rows(_SET_NAMES[name], name, ways[unseen], kind="finding")
+        caveats = (AGENT_CAVEAT,) if name == "agent" else ()
+        rows += probe_set_rows(_SET_NAMES[name], name, ways[unseen], kind="finding", caveats=caveats)
     for name, ways in set_scores.items():
         rows += unseen_rows(_SET_NAMES[name], name, ways)
     return rows
@@ -716,7 +723,8 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             threshold="all calls",
         ),
         Comparison(
-            "refused agent calls predicted refused (recall of 73) (designed with the agent's calls in view)",
+            f"refused agent calls predicted refused (recall of {m['agent_refused']}) (designed with the agent's calls "
+            "in view)",
             m["agent_recall"],
             None,
             f"{m['agent_refused_predicted']} of {m['agent_refused']}; {m['agent_refused_unknown']} 'unknown', "
@@ -725,6 +733,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             kind="finding",
             key="agent_recall",
             threshold="≥ 0.9 of the refused calls predicted refused before the call",
+            caveats=(AGENT_CAVEAT,),
         ),
         Comparison(
             "predicted refusals that were right (precision) (designed with the agent's calls in view)",
@@ -735,6 +744,7 @@ def _comparison(m: dict[str, Any]) -> list[Comparison]:
             kind="finding",
             key="agent_precision",
             threshold="no accepted call predicted refused",
+            caveats=(AGENT_CAVEAT,),
         ),
         Comparison(
             "agent calls answered 'unknown' (%) (designed with the agent's calls in view)",

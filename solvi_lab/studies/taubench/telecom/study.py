@@ -51,10 +51,10 @@ __all__ = ["FULL_PARAMS", "PARAMS", "QUICK_PARAMS", "run", "side_table", "tool_t
 
 TITLE = "τ²-bench telecom: the action model per side on a dual-control domain (no LLM)"
 DESCRIPTION = (
-    "Both telecom toolkits and databases re-implemented (all 2,285 gold replays meet their assertions); probes "
-    "around the gold steps of the train split train one model for the agent's calls and one for the user's; held "
-    "out on the test split, on full-set tasks outside train and on the frozen blind probes; what dual control does "
-    "to the agent model (state scopes). Needs the τ²-bench telecom data."
+    "Both telecom toolkits and databases re-implemented (the gold replays of the run's replay set meet their "
+    "assertions); probes around the gold steps of the train split train one model for the agent's calls and one for "
+    "the user's; held out on the test split, on full-set tasks outside train and on the frozen blind probes; what "
+    "dual control does to the agent model (state scopes). Needs the τ²-bench telecom data."
 )
 NEEDS_DATA = True
 
