@@ -1,7 +1,7 @@
 """How and when the survivor dies, on design worlds only (never the score's held-out seeds).
 
     nice -n 5 python benchmarks/crafter_deaths.py --worlds 8                 # training worlds 0..7 of seed 0
-    nice -n 5 python benchmarks/crafter_deaths.py --worlds 8 --first 8 --tag check
+    nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --set LURK_FED=5 --tag lurk_fed5_w32
 
 Plays the survivor (every piece; ``--arm survivor-no_<piece>`` for an ablation) on the study's training worlds
 (seeds ``1000·seed + first + i``: :func:`solvi_lab.studies.crafter.protocol.score_seeds` starts at ``+500``, so
@@ -9,7 +9,8 @@ these never overlap it), with the same model carried across the worlds and the s
 protocol. Each step it records what the agent was doing (the branch of :meth:`Survivor.act` that chose the action:
 ``wall_in``, ``hunt``, ``garden``, a planner option ...), and writes per episode: the step of death and its cause
 (:func:`protocol.death_cause`), the daylight then, what it was doing over its last steps, and every point of health
-lost with what it was doing and what was next to it. Output: ``results/benchmarks/crafter_deaths/<tag>.json`` and
+lost with what it was doing and what was next to it. ``--set NAME=VALUE`` overrides a constant of
+:mod:`solvi_lab.studies.crafter.survivor` for the run (a variant measured on design worlds; the default is untouched). Output: ``results/benchmarks/crafter_deaths/<tag>.json`` and
 ``.md`` (the summary tables).
 """
 
@@ -29,10 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from solvi_lab.actions import ConservativeActionModel  # noqa: E402
-from solvi_lab.studies.crafter import protocol  # noqa: E402
+from solvi_lab.studies.crafter import protocol, survivor  # noqa: E402
 from solvi_lab.studies.crafter.agent import ACHIEVEMENTS  # noqa: E402
 from solvi_lab.studies.crafter.env import CrafterWorld  # noqa: E402
-from solvi_lab.studies.crafter.survivor import Survivor  # noqa: E402
 from solvi_lab.studies.crafter.vocabulary import vocabulary  # noqa: E402
 
 OUT = ROOT / "results" / "benchmarks" / "crafter_deaths"
@@ -40,7 +40,7 @@ BRANCHES = ("_wall_in", "_leave", "_hunt", "_grab", "_garden", "_visit")  # the 
 TAIL = 20  # steps before death summarised
 
 
-def _instrument(agent: Survivor) -> dict[str, Any]:
+def _instrument(agent: survivor.Survivor) -> dict[str, Any]:
     """Wrap the agent's branches so that the last one that chose an action names what it was doing."""
     doing: dict[str, Any] = {"what": None}
 
@@ -82,7 +82,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str) -> list[dict[
     for i in range(worlds):
         w = CrafterWorld(1000 * seed + first + i, length=steps)
         rng = random.Random(f"{seed}-{arm}-{first + i}")
-        agent = Survivor(carried=carried, rng=rng, **pieces)
+        agent = survivor.Survivor(carried=carried, rng=rng, **pieces)
         doing = _instrument(agent)
         trace, hurts = [], []
         st = None
@@ -152,9 +152,15 @@ def summary(rows: list[dict[str, Any]]) -> str:
             night = "night" if h["daylight"] < 0.5 else "day"
             lost_by[(h["by"], night)] += h["lost"]
             lost_doing[(h["doing"], h["by"])] += h["lost"]
+    steps = sorted(r["steps"] for r in rows)
+    causes = Counter(r["cause"] or "alive" for r in rows)
     lines = [
-        f"episodes {len(rows)}, deaths {sum(r['died'] for r in rows)}, mean steps "
-        f"{sum(r['steps'] for r in rows) / len(rows):.0f}, pooled score {crafter_score(eps):.1f}",
+        "| episodes | deaths | mean_steps | median_steps | causes | score | eat_plant | wake_up |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| {len(rows)} | {sum(r['died'] for r in rows)} | {sum(steps) / len(rows):.0f} | {steps[len(steps) // 2]} | "
+        f"{', '.join(f'{k} {v}' for k, v in causes.most_common())} | {crafter_score(eps):.1f} | "
+        f"{100 * sum('eat_plant' in r['achievements'] for r in rows) / len(rows):.1f} | "
+        f"{100 * sum('wake_up' in r['achievements'] for r in rows) / len(rows):.1f} |",
         "",
         "| world | steps | cause | daylight | doing (last steps) | food | drink | night steps sealed |",
         "|---|---|---|---|---|---|---|---|",
@@ -181,16 +187,31 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--arm", default="survivor")
     p.add_argument("--tag", default="baseline")
+    p.add_argument("--render", action="store_true", help="rewrite <tag>.md from the stored <tag>.json")
+    p.add_argument("--set", action="append", default=[], help="NAME=VALUE: a survivor constant for this run")
     a = p.parse_args()
+    for kv in a.set:
+        name, value = kv.split("=", 1)
+        if not name.isupper() or not hasattr(survivor, name):
+            raise SystemExit(f"{name!r} is not a constant of the survivor module")
+        setattr(survivor, name, type(getattr(survivor, name))(json.loads(value)))
+    if a.render:
+        stored = json.loads((OUT / f"{a.tag}.json").read_text())
+        _write(a.tag, stored["meta"], stored["episodes"])
+        return
     if a.first + a.worlds > protocol.SCORE_BASE:
         raise SystemExit("these worlds would reach the score's held-out seeds")
     rows = play(a.seed, a.first, a.worlds, a.steps, a.arm)
     OUT.mkdir(parents=True, exist_ok=True)
-    meta = {"arm": a.arm, "seed": a.seed, "first": a.first, "worlds": a.worlds, "steps": a.steps}
+    meta = {"arm": a.arm, "seed": a.seed, "first": a.first, "worlds": a.worlds, "steps": a.steps, "set": a.set}
     meta["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     (OUT / f"{a.tag}.json").write_text(json.dumps({"meta": meta, "episodes": rows}, indent=1))
+    _write(a.tag, meta, rows)
+
+
+def _write(tag: str, meta: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     text = summary(rows)
-    (OUT / f"{a.tag}.md").write_text(f"# Survivor deaths on design worlds ({a.tag})\n\n{json.dumps(meta)}\n\n{text}")
+    (OUT / f"{tag}.md").write_text(f"# Survivor deaths on design worlds ({tag})\n\n{json.dumps(meta)}\n\n{text}")
     print(text)
 
 
