@@ -109,7 +109,9 @@ COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
 FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
 LURK = 5  # cells within which a zombie keeps a sealed pocket shut
+LURK_FED = 0  # ... while food and drink are above this (5 measured on design worlds: no longer lives)
 HUNT_WITHIN, HUNT_HEALTH = 4, 6  # a skeleton this close is fought when health is at least this
+STALE_CAP = 300  # staleness (steps) beyond which grass counts as no staler (see Survivor._stale)
 SEARCH_BELOW = 3  # food at or below which a cow is searched for on stale grass (else the nearest unseen cell)
 GRAB = True  # mine a faced stone, coal, iron or diamond when the gates allow (see Survivor._grab)
 MINED = ("stone", "coal", "iron", "diamond")
@@ -250,11 +252,12 @@ class Survivor(Agent):
                 return step
         return super()._meet(state, cond, values, depth)
 
-    def _stale(self, state: SymState, material: str, limit: int = 4000, cap: int = 300) -> str | None:
+    def _stale(self, state: SymState, material: str, limit: int = 4000, cap: int | None = None) -> str | None:
         """A move towards the reachable cell of this material not seen for longest (staleness capped at ``cap``,
         less twice its distance): where a cow may have come since (cows come back on grass out of sight). The
         cell is kept until it comes into view; None when no such cell is reachable."""
         nav = self.nav
+        cap = STALE_CAP if cap is None else cap
         if self._search is not None and self._seen_at.get(self._search, 0) < self._now:
             step = nav._walk_to(state, [self._search])
             if step:
@@ -479,7 +482,7 @@ class Survivor(Agent):
         dark = state.daylight < (WALL_IN if falling else WALL_OUT if min(inv["food"], inv["drink"]) > 2 else DUSK)
         # a zombie lurking near a sealed pocket keeps it shut while food and drink last (health does not drain
         # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
-        lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > 0
+        lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > LURK_FED
         if not (dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state))):
             self._pocket = []
             return None

@@ -1,0 +1,219 @@
+"""How and when the survivor dies, on design worlds only (never the score's held-out seeds).
+
+    nice -n 5 python benchmarks/crafter_deaths.py --worlds 8                 # training worlds 0..7 of seed 0
+    nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --set LURK_FED=5 --tag lurk_fed5_w32
+
+Plays the survivor (every piece; ``--arm survivor-no_<piece>`` for an ablation) on the study's training worlds
+(seeds ``1000·seed + first + i``: :func:`solvi_lab.studies.crafter.protocol.score_seeds` starts at ``+500``, so
+these never overlap it), with the same model carried across the worlds and the same random streams as the score's
+protocol. Each step it records what the agent was doing (the branch of :meth:`Survivor.act` that chose the action:
+``wall_in``, ``hunt``, ``garden``, a planner option ...), and writes per episode: the step of death and its cause
+(:func:`protocol.death_cause`), the daylight then, what it was doing over its last steps, and every point of health
+lost with what it was doing and what was next to it. ``--set NAME=VALUE`` overrides a constant of
+:mod:`solvi_lab.studies.crafter.survivor` for the run (a variant measured on design worlds; the default is untouched). Output: ``results/benchmarks/crafter_deaths/<tag>.json`` and
+``.md`` (the summary tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from solvi_lab.actions import ConservativeActionModel  # noqa: E402
+from solvi_lab.studies.crafter import protocol, survivor  # noqa: E402
+from solvi_lab.studies.crafter.agent import ACHIEVEMENTS  # noqa: E402
+from solvi_lab.studies.crafter.env import CrafterWorld  # noqa: E402
+from solvi_lab.studies.crafter.vocabulary import vocabulary  # noqa: E402
+
+OUT = ROOT / "results" / "benchmarks" / "crafter_deaths"
+BRANCHES = ("_wall_in", "_leave", "_hunt", "_grab", "_garden", "_visit")  # the survivor's own branches
+TAIL = 20  # steps before death summarised
+
+
+def _instrument(agent: survivor.Survivor) -> dict[str, Any]:
+    """Wrap the agent's branches so that the last one that chose an action names what it was doing."""
+    doing: dict[str, Any] = {"what": None}
+
+    def wrap(name: str, label: str, depth_zero: bool = False) -> None:
+        target = agent.nav if name in ("shelter", "refuge", "away", "frontier") else agent
+        inner = getattr(target, name)
+
+        def outer(*args: Any, **kw: Any) -> Any:
+            got = inner(*args, **kw)
+            if got is not None and (not depth_zero or kw.get("depth", args[2] if len(args) > 2 else 0) == 0):
+                doing["what"] = f"option:{args[1]}" if label == "option" else label
+            return got
+
+        setattr(target, name, outer)
+
+    for b in BRANCHES:
+        wrap(b, b.strip("_"))
+    wrap("_resolve", "option", depth_zero=True)
+    wrap("shelter", "shelter")
+    wrap("refuge", "refuge")
+    wrap("away", "flee")
+    wrap("frontier", "explore")
+    return doing
+
+
+def _label(doing: dict[str, Any], state: Any, action: str) -> str:
+    if state.sleeping:
+        return "asleep"
+    what = doing["what"] or "other"
+    return "macro" if what == "other" and action != "noop" else what
+
+
+def play(seed: int, first: int, worlds: int, steps: int, arm: str) -> list[dict[str, Any]]:
+    pieces = protocol.survivor_arm(arm)
+    if pieces is None:
+        raise SystemExit(f"{arm!r} is not a survivor arm")
+    carried = (ConservativeActionModel(vocabulary(), journal=False), {})
+    out = []
+    for i in range(worlds):
+        w = CrafterWorld(1000 * seed + first + i, length=steps)
+        rng = random.Random(f"{seed}-{arm}-{first + i}")
+        agent = survivor.Survivor(carried=carried, rng=rng, **pieces)
+        doing = _instrument(agent)
+        trace, hurts = [], []
+        st = None
+        t0 = time.perf_counter()
+        while not w.done and len(trace) < steps:
+            s = w.state
+            doing["what"] = None
+            action = agent.act(s)
+            what = _label(doing, s, action)
+            st = w.step(action)
+            agent.learn(st)
+            a = st.after
+            near = sorted(
+                {k for p, k in a.creatures.items() if abs(p[0] - a.pos[0]) + abs(p[1] - a.pos[1]) <= 1}
+                - {"cow", "plant", "plant-ripe"}
+            )
+            lost = s.inventory["health"] - a.inventory["health"]
+            trace.append((what, round(s.daylight, 2), agent.nav.sealed(s)))
+            if lost > 0:
+                empty = [k for k in ("food", "drink", "energy") if a.inventory[k] == 0]
+                hurts.append(
+                    {
+                        "step": len(trace),
+                        "lost": lost,
+                        "doing": what,
+                        "by": near[0] if near else (empty[0] if empty else "other"),
+                        "daylight": round(s.daylight, 2),
+                        "sealed": agent.nav.sealed(s),
+                    }
+                )
+        died = w.state.inventory["health"] <= 0
+        tail = Counter(t[0] for t in trace[-TAIL:])
+        inv = w.state.inventory
+        row = {
+            "world": first + i,
+            "seed": w.seed,
+            "steps": len(trace),
+            "died": died,
+            "cause": protocol.death_cause(st) if died and st is not None else None,
+            "daylight_at_end": round(w.state.daylight, 2),
+            "doing_last": dict(tail.most_common()),
+            "inventory_at_end": {k: inv[k] for k in ("health", "food", "drink", "energy", "stone", "wood")},
+            "achievements": sorted(a for a in ACHIEVEMENTS if w.state.achievements.get(a, 0) > 0),
+            "night_steps": sum(1 for t in trace if t[1] < 0.5),
+            "night_steps_sealed": sum(1 for t in trace if t[1] < 0.5 and t[2]),
+            "doing": dict(Counter(t[0] for t in trace).most_common()),
+            "hurts": hurts,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        out.append(row)
+        print(
+            f"world {row['world']}: {row['steps']} steps, {row['cause']}, light {row['daylight_at_end']}, "
+            f"last {row['doing_last']}, {len(row['achievements'])} ach, {row['seconds']} s",
+            flush=True,
+        )
+    return out
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    from solvi_lab.studies.crafter.scoring import crafter_score
+
+    eps = [{a: int(a in r["achievements"]) for a in ACHIEVEMENTS} for r in rows]
+    lost_by = Counter()
+    lost_doing = Counter()
+    for r in rows:
+        for h in r["hurts"]:
+            night = "night" if h["daylight"] < 0.5 else "day"
+            lost_by[(h["by"], night)] += h["lost"]
+            lost_doing[(h["doing"], h["by"])] += h["lost"]
+    steps = sorted(r["steps"] for r in rows)
+    causes = Counter(r["cause"] or "alive" for r in rows)
+    lines = [
+        "| episodes | deaths | mean_steps | median_steps | causes | score | eat_plant | wake_up |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| {len(rows)} | {sum(r['died'] for r in rows)} | {sum(steps) / len(rows):.0f} | {steps[len(steps) // 2]} | "
+        f"{', '.join(f'{k} {v}' for k, v in causes.most_common())} | {crafter_score(eps):.1f} | "
+        f"{100 * sum('eat_plant' in r['achievements'] for r in rows) / len(rows):.1f} | "
+        f"{100 * sum('wake_up' in r['achievements'] for r in rows) / len(rows):.1f} |",
+        "",
+        "| world | steps | cause | daylight | doing (last steps) | food | drink | night steps sealed |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        inv = r["inventory_at_end"]
+        lines.append(
+            f"| {r['world']} | {r['steps']} | {r['cause']} | {r['daylight_at_end']} | "
+            f"{', '.join(f'{k} {v}' for k, v in r['doing_last'].items())} | {inv['food']} | {inv['drink']} | "
+            f"{r['night_steps_sealed']}/{r['night_steps']} |"
+        )
+    lines += ["", "Health lost, by what was next to the player (or the empty need) and the light:", ""]
+    lines += [f"- {by} ({light}): {n}" for (by, light), n in lost_by.most_common()]
+    lines += ["", "Health lost, by what the agent was doing:", ""]
+    lines += [f"- {doing} / {by}: {n}" for (doing, by), n in lost_doing.most_common(15)]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--worlds", type=int, default=8)
+    p.add_argument("--first", type=int, default=0)
+    p.add_argument("--steps", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--arm", default="survivor")
+    p.add_argument("--tag", default="baseline")
+    p.add_argument("--render", action="store_true", help="rewrite <tag>.md from the stored <tag>.json")
+    p.add_argument("--set", action="append", default=[], help="NAME=VALUE: a survivor constant for this run")
+    a = p.parse_args()
+    for kv in a.set:
+        name, value = kv.split("=", 1)
+        if not name.isupper() or not hasattr(survivor, name):
+            raise SystemExit(f"{name!r} is not a constant of the survivor module")
+        setattr(survivor, name, type(getattr(survivor, name))(json.loads(value)))
+    if a.render:
+        stored = json.loads((OUT / f"{a.tag}.json").read_text())
+        _write(a.tag, stored["meta"], stored["episodes"])
+        return
+    if a.first + a.worlds > protocol.SCORE_BASE:
+        raise SystemExit("these worlds would reach the score's held-out seeds")
+    rows = play(a.seed, a.first, a.worlds, a.steps, a.arm)
+    OUT.mkdir(parents=True, exist_ok=True)
+    meta = {"arm": a.arm, "seed": a.seed, "first": a.first, "worlds": a.worlds, "steps": a.steps, "set": a.set}
+    meta["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
+    (OUT / f"{a.tag}.json").write_text(json.dumps({"meta": meta, "episodes": rows}, indent=1))
+    _write(a.tag, meta, rows)
+
+
+def _write(tag: str, meta: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    text = summary(rows)
+    (OUT / f"{tag}.md").write_text(f"# Survivor deaths on design worlds ({tag})\n\n{json.dumps(meta)}\n\n{text}")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
