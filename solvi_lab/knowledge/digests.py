@@ -131,16 +131,31 @@ def recomputed(self: FoldState) -> tuple[str, int, str]:
     the fold keeps. What verify() compares with the replay: a state whose kept digests were carried over from
     elsewhere (a fold snapshot) but whose items say something else has another recomputed fingerprint. A read:
     the fold is unchanged."""
-    items_sum = present = 0
+    return recomputed_and_kept(self)[:3]
+
+
+def recomputed_and_kept(self: FoldState) -> tuple[str, int, str, int]:
+    """`recomputed`, and the kept item sum with pending digests counted (what `settled` gives) as a fourth element:
+    a pending item that is served is hashed once for both (verify() hashed each item three times before)."""
+    touched = self._touched
+    kept_items, kept_present = self._items_sum, self._present
+    items_sum = present = seen = 0
     for it in served_items(self):
         d = it.digest()
         if d:
             items_sum += d
             present += 1
+        if touched and it in touched:  # settled()'s step for this item, with the digest just computed
+            seen += 1
+            old = it.contribution
+            if d != old:
+                kept_items = (kept_items - old + d) & MASK
+                kept_present += (d != 0) - (old != 0)
+    if seen != len(touched):  # a pending item that is not served (retracted since): settled() counts every one
+        kept_items, kept_present = settled(self)
     keys_sum = sum(_h([ks.key, q]) for ks in self._keys.values() for q in ks.questions)
     flags_sum = sum(_h(f.observable()) for f in self._flags.flags.values())
     items_sum, keys_sum, flags_sum = items_sum & MASK, keys_sum & MASK, flags_sum & MASK
-    kept_items, kept_present = settled(self)
     kept = [
         name
         for name, mine, theirs in (
@@ -151,7 +166,7 @@ def recomputed(self: FoldState) -> tuple[str, int, str]:
         )
         if mine != theirs
     ]
-    return _fingerprint_of(items_sum, keys_sum, flags_sum, self.ticks), present, ", ".join(kept)
+    return _fingerprint_of(items_sum, keys_sum, flags_sum, self.ticks), present, ", ".join(kept), kept_items
 
 
 def _fingerprint_of(items_sum: int, keys_sum: int, flags_sum: int, ticks: int) -> str:
