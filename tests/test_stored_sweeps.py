@@ -7,6 +7,7 @@ they run no study.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -498,3 +499,44 @@ def test_every_finding_on_the_agents_calls_carries_designed_in_view_wherever_it_
             assert caveat_lines, page.name
     readme = (registry.REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert "designed with the agent's calls in view" in readme
+
+
+def test_every_caveat_attached_to_a_row_a_headline_shows_is_under_the_readme_table(monkeypatch) -> None:
+    """Issue 44: a caveat is data on its row, so README's notes carry, for each headline line, the caveats of the
+    declared rows named in its `values` or `checked`, each once, with no hand copy repeating one."""
+    from solvi_lab.sweep import headlines
+
+    readme = (registry.REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    notes = {
+        ln.split(": ", 1)[0][2:]: ln.split(": ", 1)[1]
+        for ln in readme.split(headlines.BEGIN)[1].split(headlines.END)[0].splitlines()
+        if ln.startswith("- ")
+    }
+    shown = 0
+    for row in headlines.ROWS:
+        declared = stored.declared_rows(registry.REPO_ROOT, row.study)
+        for name in (*row.values, *row.checked):
+            for c in declared.get(name, {}).get("caveats", []):
+                assert c in notes[row.label], (row.study, name, c)
+                assert notes[row.label].count(c) == 1, (row.study, c)
+                shown += 1
+        from_data = headlines.row_caveats(dataclasses.replace(row, caveats=()), declared)
+        assert not set(row.caveats) & set(from_data), row.study  # a hand copy of a row's caveat is removed
+    assert shown >= 4  # airline (recall, precision), risk dungeon, crafter (two): the cases this exists for
+    assert (
+        "designed with the agent's calls in view: the probe generator was adjusted"
+        in notes["τ-bench airline, GPT-4o's recorded calls (ours)"]
+    )
+    # a fake headline line over a value that carries a caveat renders it; a line over none renders its own words only
+    fake = headlines.Row("s", "fake", "h", ("v", "w"), checked=("c",), caveats=("own words",))
+    declared = {"v": {"caveats": ["on v"]}, "w": {"caveats": []}, "c": {"caveats": ["on c", "on v"]}}
+    assert headlines.row_caveats(fake, declared) == ("on v", "on c", "own words")
+    assert headlines.row_caveats(fake, {"c": {"caveats": []}}) == ("own words",)
+    # a checked row that is not declared (renamed, say) is refused rather than dropping its caveats
+    with pytest.raises(BadInput, match=r"checked rows \['c'\] are not in data/expected/claims/s.json"):
+        headlines.row_caveats(fake, {"v": {"caveats": ["on v"]}})
+    # and render_table puts a value's caveat under the table, beside the line's label
+    monkeypatch.setattr(headlines, "ROWS", (headlines.Row("crafter", "fake crafter", "h", ("requirements_90_exact",)),))
+    table = headlines.render_table(DOCS, registry.REPO_ROOT / "README.md")
+    want = stored.declared_rows(registry.REPO_ROOT, "crafter")["requirements_90_exact"]["caveats"][0]
+    assert f"- fake crafter: {want}." in table

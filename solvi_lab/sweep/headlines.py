@@ -3,7 +3,10 @@
 Between `<!-- studies-table -->` and `<!-- /studies-table -->` a page holds one generated table: one line per study
 in `ROWS`, each value the mean over the stored sweep's seeds, read by name from its figure or metric table in
 `docs/sweeps/<study>_<size>.md`, the published value from the same figure row (or the words of `published` when the
-specification states no figure), and the sweep's size, seeds and commit from `docs/sweeps/index.json`. The full-size
+specification states no figure), and the sweep's size, seeds and commit from `docs/sweeps/index.json`. Under the table,
+each line's caveats: the caveats attached as data to the checked rows it shows (`row_caveats`: the rows of
+`data/expected/claims/<study>.json` named in `values` or `checked`, the record the pass-rate blocks render them from),
+then the line's own words, each sentence once. The full-size
 sweep is used when one is stored, else the quick one (the size column says which). Nothing in it is typed by hand:
 `solvi-lab store-sweeps` regenerates it with the pass-rate blocks and `tests/test_stored_sweeps.py` fails when it
 differs.
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from ..errors import BadInput
 from .index import read_index
+from .stored import declared_rows
 
 BEGIN = "<!-- studies-table -->"
 END = "<!-- /studies-table -->"
@@ -33,8 +37,11 @@ class Row:
     values: names in the stored file's figure or metric table, shown joined by `sep`; `unit` is appended to each.
     published: words for the published column when the specification states no figure for these values (else the
         figure rows' own published column is shown). pages: (text, path under docs/readme) links.
-    caveats: what a reader must know about this line's numbers (words only, one sentence each); rendered under the
-        table beside the study's name, so the line cannot be shown without them.
+    checked: checked rows (keys of `data/expected/claims/<study>.json`) whose numbers this line shows under other
+        names (a metric such as `agent_refused_predicted` is what the row `agent_recall` checks); their caveats travel
+        with the line as those named in `values` do.
+    caveats: what a reader must know about this line's numbers that no shown row carries as data (words only, one
+        sentence each); rendered under the table beside the study's name, after the rows' own caveats.
     """
 
     study: str
@@ -45,6 +52,7 @@ class Row:
     unit: str = ""
     published: str | None = None
     pages: tuple[tuple[str, str], ...] = ()
+    checked: tuple[str, ...] = ()
     caveats: tuple[str, ...] = ()
 
 
@@ -83,13 +91,18 @@ ROWS: tuple[Row, ...] = (
         ("agent_refused", "agent_refused_predicted", "agent_false_refusals"),
         published="— (no system reports this)",
         pages=(("taubench_airline.md", "taubench_airline.md"),),
-        caveats=("the airline vocabulary was designed with the agent's calls in view: not a blind test",),
+        checked=("agent_recall", "agent_precision"),
     ),
     Row(
         "tau2_telecom",
         "τ²-bench telecom, one model per side (ours)",
         "held-out false accepts agent / user · precision agent / user",
-        ("agent_held_out_false_accepts", "user_held_out_false_accepts", "agent_held_out_precision", "user_held_out_precision"),
+        (
+            "agent_held_out_false_accepts",
+            "user_held_out_false_accepts",
+            "agent_held_out_precision",
+            "user_held_out_precision",
+        ),
         published="— (no system reports this)",
         pages=(("tau2_telecom.md", "tau2_telecom.md"),),
         caveats=(
@@ -104,6 +117,7 @@ ROWS: tuple[Row, ...] = (
         "mean deepest level: none / Protect / RiskBudget",
         ("mean deepest level, no knowledge", "mean deepest level, Protect", "mean deepest level, RiskBudget"),
         pages=(("risk.md", "risk.md"), ("studies.md", "studies.md#risk-dungeon")),
+        checked=("depth_risk_budget_above_protect",),
         caveats=("our own toy after the published description: its counts differ by construction",),
     ),
     Row(
@@ -139,11 +153,6 @@ ROWS: tuple[Row, ...] = (
         sep=" · ",
         published="— (no system reports this; our own target)",
         pages=(("crafter.md", "crafter.md"),),
-        caveats=(
-            "symbolic state, not pixels: not comparable with pixel-based Crafter scores",
-            "the training budget was chosen as the smallest at which our target holds, on training worlds of four "
-            "of the reported seeds",
-        ),
     ),
     Row(
         "explore",
@@ -182,6 +191,29 @@ def stored_value(text: str, name: str, *, where: str = "the stored sweep") -> tu
     if name in tables["metric"]:
         return tables["metric"][name][0], None
     raise BadInput(f"{where} has no figure or metric named {name!r}; fix the row in solvi_lab/sweep/headlines.py.")
+
+
+def row_caveats(row: Row, declared: dict[str, dict]) -> tuple[str, ...]:
+    """The line's caveats: those attached to the declared rows named in `values` or `checked` (in that order), then
+    its own `caveats`, each sentence once. `declared` is `stored.declared_rows` of the row's study; a name in
+    `checked` it does not have is refused (a renamed row must not silently drop its caveats).
+
+    >>> r = Row("s", "s", "h", ("a", "b"), checked=("c",), caveats=("own", "x"))
+    >>> row_caveats(r, {"a": {"caveats": ["x"]}, "c": {"caveats": ["y", "x"]}})
+    ('x', 'y', 'own')
+    """
+    missing = [n for n in row.checked if n not in declared]
+    if missing:
+        raise BadInput(
+            f"{row.study}: checked rows {missing} are not in data/expected/claims/{row.study}.json; fix the row in "
+            "solvi_lab/sweep/headlines.py."
+        )
+    out: list[str] = []
+    for name in (*row.values, *row.checked):
+        for c in declared.get(name, {}).get("caveats", []):
+            if c not in out:
+                out.append(c)
+    return (*out, *(c for c in row.caveats if c not in out))
 
 
 def _sweep(docs: Path, study: str) -> tuple[dict, str]:
@@ -225,7 +257,10 @@ def render_table(docs: Path, page: Path) -> str:
         stale = ", **stale**: its first line says why" if text.lstrip().startswith("**Stale.**") else ""
         provenance = f"[{e['size']}, seeds {e['seeds']}, `{str(e['commit'])[:7]}`]({sweep_link}){stale}"
         lines.append(f"| {row.label} | {row.headline} | {ours} | {published} | {provenance} | {links} |")
-    notes = [f"- {row.label}: " + "; ".join(row.caveats) + "." for row in ROWS if row.caveats]
+    notes = []
+    for row in ROWS:
+        if caveats := row_caveats(row, declared_rows(docs.parent, row.study)):
+            notes.append(f"- {row.label}: " + "; ".join(caveats) + ".")
     if notes:
         lines += ["", "What each line's numbers do not say:", "", *notes]
     quick = [row.study for row in ROWS if _sweep(docs, row.study)[0]["size"] == "quick"]
