@@ -20,7 +20,7 @@ import pytest
 from solvi_lab import cli
 from solvi_lab.errors import BadInput
 from solvi_lab.studies import registry
-from solvi_lab.sweep import stored, summary
+from solvi_lab.sweep import declared, stored, summary
 
 COMMIT = "abcdef012345"
 FINISHED = ["2026-12-01T10:00:00+00:00", "2026-12-01T10:00:05+00:00", "2026-12-02T00:00:01+00:00"]
@@ -462,7 +462,7 @@ def test_a_probe_set_row_whose_seeds_cannot_differ_says_it_is_one_result() -> No
         if entry["size"] != "full":
             continue
         same = _probe_sets_same_on_every_seed((registry.REPO_ROOT / "docs" / "sweeps" / entry["file"]).read_text())
-        for key, row in stored.declared_rows(registry.REPO_ROOT, entry["study"]).items():
+        for key, row in declared.declared_rows(registry.REPO_ROOT, entry["study"]).items():
             if not key.endswith("_no_false_accept"):
                 continue
             name = key[: -len("_no_false_accept")]
@@ -482,7 +482,7 @@ def test_every_finding_on_the_agents_calls_carries_designed_in_view_wherever_it_
     the row lists it, and README's headline keeps it; the mechanism rows on those calls (replay equality) do not."""
     from solvi_lab.studies.taubench.airline.study import AGENT_CAVEAT
 
-    rows = stored.declared_rows(registry.REPO_ROOT, "taubench_airline")
+    rows = declared.declared_rows(registry.REPO_ROOT, "taubench_airline")
     agent = {k: r for k, r in rows.items() if k.startswith("agent_")}
     with_caveat = {k for k, r in agent.items() if AGENT_CAVEAT in r["caveats"]}
     assert with_caveat == {k for k, r in agent.items() if r["kind"] == "finding"}
@@ -514,13 +514,13 @@ def test_every_caveat_attached_to_a_row_a_headline_shows_is_under_the_readme_tab
     }
     shown = 0
     for row in headlines.ROWS:
-        declared = stored.declared_rows(registry.REPO_ROOT, row.study)
+        rows = declared.declared_rows(registry.REPO_ROOT, row.study)
         for name in (*row.values, *row.checked):
-            for c in declared.get(name, {}).get("caveats", []):
+            for c in rows.get(name, {}).get("caveats", []):
                 assert c in notes[row.label], (row.study, name, c)
                 assert notes[row.label].count(c) == 1, (row.study, c)
                 shown += 1
-        from_data = headlines.row_caveats(dataclasses.replace(row, caveats=()), declared)
+        from_data = headlines.row_caveats(dataclasses.replace(row, caveats=()), rows)
         assert not set(row.caveats) & set(from_data), row.study  # a hand copy of a row's caveat is removed
     assert shown >= 4  # airline (recall, precision), risk dungeon, crafter (two): the cases this exists for
     assert (
@@ -529,8 +529,8 @@ def test_every_caveat_attached_to_a_row_a_headline_shows_is_under_the_readme_tab
     )
     # a fake headline line over a value that carries a caveat renders it; a line over none renders its own words only
     fake = headlines.Row("s", "fake", "h", ("v", "w"), checked=("c",), caveats=("own words",))
-    declared = {"v": {"caveats": ["on v"]}, "w": {"caveats": []}, "c": {"caveats": ["on c", "on v"]}}
-    assert headlines.row_caveats(fake, declared) == ("on v", "on c", "own words")
+    fake_rows = {"v": {"caveats": ["on v"]}, "w": {"caveats": []}, "c": {"caveats": ["on c", "on v"]}}
+    assert headlines.row_caveats(fake, fake_rows) == ("on v", "on c", "own words")
     assert headlines.row_caveats(fake, {"c": {"caveats": []}}) == ("own words",)
     # a checked row that is not declared (renamed, say) is refused rather than dropping its caveats
     with pytest.raises(BadInput, match=r"checked rows \['c'\] are not in data/expected/claims/s.json"):
@@ -538,5 +538,5 @@ def test_every_caveat_attached_to_a_row_a_headline_shows_is_under_the_readme_tab
     # and render_table puts a value's caveat under the table, beside the line's label
     monkeypatch.setattr(headlines, "ROWS", (headlines.Row("crafter", "fake crafter", "h", ("requirements_90_exact",)),))
     table = headlines.render_table(DOCS, registry.REPO_ROOT / "README.md")
-    want = stored.declared_rows(registry.REPO_ROOT, "crafter")["requirements_90_exact"]["caveats"][0]
+    want = declared.declared_rows(registry.REPO_ROOT, "crafter")["requirements_90_exact"]["caveats"][0]
     assert f"- fake crafter: {want}." in table

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInput
+from .declared import declared_rows
 from .index import read_index
-from .stored import declared_rows
 
 BEGIN = "<!-- studies-table -->"
 END = "<!-- /studies-table -->"
@@ -195,7 +195,7 @@ def stored_value(text: str, name: str, *, where: str = "the stored sweep") -> tu
 
 def row_caveats(row: Row, declared: dict[str, dict]) -> tuple[str, ...]:
     """The line's caveats: those attached to the declared rows named in `values` or `checked` (in that order), then
-    its own `caveats`, each sentence once. `declared` is `stored.declared_rows` of the row's study; a name in
+    its own `caveats`, each sentence once. `declared` is `declared.declared_rows` of the row's study; a name in
     `checked` it does not have is refused (a renamed row must not silently drop its caveats).
 
     >>> r = Row("s", "s", "h", ("a", "b"), checked=("c",), caveats=("own", "x"))

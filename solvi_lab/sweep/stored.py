@@ -39,6 +39,7 @@ import polars as pl
 
 from ..atomicfile import atomic_write_text
 from ..errors import BadInput
+from .declared import declared_rows
 from .index import INDEX, read_index
 
 BEGIN = re.compile(r"^\s*<!--\s*sweep-pass-rates:\s*(\S+)\s+(\S+)\s*-->\s*$")  # a marker is a line of its own
@@ -255,21 +256,9 @@ def _interval(text: str) -> str:
     return f"[{float(m.group(1)):.2f}, {float(m.group(2)):.2f}]"
 
 
-def declared_rows(root: Path, study: str) -> dict[str, dict[str, Any]]:
-    """What the study's code declares for each checked row now (part, threshold, the specification's sentence,
-    caveats): the "rows" of `data/expected/claims/<study>.json`, which `tests/studies/test_claims.py` keeps equal to
-    the code. Empty for a study without a record (its blocks show the stored parts only)."""
-    path = Path(root) / "data" / "expected" / "claims" / f"{study}.json"
-    if not path.exists():
-        return {}
-    return json.loads(path.read_text(encoding="utf-8")).get("rows", {})
-
-
-def block_rows(
-    text: str, *, where: str = "the stored sweep", declared: dict[str, dict[str, Any]] | None = None
-) -> str:
+def block_rows(text: str, *, where: str = "the stored sweep", declared: dict[str, dict[str, Any]] | None = None) -> str:
     """The pass-rate table of a block: part, checked row, passes, 95% interval, threshold; claims, findings,
-    mechanisms. With `declared` (see `declared_rows`) each row's part and threshold are the code's, a part that
+    mechanisms. With `declared` (see `declared.declared_rows`) each row's part and threshold are the code's, a part that
     differs from the swept one says so, and the specification's sentences and the rows' caveats follow the table."""
     declared = declared or {}
     rows = checked_rows(text, where=where)
