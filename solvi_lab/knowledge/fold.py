@@ -330,18 +330,18 @@ class Fold(FoldState):
         if n_source != "outcome" or n_hyp:
             sup = n.supersedes
             for c in others:
-                # The rank first: on a key of equal-rank sources (a long dispute) it rules every contender out at
-                # once. The conditions are all tests, so their order changes only the cost.
-                c_rank = RANK[c.source]
-                if c_rank < n_rank or (c_rank == n_rank and not n_hyp):
-                    continue
+                # The cheap tests first, the rank last: ranking every contender first looked up 7x the ranks on the
+                # hot-key stream and 1.2x on the derived-keys one at 10^5 (issue 41). The conditions are all tests,
+                # so their order changes only the cost.
                 if c.value == n_value or c.state == "hypothesis" or c.id == sup:
                     continue
                 rule = c.clock_rule
                 if rule is not None and clock - c.confirmed_clock >= rule:
                     continue  # expired: it cannot make n lose
-                self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n_source})")
-                return
+                c_rank = RANK[c.source]
+                if c_rank > n_rank or (n_hyp and c_rank == n_rank):
+                    self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n_source})")
+                    return
         touched = self._touched
         confirms = not n_hyp and n_source in ("outcome", "person")
         n_rule = n.clock_rule
