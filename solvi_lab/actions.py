@@ -29,6 +29,8 @@ Exactness rules that the tests pin down:
   → "accept", seen only refused → "refuse", seen both or never → "unknown". Vectors with a violated condition
   are still judged by the signatures. With ``memory="refuse"`` a vector seen only accepted there is "unknown" too
   (an environment with chance, or a condition the vocabulary does not read, can refuse the very vector it accepted).
+  With ``memory="neither"`` every call of such an action is "unknown": the same chance or unread condition can
+  accept a vector it refused, and can have refused the calls a signature rests on, whatever values they held.
 """
 
 from __future__ import annotations
@@ -491,7 +493,7 @@ def _check_unseen(unseen: Any) -> str:
     return unseen
 
 
-MEMORY_CHOICES = ("both", "refuse")
+MEMORY_CHOICES = ("both", "refuse", "neither")
 
 
 def _check_memory(memory: Any) -> str:
@@ -522,7 +524,10 @@ class ConservativeActionModel(JournalOwner):
     memory: what exact-vector memory may answer in an action's unexplained region (refused calls whose every value
         was accepted): ``"both"`` (the default: a vector seen only accepted → "accept", only refused → "refuse") or
         ``"refuse"`` (a vector seen only accepted → "unknown": the vocabulary cannot tell that action's refusals from
-        its acceptances, so an acceptance seen once need not repeat — chance, or a condition it does not read).
+        its acceptances, so an acceptance seen once need not repeat — chance, or a condition it does not read) or
+        ``"neither"`` (the symmetric case: once an action has an unexplained refusal, every call of it is
+        "unknown" — the reason the vocabulary does not read can accept a vector it refused, and a refusal
+        signature may rest on calls refused for that reason, not for the values they held).
         A prediction-time choice like ``unseen``.
     journal / store: where it keeps its knowledge (the journal-owner protocol, solvi_lab/owner.py). Every
         observation is journaled as a compact ``"action_observation"`` record (the condition vector, not the state)
@@ -560,7 +565,7 @@ class ConservativeActionModel(JournalOwner):
         journal: Journal | Literal[False] | None = None,
         store: Any = None,
         unseen: Literal["refuse", "unknown"] = "refuse",
-        memory: Literal["both", "refuse"] = "both",
+        memory: Literal["both", "refuse", "neither"] = "both",
     ) -> None:
         self._configure(vocab)
         self.unseen = _check_unseen(unseen)
@@ -781,6 +786,18 @@ class ConservativeActionModel(JournalOwner):
         effects, effect_detail = self._effects(model, vector)
         detail: dict[str, Any] = {"violated": sorted(conds[i] for i in viol), **effect_detail}
         n_total = model.n_accepted + model.n_refused
+        unexplained = model.unexplained()
+        if unexplained and self.memory == "neither":
+            detail["unexplained_action"] = True
+            return Prediction(
+                "unknown",
+                risk=_laplace_fail(model.n_refused, n_total),
+                support=0,
+                effects=effects,
+                detail=detail,
+                reason=f"{unexplained} refused call(s) of {action!r} had only accepted values: the vocabulary does "
+                "not read why it is refused (chance, or an unread condition), and memory='neither'",
+            )
         if viol:
             # An unreadable condition (an entity not looked up) is never allowed, but it is evidence of refusal
             # only where refused calls were seen unreadable there too; otherwise the call is "unknown".
@@ -838,7 +855,6 @@ class ConservativeActionModel(JournalOwner):
                 effects=effects,
                 detail=detail,
             )
-        unexplained = model.unexplained()
         if unexplained:
             a, r = model.accepted.get(vector, 0), model.refused.get(vector, 0)
             detail["exact_memory"] = True

@@ -632,5 +632,47 @@ def test_memory_refuse_never_accepts_from_memory_in_an_unexplained_region():
     assert [r.payload for r in both.journal.records()] == [r.payload for r in refuse.journal.records()]
     assert "memory" not in both.state() and refuse.state()["memory"] == "refuse"
     assert {k: v for k, v in refuse.state().items() if k != "memory"} == both.state()
-    with pytest.raises(BadInput, match=r"memory must be one of \['both', 'refuse'\], got 'accept'"):
+    with pytest.raises(BadInput, match=r"memory must be one of \['both', 'refuse', 'neither'\], got 'accept'"):
         ConservativeActionModel(vocab, memory="accept")
+
+
+def test_memory_neither_gives_no_verdict_on_an_action_with_an_unexplained_refusal():
+    # the symmetric case of memory="refuse": a chance that refuses a vector it accepted also accepts vectors it
+    # refused, and the refused calls a signature rests on may have been refused by that chance, not by their values
+    vocab = Vocabulary({"cell": lambda s, a: a["cell"], "light": lambda s, a: a["light"]})
+    calls = [
+        ("do", {"cell": "grass", "light": 1}, True),
+        ("do", {"cell": "grass", "light": 0}, True),
+        ("do", {"cell": "sand", "light": 1}, False),  # signature {cell}
+        ("do", {"cell": "grass", "light": 2}, False),  # signature {light}: explained so far
+        ("go", {"cell": "grass", "light": 1}, True),  # another action, every refusal explained
+        ("go", {"cell": "sand", "light": 1}, False),
+    ]
+    asked = [
+        ("do", {"cell": "grass", "light": 0}),
+        ("do", {"cell": "sand", "light": 0}),
+        ("do", {"cell": "grass", "light": 2}),
+        ("go", {"cell": "grass", "light": 1}),
+        ("go", {"cell": "sand", "light": 0}),
+    ]
+    models = {way: ConservativeActionModel(vocab, memory=way) for way in ("both", "refuse", "neither")}
+    for m in models.values():
+        for action, args, ok in calls:
+            m.observe({}, action, args, accepted=ok)
+    before = {way: [m.predict({}, a, k).verdict for a, k in asked] for way, m in models.items()}
+    # no refusal of "do" is unexplained yet: the three memories agree
+    assert before == {way: ["accept", "refuse", "refuse", "accept", "refuse"] for way in models}
+    for m in models.values():
+        m.observe({}, "do", {"cell": "grass", "light": 1}, accepted=False)  # every value accepted: unexplained
+    after = {way: [m.predict({}, a, k).verdict for a, k in asked] for way, m in models.items()}
+    assert after == {
+        "both": ["accept", "refuse", "refuse", "accept", "refuse"],
+        "refuse": ["unknown", "refuse", "refuse", "accept", "refuse"],
+        # "do" gets no verdict at all; "go", whose every refusal is explained, is judged as before
+        "neither": ["unknown", "unknown", "unknown", "accept", "refuse"],
+    }
+    p = models["neither"].predict({}, "do", {"cell": "sand", "light": 0})
+    assert p.detail["unexplained_action"] and p.detail["violated"] == ["cell"]
+    assert "1 refused call(s) of 'do' had only accepted values" in p.reason and "memory='neither'" in p.reason
+    assert models["neither"].state()["memory"] == "neither"
+    assert {k: v for k, v in models["neither"].state().items() if k != "memory"} == models["both"].state()

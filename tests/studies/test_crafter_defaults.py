@@ -50,8 +50,10 @@ def test_pool_sums_counts_over_sets_and_seeds_before_taking_shares() -> None:
         == {
             "explorer",
             "explorer, memory=refuse",
+            "explorer, memory=neither",
             "explorer_wanderer",
             "explorer_wanderer, memory=refuse",
+            "explorer_wanderer, memory=neither",
         }
     )
     e = rows["explorer"]
@@ -60,10 +62,15 @@ def test_pool_sums_counts_over_sets_and_seeds_before_taking_shares() -> None:
     assert e["abstention_share"] == 12 / 50 and e["precision"] == 8 / 9 and e["accept_share"] == 16 / 25
     assert e["sets"]["dev wanderer"]["calls"] == 30 and e["seeds"]["21"]["calls"] == 30
     assert e["seeds"]["21"]["exact_rows"] == 51
-    # explorer_wanderer with either memory ties on all three: the conservative memory, listed first, is chosen
-    assert defaults.choose(list(rows.values()))["candidate"] == "explorer_wanderer, memory=refuse"
-    del rows["explorer_wanderer, memory=refuse"]
-    assert defaults.choose(list(rows.values()))["candidate"] == "explorer_wanderer"  # 4 abstained of 40 beats 5
+    # explorer with memory neither and explorer_wanderer with any memory tie on all three: the first listed, the
+    # memory that answers least, is chosen
+    assert list(defaults.MEMORIES) == ["neither", "refuse", "both"]
+    assert defaults.choose(list(rows.values()))["candidate"] == "explorer, memory=neither"
+    del rows["explorer, memory=neither"]
+    assert defaults.choose(list(rows.values()))["candidate"] == "explorer_wanderer, memory=neither"
+    for name in ("explorer_wanderer, memory=neither", "explorer_wanderer, memory=refuse", "explorer_wanderer"):
+        del rows[name]
+    assert defaults.choose(list(rows.values()))["candidate"] == "explorer, memory=refuse"  # 5 abstained of 40 beats 12
     none = defaults.summary({k: 0 for k in defaults.COUNTS})
     assert none["precision"] is None and none["abstention_share"] == 0.0 and none["accept_share"] == 0.0
 

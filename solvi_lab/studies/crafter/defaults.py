@@ -8,11 +8,15 @@ A candidate is a training (:data:`TRAININGS`: what the model trains on in the tr
   the conditions that do not matter (duplicate tools, night, other neighbours) are seen to vary;
 - memory ``both`` (the core's default) or ``refuse``: a condition vector seen only accepted in an action whose
   refusals the vocabulary cannot all explain gets "unknown", not "accept" (``do_grass`` gives a sapling with
-  probability 0.1: the vector it accepted can be refused next time).
+  probability 0.1: the vector it accepted can be refused next time); or ``neither``, the symmetric case: every call
+  of such an action is "unknown" (the same chance accepts a vector it refused, and the refused calls a signature
+  rests on may have been refused by chance: on training worlds of reported seeds, worlds ``+0..7`` training and
+  ``+8..15`` scored, every false refusal of ``do_grass`` came from such a signature).
 
 The rule is the project's (as for τ-bench, :mod:`solvi_lab.studies.taubench.defaults`): **fewest false accepts,
 then highest refusal precision, then lowest abstention**, pooled over the probe sets; on a tie in all three the more
-conservative candidate (memory ``refuse``, listed first). The probe sets are the
+conservative candidate (the memory that answers least, listed first: ``neither``, ``refuse``, ``both``). The probe
+sets are the
 calls of both policies (the wanderer and the explorer without its lava probe) in **dev worlds** —
 ``1000·seed + 300..`` — of the **decision seeds** :data:`SEEDS` (20–23): neither the worlds nor the seeds of the
 reported sweep (0–19, worlds ``+0..`` train, ``+100..`` held out, ``+200..`` protocol) and never looked at while
@@ -62,6 +66,7 @@ TRAININGS: dict[str, str] = {
 }
 #: memory -> what it means (ConservativeActionModel's ``memory``); the conservative one first: it wins a tie
 MEMORIES: dict[str, str] = {
+    "neither": "no verdict at all on an action whose refusals are unexplained",
     "refuse": "memory accepts nothing where refusals are unexplained",
     "both": "memory accepts a vector seen only accepted",
 }
@@ -70,8 +75,8 @@ CANDIDATES: dict[str, tuple[str, str]] = {
     (t if m == "both" else f"{t}, memory={m}"): (t, m) for t in TRAININGS for m in MEMORIES
 }
 #: The study's default: the stored decision's choice (tests/studies/test_crafter_defaults.py checks it).
-TRAINING = "explorer"
-MEMORY = "refuse"
+TRAINING = "explorer_wanderer"
+MEMORY = "neither"
 SEEDS: tuple[int, ...] = (20, 21, 22, 23)  # decision seeds: not among the reported sweep's 0-19
 DEV_BASE = 300  # dev worlds 1000·seed + 300..: no experiment of the study uses them
 ROOT = Path(__file__).resolve().parents[3]
