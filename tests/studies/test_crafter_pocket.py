@@ -22,15 +22,19 @@ def _nav(cells: dict[tuple[int, int], str]) -> Navigator:
 
 def _play(nav: Navigator, pos, facing, plan) -> tuple[tuple[int, int], tuple[int, int], dict[str, int]]:
     """Carry a plan out on the map by Crafter's rules (a move into a blocked cell only turns the player)."""
-    used = {"place_stone": 0, "place_table": 0, "do": 0}
+    used = {"place_stone": 0, "place_table": 0, "do": 0, "place_plant": 0}
     for action, at, face in plan:
         assert (at, face) == (pos, facing)  # each step says where it is taken from
         ahead = (pos[0] + facing[0], pos[1] + facing[1])
         if action.startswith("move_"):
             facing = DIRECTIONS[action[5:]]
             t = (pos[0] + facing[0], pos[1] + facing[1])
-            if nav.cells.get(t) in nav.walkable:
+            if nav._free(t):  # walkable and no creature (a plant) on it
                 pos = t
+        elif action == "place_plant":
+            assert nav.cells[ahead] == "grass" and nav._free(ahead)
+            nav.creatures[ahead] = "plant"
+            used[action] += 1
         elif action in ("place_stone", "place_table"):
             assert nav.cells[ahead] in nav.walkable
             nav.cells[ahead] = action[6:]
@@ -49,8 +53,30 @@ def test_a_pocket_is_walled_in_on_open_grass_with_six_stones_and_not_with_five()
     assert plan is not None
     pos, facing, used = _play(nav, (10, 10), (0, 1), plan)
     assert nav.sealed(_state(pos, facing))
-    assert used == {"place_stone": 6, "place_table": 0, "do": 0}  # two cells in the open have six open sides
+    # two cells in the open have six open sides
+    assert used == {"place_stone": 6, "place_table": 0, "do": 0, "place_plant": 0}
     assert pocket_plan(_nav(grass), _state((10, 10)), stones=5) is None  # one stone short: no pocket
+
+
+def test_a_sapling_in_hand_is_planted_as_a_pocket_wall_no_creature_can_reach() -> None:
+    grass = {(x, y): "grass" for x in range(20) for y in range(20)}
+    nav = _nav(grass)
+    plan = pocket_plan(nav, _state((10, 10)), stones=7, sapling=True)
+    assert plan is not None
+    pos, facing, used = _play(nav, (10, 10), (0, 1), plan)
+    assert nav.sealed(_state(pos, facing))
+    assert used == {"place_stone": 7, "place_table": 0, "do": 0, "place_plant": 1}  # three cells in an L: 7 sides
+    (plant,) = [c for c, k in nav.creatures.items() if k == "plant"]
+    around = [(plant[0] + dx, plant[1] + dy) for dx, dy in DIRECTIONS.values()]
+    pocket = {pos, *nav._open_around(pos)}
+    assert all(nav.cells[c] == "stone" or c in pocket for c in around)  # walled in, but for the pocket
+    assert any(c in pocket for c in around)  # the player reaches it from inside
+    # one stone short for the plant's walls: the plain pocket, no plant (a plant open to the grass would be eaten)
+    nav = _nav(dict(grass))
+    plan = pocket_plan(nav, _state((10, 10)), stones=6, sapling=True)
+    assert plan is not None and "place_plant" not in [a for a, _, _ in plan]
+    # no sapling: no plant, whatever the stones
+    assert "place_plant" not in [a for a, _, _ in pocket_plan(_nav(dict(grass)), _state((10, 10)), stones=9)]
 
 
 def test_tables_stand_in_for_missing_stones() -> None:

@@ -307,6 +307,7 @@ def pocket_plan(
     limit: int = 30000,
     prefer: Iterable[tuple[int, int]] = (),
     tables: int = 0,
+    sapling: bool = False,
 ) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
     """A plan that walls the player into a pocket of two adjacent cells with placed stones, anywhere: the steps
     ``(action, position, facing)`` it is taken from, or None when no pocket of at most ``stones`` stones is found.
@@ -319,7 +320,9 @@ def pocket_plan(
     (position, facing, stones placed, cells mined). Creatures are walls while planning (the plan is redone when one
     moves in the way). Cells next to lava are never used. A plant is a wall (it never moves); a pocket next to a
     cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first. ``tables``: how
-    many tables it can place as walls once the stones are spent (a table is as good a wall)."""
+    many tables it can place as walls once the stones are spent (a table is as good a wall). ``sapling`` (one in
+    hand): a grass cell next to the pocket may be one of its walls, planted ("place_plant") and walled in on its other
+    sides too: a plant no creature can reach, which grows while the player sleeps beside it; such pockets rank first."""
     pos = state.pos
     liked = set(prefer)
 
@@ -338,41 +341,61 @@ def pocket_plan(
             for q in ((x + 1, y), (x, y + 1)):
                 if not (open_(q) or minable(q)):
                     continue
-                walls, ok = set(), True
-                for c in (p, q):
-                    for dx, dy in DIRECTIONS.values():
-                        n = (c[0] + dx, c[1] + dy)
-                        if n in (p, q):
-                            continue
-                        m = nav.cells.get(n)
-                        if m in nav.walkable and nav.creatures.get(n, "").startswith("plant"):
-                            continue  # a plant is a wall
-                        if m in nav.walkable:
-                            if n in nav.creatures and n != pos:
-                                ok = False  # a creature stands there: no stone can go there now
-                            walls.add(n)
-                        elif m not in WALLS_OK:
-                            ok = False  # unseen, lava, or the world's edge
-                dug = sum(1 for c in (p, q) if not open_(c))
-                if ok and len(walls) <= stones + dug + tables:
-                    far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
-                    near = any(abs(c[0] - g[0]) + abs(c[1] - g[1]) == 1 for c in (p, q) for g in liked)
-                    pairs.append((len(walls) + far + 2 * dug - 8 * near, p, q, walls))
-    pairs.sort(key=lambda t: (t[0], t[1], t[2]))
-    for _, p, q, walls in pairs[:tries]:
-        plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables)
+                for g in [None, *(_plant_spots(nav, pos, p, q) if sapling else ())]:
+                    _rank(nav, pos, p, q, g, liked, open_, stones, tables, pairs)
+    pairs.sort(key=lambda t: (t[0], t[1], t[2], t[4] or (0, 0)))
+    for _, p, q, walls, g in pairs[:tries]:
+        plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables, plant=g)
         if plan is not None:
             return plan
     return None
 
 
-def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0):
-    """Breadth-first search over (position, facing, walls placed, pocket cells mined); see :func:`pocket_plan`."""
+def _plant_spots(nav: Navigator, pos: tuple[int, int], p: tuple[int, int], q: tuple[int, int]) -> list:
+    """Grass cells next to the pocket (p, q) a sapling can be planted on (no creature on them, not the player's)."""
+    spots = []
+    for c in (p, q):
+        for dx, dy in DIRECTIONS.values():
+            g = (c[0] + dx, c[1] + dy)
+            if g not in (p, q, pos) and nav.cells.get(g) == "grass" and g not in nav.creatures and g not in spots:
+                spots.append(g)
+    return spots
+
+
+def _rank(nav: Navigator, pos, p, q, g, liked: set, open_: Callable, stones: int, tables: int, pairs: list) -> None:
+    """Append (rank, p, q, walls, g) when the pocket (p, q), with a plant on g (None: none), can be walled in."""
+    walls, ok = set(), True
+    for c in (p, q) if g is None else (p, q, g):
+        for dx, dy in DIRECTIONS.values():
+            n = (c[0] + dx, c[1] + dy)
+            if n in (p, q, g):
+                continue
+            m = nav.cells.get(n)
+            if m in nav.walkable and nav.creatures.get(n, "").startswith("plant"):
+                continue  # a plant is a wall
+            if m in nav.walkable:
+                if n in nav.creatures and n != pos:
+                    ok = False  # a creature stands there: no stone can go there now
+                walls.add(n)
+            elif m not in WALLS_OK:
+                ok = False  # unseen, lava, or the world's edge
+    dug = sum(1 for c in (p, q) if not open_(c))
+    if ok and len(walls) <= stones + dug + tables:
+        far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
+        near = any(abs(c[0] - h[0]) + abs(c[1] - h[1]) == 1 for c in (p, q) for h in liked)
+        rank = len(walls) + far + 2 * dug - 8 * near - (100 if g is not None else 0)
+        pairs.append((rank, p, q, walls | ({g} if g is not None else set()), g))
+
+
+def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0, plant=None):
+    """Breadth-first search over (position, facing, walls placed, pocket cells mined); see :func:`pocket_plan`.
+    ``plant``: the wall planted with a sapling (it costs no stone)."""
     index = {w: i for i, w in enumerate(walls)}
+    sown = 1 << index[plant] if plant is not None else 0
     rock = [c for c in pocket if c != state.pos and not nav._free(c)]  # pocket cells to mine
     rock_i = {c: i for i, c in enumerate(rock)}
     full, all_mined = (1 << len(walls)) - 1, (1 << len(rock)) - 1
-    cs = [c for c in (*pocket, state.pos)]
+    cs = [c for c in (*pocket, state.pos, *([plant] if plant is not None else []))]
     lo_x, hi_x = min(c[0] for c in cs) - 2, max(c[0] for c in cs) + 2
     lo_y, hi_y = min(c[1] for c in cs) - 2, max(c[1] for c in cs) + 2
     start = (state.pos, state.facing, 0, 0)
@@ -390,9 +413,11 @@ def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0):
             return steps[::-1]
         ahead = (here[0] + facing[0], here[1] + facing[1])
         i, r = index.get(ahead), rock_i.get(ahead)
-        have = stones + bin(mined).count("1") - bin(placed).count("1")  # below 0: tables placed
+        have = stones + bin(mined).count("1") - bin(placed & ~sown).count("1")  # below 0: tables placed
         nxt = None
-        if i is not None and not placed >> i & 1 and have + tables > 0:
+        if i is not None and 1 << i == sown and not placed & sown:
+            nxt, action = (here, facing, placed | sown, mined), "place_plant"
+        elif i is not None and not placed >> i & 1 and have + tables > 0:
             nxt, action = (here, facing, placed | 1 << i, mined), "place_stone" if have > 0 else "place_table"
         elif r is not None and not mined >> r & 1:
             nxt, action = (here, facing, placed, mined | 1 << r), "do"

@@ -38,6 +38,11 @@ no pocket wall (``SAFE_WALLS``: a zombie kills it and walks in); a faced stone, 
 gates allow is mined (``GRAB``); a skeleton within ``HUNT_WITHIN`` is fought while ``defeat_skeleton`` is open, armed
 and unhurt. The last two count as cheap goals (``cheap_first``).
 
+Added on 2026-12-05 (issue 46, fourth pass, training worlds ``0..15`` only): a sapling in hand at dusk is planted as
+one of the night pocket's walls, with its other sides walled too (``PLANT_IN_POCKET``,
+:func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
+eaten from inside when ripe.
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
@@ -116,6 +121,7 @@ SEARCH_BELOW = 3  # food at or below which a cow is searched for on stale grass 
 GRAB = True  # mine a faced stone, coal, iron or diamond when the gates allow (see Survivor._grab)
 MINED = ("stone", "coal", "iron", "diamond")
 SAFE_WALLS = True  # a plant open on two sides is no pocket wall (see _wall_in)
+PLANT_IN_POCKET = True  # a sapling in hand is planted as a wall of the night's pocket (see navigation.pocket_plan)
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -506,7 +512,7 @@ class Survivor(Agent):
         if home is not None and falling and not self._pocket:
             return home
         if self._pocket and self._pocket[0][1:] == (state.pos, state.facing):
-            return self._pocket.pop(0)[0]
+            return self._pocket_step(state)
         self._pocket = []
         if self.count.steps - self._no_pocket_at < REPLAN:
             return None
@@ -523,7 +529,15 @@ class Survivor(Agent):
             self._no_pocket_at = self.count.steps
             return None
         self._pocket = plan
-        return self._pocket.pop(0)[0]
+        return self._pocket_step(state)
+
+    def _pocket_step(self, state: SymState) -> str:
+        """The plan's next action; a sapling planted as one of the pocket's walls is a garden (walled in)."""
+        action = self._pocket.pop(0)[0]
+        if action == "place_plant":
+            faced = (state.pos[0] + state.facing[0], state.pos[1] + state.facing[1])
+            self.gardens[faced] = {"door": None, "at": self.count.steps}
+        return action
 
     def _exposed(self, cell: tuple[int, int]) -> bool:
         return sum(self.nav.cells.get((cell[0] + dx, cell[1] + dy)) in OPEN for dx, dy in DIRECTIONS.values()) >= 2
@@ -539,6 +553,7 @@ class Survivor(Agent):
             # tables only beside a stone: a pocket walled by tables, trees and water alone has no way out (a table
             # cannot be mined) and starved the player inside
             tables=inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0,
+            sapling=PLANT_IN_POCKET and inv["sapling"] >= 1,
         )
 
     def _plants(self) -> list[tuple[int, int]]:
