@@ -75,6 +75,14 @@ def test_a_sapling_in_hand_is_planted_as_a_pocket_wall_no_creature_can_reach() -
     nav = _nav(dict(grass))
     plan = pocket_plan(nav, _state((10, 10)), stones=6, sapling=True)
     assert plan is not None and "place_plant" not in [a for a, _, _ in plan]
+    # two saplings beside a rock face: two plants; in the open the search gives up on two and plants one
+    nav = _nav({**grass, **{(x, 12): "stone" for x in range(20)}})
+    plan = pocket_plan(nav, _state((10, 10)), stones=8, sapling=2)
+    assert plan is not None
+    pos, facing, used = _play(nav, (10, 10), (0, 1), plan)
+    assert nav.sealed(_state(pos, facing)) and used["place_plant"] == 2
+    plan = pocket_plan(_nav(dict(grass)), _state((10, 10)), stones=8, sapling=2)
+    assert plan is not None and [a for a, _, _ in plan].count("place_plant") == 1
     # no sapling: no plant, whatever the stones
     assert "place_plant" not in [a for a, _, _ in pocket_plan(_nav(dict(grass)), _state((10, 10)), stones=9)]
 
@@ -128,3 +136,42 @@ def test_a_refused_call_whose_documented_gates_held_waits_for_full_items() -> No
     no_table = SymState(inv, (5, 5), (0, 1), ("grass", "none"), {}, {1: frozenset({"grass"})}, {}, {}, False, 1.0, {})
     s.learn(Step("place_furnace", "place_furnace", False, {}, 0.0, False, no_table, no_table))
     assert s._more == {}  # a documented gate failed: the refusal says nothing about amounts
+
+
+def _farm(food: int, drink: int, water: bool, at: int) -> tuple[Survivor, SymState]:
+    """A survivor sealed in a pocket (5, 5)-(5, 6) walled by stone, its own plant at (6, 6) planted at step ``at``
+    (the clock at 1000), water at (4, 5) when ``water`` (else stone)."""
+    s = Survivor(rng=random.Random(0))
+    cells = {(x, y): "stone" for x in range(3, 8) for y in range(3, 9)}
+    cells.update({(5, 5): "grass", (5, 6): "grass", (6, 6): "grass"})
+    if water:
+        cells[(4, 5)] = "water"
+    s.nav.cells.update(cells)
+    s.nav.creatures[(6, 6)] = "plant"
+    s.gardens[(6, 6)] = {"door": None, "at": at}
+    s.count.steps = 1000
+    inv = {"food": food, "drink": drink, "health": 9, "energy": 9, "sapling": 0, "stone": 0, "wood": 0}
+    return s, SymState(inv, (5, 5), (0, -1), ("stone", "none"), {}, {}, {}, {}, False, 1.0, {})
+
+
+def _stays(**kw: int | bool) -> bool:
+    s, st = _farm(**kw)
+    return s._stay(st)
+
+
+def test_sealed_beside_its_own_plant_it_stays_while_food_and_water_last() -> None:
+    s, st = _farm(food=6, drink=2, water=True, at=990)
+    assert s.nav.sealed(st) and s._stay(st)  # water next to the pocket: low drink is no reason to leave
+    assert not _stays(food=6, drink=2, water=False, at=990)  # no water and drink low: out
+    assert _stays(food=6, drink=4, water=False, at=990)  # no water, drink above 3: in
+    assert not _stays(food=3, drink=9, water=True, at=990)  # hungry, the plant far from ripe: out
+    assert _stays(food=3, drink=9, water=True, at=700)  # hungry, but the plant is nearly ripe: wait for it
+    s, st = _farm(food=6, drink=9, water=True, at=990)
+    del s.gardens[(6, 6)]
+    assert not s._stay(st)  # a plant that is not its own (not walled in by it): no reason to stay
+
+
+def test_a_ripe_plant_next_to_the_pockets_other_cell_is_reached_from_inside() -> None:
+    s, st = _farm(food=5, drink=9, water=True, at=0)
+    s.nav.creatures[(6, 6)] = "plant-ripe"
+    assert s._ripe_next(st) == "move_down"  # to (5, 6), the cell beside the plant

@@ -41,7 +41,8 @@ and unhurt. The last two count as cheap goals (``cheap_first``).
 Added on 2026-12-05 (issue 46, fourth pass, training worlds ``0..15`` only): a sapling in hand at dusk is planted as
 one of the night pocket's walls, with its other sides walled too (``PLANT_IN_POCKET``,
 :func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
-eaten from inside when ripe.
+eaten from inside when ripe; sealed beside its own plants, it stays in while water next to the pocket (or drink) and
+food (or a plant nearly ripe) last (``STAY``, :meth:`Survivor._stay`).
 
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
@@ -122,6 +123,8 @@ GRAB = True  # mine a faced stone, coal, iron or diamond when the gates allow (s
 MINED = ("stone", "coal", "iron", "diamond")
 SAFE_WALLS = True  # a plant open on two sides is no pocket wall (see _wall_in)
 PLANT_IN_POCKET = True  # a sapling in hand is planted as a wall of the night's pocket (see navigation.pocket_plan)
+STAY = True  # sealed beside its own plants, it stays in while they and the water feed it (see Survivor._stay)
+STAY_BELOW = 3  # ... leaving when food (no plant nearly ripe) or drink (no water next to it) falls to this
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -489,7 +492,10 @@ class Survivor(Agent):
         # a zombie lurking near a sealed pocket keeps it shut while food and drink last (health does not drain
         # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
         lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > LURK_FED
-        if not (dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state))):
+        staying = self.nav.sealed(state) and self._stay(state)
+        if not (
+            dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state)) or staying
+        ):
             self._pocket = []
             return None
         sealed = self.nav.sealed(state)
@@ -553,7 +559,7 @@ class Survivor(Agent):
             # tables only beside a stone: a pocket walled by tables, trees and water alone has no way out (a table
             # cannot be mined) and starved the player inside
             tables=inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0,
-            sapling=PLANT_IN_POCKET and inv["sapling"] >= 1,
+            sapling=inv["sapling"] if PLANT_IN_POCKET else 0,
         )
 
     def _plants(self) -> list[tuple[int, int]]:
@@ -585,8 +591,42 @@ class Survivor(Agent):
     def _ripe_next(self, state: SymState) -> str | None:
         for d, (_m, kind) in state.neighbours.items():
             if kind == "plant-ripe":
-                return "do" if DIRECTIONS[d] == state.facing else MOVES[d]  # a move towards a plant only turns
+                if DIRECTIONS[d] != state.facing:
+                    return MOVES[d]  # a move towards a plant only turns
+                g = self.gardens.get((state.pos[0] + DIRECTIONS[d][0], state.pos[1] + DIRECTIONS[d][1]))
+                if g is not None:
+                    g["at"] = self.count.steps
+                return "do"
+        if not STAY:
+            return None
+        for other in self.nav._open_around(state.pos):  # the pocket's other cell: a step there when it is next to one
+            if any(
+                self.nav.creatures.get((other[0] + dx, other[1] + dy)) == "plant-ripe" for dx, dy in DIRECTIONS.values()
+            ):
+                return MOVES[
+                    next(d for d, v in DIRECTIONS.items() if v == (other[0] - state.pos[0], other[1] - state.pos[1]))
+                ]
         return None
+
+    def _stay(self, state: SymState) -> bool:
+        """Sealed beside its own plants: stay in (sleeping, eating them, drinking from inside) while water is next to
+        the pocket or drink lasts, and food lasts or a plant is nearly ripe (``STAY``)."""
+        if not STAY:
+            return False
+        inv = state.inventory
+        cells = [state.pos, *self.nav._open_around(state.pos)]
+        near = {(c[0] + dx, c[1] + dy) for c in cells for dx, dy in DIRECTIONS.values()}
+        mine = [g for g in near if g in self.gardens and self.nav.creatures.get(g, "").startswith("plant")]
+        if not mine:
+            return False
+        water = any(self.nav.cells.get(c) == "water" for c in near)
+        if not water and inv["drink"] <= STAY_BELOW:
+            return False
+        soon = any(
+            self.nav.creatures.get(g) == "plant-ripe" or self.count.steps - self.gardens[g]["at"] >= RIPE_AFTER - 100
+            for g in mine
+        )
+        return inv["food"] > STAY_BELOW or soon
 
     def _leave(self, state: SymState) -> str | None:
         """The morning, sealed next to a garden: mine out, step on, come back facing the pocket and wall it (the
