@@ -42,7 +42,8 @@ Added on 2026-12-05 (issue 46, fourth pass, training worlds ``0..15`` only): a s
 one of the night pocket's walls, with its other sides walled too (``PLANT_IN_POCKET``,
 :func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
 eaten from inside when ripe; sealed beside its own plants, it stays in while water next to the pocket (or drink) and
-food (or a plant nearly ripe) last (``STAY``, :meth:`Survivor._stay`).
+food (or a plant nearly ripe) last (``STAY``, :meth:`Survivor._stay`); it leaves the pocket in the morning at
+daylight ``WALL_OUT`` = 0.9 (was 0.75).
 
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
@@ -106,10 +107,13 @@ HEAL_BELOW = 4  # health at or below which it shelters to heal
 HEALED = 7  # ... until this health
 FED = 3  # ... while food and drink are above this
 AFTERNOON = 0.9  # falling daylight below which it fills up on food and drink for the night
+SAPLINGS = 1  # saplings it gathers to hold (planted in the day's walled spots or as the night pocket's walls)
 GARDENS = 3  # living plants it keeps before it stops trying for saplings
 OPEN = frozenset({"grass", "sand", "path"})  # where cows and zombies walk
 NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cells in the open needs six)
-WALL_IN, WALL_OUT = 0.6, 0.75  # daylight below which it walls itself in (evening), above which it leaves (morning)
+# daylight below which it walls itself in (evening), above which it leaves (morning: 0.9 since the fourth pass, when
+# the night's zombies have thinned out; they are spawned below about 0.83, Crafter's balance rule)
+WALL_IN, WALL_OUT = 0.6, 0.9
 HOME_RANGE = 30  # cells within which it goes back to a garden for the night
 COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
@@ -330,7 +334,7 @@ class Survivor(Agent):
                 return "place_plant"
         living = sum(1 for c in self.gardens if self.nav.creatures.get(c, "plant").startswith("plant"))
         wanted = state.achievements.get("collect_sapling", 0) == 0 or living < GARDENS
-        if state.faced == ("grass", NONE) and inv["sapling"] == 0 and wanted and faced not in self._tried:
+        if state.faced == ("grass", NONE) and inv["sapling"] < SAPLINGS and wanted and faced not in self._tried:
             self._tried.add(faced)  # one try per cell: a sapling comes from one grass cell in ten
             return "do"
         return None
