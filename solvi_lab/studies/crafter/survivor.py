@@ -38,7 +38,7 @@ no pocket wall (``SAFE_WALLS``: a zombie kills it and walks in); a faced stone, 
 gates allow is mined (``GRAB``); a skeleton within ``HUNT_WITHIN`` is fought while ``defeat_skeleton`` is open, armed
 and unhurt. The last two count as cheap goals (``cheap_first``).
 
-Added on 2026-12-05 (issue 46, fourth pass, training worlds ``0..15`` only): a sapling in hand at dusk is planted as
+Added on 2026-12-05 (issue 46, fifth pass, training worlds ``0..31`` only: ``0..15`` to find, ``16..31`` to check): a sapling in hand at dusk is planted as
 one of the night pocket's walls, with its other sides walled too (``PLANT_IN_POCKET``,
 :func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
 eaten from inside when ripe; sealed beside its own plants, it stays in while water next to the pocket (or drink) and
@@ -111,7 +111,7 @@ SAPLINGS = 1  # saplings it gathers to hold (planted in the day's walled spots o
 GARDENS = 3  # living plants it keeps before it stops trying for saplings
 OPEN = frozenset({"grass", "sand", "path"})  # where cows and zombies walk
 NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cells in the open needs six)
-# daylight below which it walls itself in (evening), above which it leaves (morning: 0.9 since the fourth pass, when
+# daylight below which it walls itself in (evening), above which it leaves (morning: 0.9 since the fifth pass, when
 # the night's zombies have thinned out; they are spawned below about 0.83, Crafter's balance rule)
 WALL_IN, WALL_OUT = 0.6, 0.9
 HOME_RANGE = 30  # cells within which it goes back to a garden for the night
