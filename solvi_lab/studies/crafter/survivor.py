@@ -38,9 +38,9 @@ no pocket wall (``SAFE_WALLS``: a zombie kills it and walks in); a faced stone, 
 gates allow is mined (``GRAB``); a skeleton within ``HUNT_WITHIN`` is fought while ``defeat_skeleton`` is open, armed
 and unhurt. The last two count as cheap goals (``cheap_first``).
 
-Added on 2026-12-05 (issue 46, fifth pass, training worlds ``0..31`` only: ``0..15`` to find, ``16..31`` to check): a sapling in hand at dusk is planted as
-one of the night pocket's walls, with its other sides walled too (``PLANT_IN_POCKET``,
-:func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
+Added on 2026-12-05 (issue 46, fifth pass, training worlds ``0..31`` only: ``0..15`` to find, ``16..31`` to
+check): a sapling in hand at dusk is planted as one of the night pocket's walls, with its other sides walled too
+(``PLANT_IN_POCKET``, :func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
 eaten from inside when ripe; sealed beside its own plants, it stays in while water next to the pocket (or drink) and
 food (or a plant nearly ripe) last (``STAY``, :meth:`Survivor._stay`); it leaves the pocket in the morning at
 daylight ``WALL_OUT`` = 0.9 (was 0.75).
