@@ -115,6 +115,7 @@ NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cell
 # the night's zombies have thinned out; they are spawned below about 0.83, Crafter's balance rule)
 WALL_IN, WALL_OUT = 0.6, 0.9
 HOME_RANGE = 30  # cells within which it goes back to a garden for the night
+HOME_REACH = 0  # ... to its free neighbours (0), or to any free cell this close (measured on design worlds, not kept)
 COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
 FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
@@ -576,7 +577,9 @@ class Survivor(Agent):
         near = [g for g in self._plants() if abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) <= HOME_RANGE]
         if not near or min(abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) for g in near) <= 2:
             return None
-        around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in DIRECTIONS.values()]
+        r = HOME_REACH  # > 0: any free cell that close (a plant walled in a pocket has no free neighbour to reach)
+        square = [(dx, dy) for dx in range(-r, r + 1) for dy in range(-r, r + 1)] if r else DIRECTIONS.values()
+        around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in square]
         step = self.nav._walk_to(state, [c for c in around if self.nav._free(c)])
         return step or None
 
