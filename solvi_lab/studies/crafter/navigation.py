@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from itertools import combinations
 
 from .env import DIRECTIONS, SymState
 
@@ -294,6 +295,7 @@ class Navigator:
         return rng.choice(options or list(MOVES.values()))
 
 
+PLANTS = 2  # at most this many saplings planted as walls of one pocket (each needs its own walls)
 WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks
 
 
@@ -307,6 +309,7 @@ def pocket_plan(
     limit: int = 30000,
     prefer: Iterable[tuple[int, int]] = (),
     tables: int = 0,
+    sapling: int = 0,
 ) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
     """A plan that walls the player into a pocket of two adjacent cells with placed stones, anywhere: the steps
     ``(action, position, facing)`` it is taken from, or None when no pocket of at most ``stones`` stones is found.
@@ -319,7 +322,10 @@ def pocket_plan(
     (position, facing, stones placed, cells mined). Creatures are walls while planning (the plan is redone when one
     moves in the way). Cells next to lava are never used. A plant is a wall (it never moves); a pocket next to a
     cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first. ``tables``: how
-    many tables it can place as walls once the stones are spent (a table is as good a wall)."""
+    many tables it can place as walls once the stones are spent (a table is as good a wall). ``sapling`` (how
+    many in hand): grass cells next to the pocket (up to that many, at most ``PLANTS``) may be among its walls, planted
+    ("place_plant") and walled in on their other sides too: plants no creature can reach, which grow while the player
+    sleeps beside them; the pockets with the most plants rank first."""
     pos = state.pos
     liked = set(prefer)
 
@@ -338,41 +344,65 @@ def pocket_plan(
             for q in ((x + 1, y), (x, y + 1)):
                 if not (open_(q) or minable(q)):
                     continue
-                walls, ok = set(), True
-                for c in (p, q):
-                    for dx, dy in DIRECTIONS.values():
-                        n = (c[0] + dx, c[1] + dy)
-                        if n in (p, q):
-                            continue
-                        m = nav.cells.get(n)
-                        if m in nav.walkable and nav.creatures.get(n, "").startswith("plant"):
-                            continue  # a plant is a wall
-                        if m in nav.walkable:
-                            if n in nav.creatures and n != pos:
-                                ok = False  # a creature stands there: no stone can go there now
-                            walls.add(n)
-                        elif m not in WALLS_OK:
-                            ok = False  # unseen, lava, or the world's edge
-                dug = sum(1 for c in (p, q) if not open_(c))
-                if ok and len(walls) <= stones + dug + tables:
-                    far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
-                    near = any(abs(c[0] - g[0]) + abs(c[1] - g[1]) == 1 for c in (p, q) for g in liked)
-                    pairs.append((len(walls) + far + 2 * dug - 8 * near, p, q, walls))
-    pairs.sort(key=lambda t: (t[0], t[1], t[2]))
-    for _, p, q, walls in pairs[:tries]:
-        plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables)
-        if plan is not None:
-            return plan
+                spots = _plant_spots(nav, pos, p, q) if sapling else []
+                for k in range(min(sapling, PLANTS, len(spots)) + 1):
+                    for g in combinations(spots, k):
+                        _rank(nav, pos, p, q, g, liked, open_, stones, tables, pairs)
+    pairs.sort(key=lambda t: (t[0], t[1], t[2], t[4]))
+    for k in sorted({len(t[4]) for t in pairs}, reverse=True):  # fewer plants when no plan with more is found
+        for _, p, q, walls, g in [t for t in pairs if len(t[4]) == k][:tries]:
+            plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables, plants=g)
+            if plan is not None:
+                return plan
     return None
 
 
-def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0):
-    """Breadth-first search over (position, facing, walls placed, pocket cells mined); see :func:`pocket_plan`."""
+def _plant_spots(nav: Navigator, pos: tuple[int, int], p: tuple[int, int], q: tuple[int, int]) -> list:
+    """Grass cells next to the pocket (p, q) a sapling can be planted on (no creature on them, not the player's)."""
+    spots = []
+    for c in (p, q):
+        for dx, dy in DIRECTIONS.values():
+            g = (c[0] + dx, c[1] + dy)
+            if g not in (p, q, pos) and nav.cells.get(g) == "grass" and g not in nav.creatures and g not in spots:
+                spots.append(g)
+    return spots
+
+
+def _rank(nav: Navigator, pos, p, q, g, liked: set, open_: Callable, stones: int, tables: int, pairs: list) -> None:
+    """Append (rank, p, q, walls, g) when the pocket (p, q), with plants on the cells g, can be walled in."""
+    walls, ok = set(), True
+    inside = (p, q, *g)
+    for c in inside:
+        for dx, dy in DIRECTIONS.values():
+            n = (c[0] + dx, c[1] + dy)
+            if n in inside:
+                continue
+            m = nav.cells.get(n)
+            if m in nav.walkable and nav.creatures.get(n, "").startswith("plant"):
+                continue  # a plant is a wall
+            if m in nav.walkable:
+                if n in nav.creatures and n != pos:
+                    ok = False  # a creature stands there: no stone can go there now
+                walls.add(n)
+            elif m not in WALLS_OK:
+                ok = False  # unseen, lava, or the world's edge
+    dug = sum(1 for c in (p, q) if not open_(c))
+    if ok and len(walls) <= stones + dug + tables:
+        far = min(abs(c[0] - pos[0]) + abs(c[1] - pos[1]) for c in (p, q))
+        near = any(abs(c[0] - h[0]) + abs(c[1] - h[1]) == 1 for c in (p, q) for h in liked)
+        rank = len(walls) + far + 2 * dug - 8 * near - 100 * len(g)
+        pairs.append((rank, p, q, walls | set(g), g))
+
+
+def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0, plants=()):
+    """Breadth-first search over (position, facing, walls placed, pocket cells mined); see :func:`pocket_plan`.
+    ``plants``: the walls planted with saplings (they cost no stone)."""
     index = {w: i for i, w in enumerate(walls)}
+    sown = sum(1 << index[g] for g in plants)
     rock = [c for c in pocket if c != state.pos and not nav._free(c)]  # pocket cells to mine
     rock_i = {c: i for i, c in enumerate(rock)}
     full, all_mined = (1 << len(walls)) - 1, (1 << len(rock)) - 1
-    cs = [c for c in (*pocket, state.pos)]
+    cs = [c for c in (*pocket, state.pos, *plants)]
     lo_x, hi_x = min(c[0] for c in cs) - 2, max(c[0] for c in cs) + 2
     lo_y, hi_y = min(c[1] for c in cs) - 2, max(c[1] for c in cs) + 2
     start = (state.pos, state.facing, 0, 0)
@@ -390,9 +420,11 @@ def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0):
             return steps[::-1]
         ahead = (here[0] + facing[0], here[1] + facing[1])
         i, r = index.get(ahead), rock_i.get(ahead)
-        have = stones + bin(mined).count("1") - bin(placed).count("1")  # below 0: tables placed
+        have = stones + bin(mined).count("1") - bin(placed & ~sown).count("1")  # below 0: tables placed
         nxt = None
-        if i is not None and not placed >> i & 1 and have + tables > 0:
+        if i is not None and sown >> i & 1 and not placed >> i & 1:
+            nxt, action = (here, facing, placed | 1 << i, mined), "place_plant"
+        elif i is not None and not placed >> i & 1 and have + tables > 0:
             nxt, action = (here, facing, placed | 1 << i, mined), "place_stone" if have > 0 else "place_table"
         elif r is not None and not mined >> r & 1:
             nxt, action = (here, facing, placed, mined | 1 << r), "do"

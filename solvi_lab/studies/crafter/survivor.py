@@ -38,6 +38,13 @@ no pocket wall (``SAFE_WALLS``: a zombie kills it and walks in); a faced stone, 
 gates allow is mined (``GRAB``); a skeleton within ``HUNT_WITHIN`` is fought while ``defeat_skeleton`` is open, armed
 and unhurt. The last two count as cheap goals (``cheap_first``).
 
+Added on 2026-12-05 (issue 46, fifth pass, training worlds ``0..31`` only: ``0..15`` to find, ``16..31`` to
+check): a sapling in hand at dusk is planted as one of the night pocket's walls, with its other sides walled too
+(``PLANT_IN_POCKET``, :func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
+eaten from inside when ripe; sealed beside its own plants, it stays in while water next to the pocket (or drink) and
+food (or a plant nearly ripe) last (``STAY``, :meth:`Survivor._stay`); it leaves the pocket in the morning at
+daylight ``WALL_OUT`` = 0.9 (was 0.75).
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
@@ -100,11 +107,15 @@ HEAL_BELOW = 4  # health at or below which it shelters to heal
 HEALED = 7  # ... until this health
 FED = 3  # ... while food and drink are above this
 AFTERNOON = 0.9  # falling daylight below which it fills up on food and drink for the night
+SAPLINGS = 1  # saplings it gathers to hold (planted in the day's walled spots or as the night pocket's walls)
 GARDENS = 3  # living plants it keeps before it stops trying for saplings
 OPEN = frozenset({"grass", "sand", "path"})  # where cows and zombies walk
 NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cells in the open needs six)
-WALL_IN, WALL_OUT = 0.6, 0.75  # daylight below which it walls itself in (evening), above which it leaves (morning)
+# daylight below which it walls itself in (evening), above which it leaves (morning: 0.9 since the fifth pass, when
+# the night's zombies have thinned out; they are spawned below about 0.83, Crafter's balance rule)
+WALL_IN, WALL_OUT = 0.6, 0.9
 HOME_RANGE = 30  # cells within which it goes back to a garden for the night
+HOME_REACH = 0  # ... to its free neighbours (0), or to any free cell this close (measured on design worlds, not kept)
 COW_NEAR = 5  # a cow this close is eaten whenever food is not nearly full (cows are few and slow to come back)
 FULL = 9  # what "full" means for an item (Crafter's inventory cap, read from the game by the agent's counters)
 FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when hurt)
@@ -116,6 +127,9 @@ SEARCH_BELOW = 3  # food at or below which a cow is searched for on stale grass 
 GRAB = True  # mine a faced stone, coal, iron or diamond when the gates allow (see Survivor._grab)
 MINED = ("stone", "coal", "iron", "diamond")
 SAFE_WALLS = True  # a plant open on two sides is no pocket wall (see _wall_in)
+PLANT_IN_POCKET = True  # a sapling in hand is planted as a wall of the night's pocket (see navigation.pocket_plan)
+STAY = True  # sealed beside its own plants, it stays in while they and the water feed it (see Survivor._stay)
+STAY_BELOW = 3  # ... leaving when food (no plant nearly ripe) or drink (no water next to it) falls to this
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 
 
@@ -321,7 +335,7 @@ class Survivor(Agent):
                 return "place_plant"
         living = sum(1 for c in self.gardens if self.nav.creatures.get(c, "plant").startswith("plant"))
         wanted = state.achievements.get("collect_sapling", 0) == 0 or living < GARDENS
-        if state.faced == ("grass", NONE) and inv["sapling"] == 0 and wanted and faced not in self._tried:
+        if state.faced == ("grass", NONE) and inv["sapling"] < SAPLINGS and wanted and faced not in self._tried:
             self._tried.add(faced)  # one try per cell: a sapling comes from one grass cell in ten
             return "do"
         return None
@@ -483,7 +497,10 @@ class Survivor(Agent):
         # a zombie lurking near a sealed pocket keeps it shut while food and drink last (health does not drain
         # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
         lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > LURK_FED
-        if not (dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state))):
+        staying = self.nav.sealed(state) and self._stay(state)
+        if not (
+            dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state)) or staying
+        ):
             self._pocket = []
             return None
         sealed = self.nav.sealed(state)
@@ -506,7 +523,7 @@ class Survivor(Agent):
         if home is not None and falling and not self._pocket:
             return home
         if self._pocket and self._pocket[0][1:] == (state.pos, state.facing):
-            return self._pocket.pop(0)[0]
+            return self._pocket_step(state)
         self._pocket = []
         if self.count.steps - self._no_pocket_at < REPLAN:
             return None
@@ -523,7 +540,15 @@ class Survivor(Agent):
             self._no_pocket_at = self.count.steps
             return None
         self._pocket = plan
-        return self._pocket.pop(0)[0]
+        return self._pocket_step(state)
+
+    def _pocket_step(self, state: SymState) -> str:
+        """The plan's next action; a sapling planted as one of the pocket's walls is a garden (walled in)."""
+        action = self._pocket.pop(0)[0]
+        if action == "place_plant":
+            faced = (state.pos[0] + state.facing[0], state.pos[1] + state.facing[1])
+            self.gardens[faced] = {"door": None, "at": self.count.steps}
+        return action
 
     def _exposed(self, cell: tuple[int, int]) -> bool:
         return sum(self.nav.cells.get((cell[0] + dx, cell[1] + dy)) in OPEN for dx, dy in DIRECTIONS.values()) >= 2
@@ -539,6 +564,7 @@ class Survivor(Agent):
             # tables only beside a stone: a pocket walled by tables, trees and water alone has no way out (a table
             # cannot be mined) and starved the player inside
             tables=inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0,
+            sapling=inv["sapling"] if PLANT_IN_POCKET else 0,
         )
 
     def _plants(self) -> list[tuple[int, int]]:
@@ -551,7 +577,9 @@ class Survivor(Agent):
         near = [g for g in self._plants() if abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) <= HOME_RANGE]
         if not near or min(abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) for g in near) <= 2:
             return None
-        around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in DIRECTIONS.values()]
+        r = HOME_REACH  # > 0: any free cell that close (a plant walled in a pocket has no free neighbour to reach)
+        square = [(dx, dy) for dx in range(-r, r + 1) for dy in range(-r, r + 1)] if r else DIRECTIONS.values()
+        around = [(g[0] + dx, g[1] + dy) for g in near for dx, dy in square]
         step = self.nav._walk_to(state, [c for c in around if self.nav._free(c)])
         return step or None
 
@@ -570,8 +598,42 @@ class Survivor(Agent):
     def _ripe_next(self, state: SymState) -> str | None:
         for d, (_m, kind) in state.neighbours.items():
             if kind == "plant-ripe":
-                return "do" if DIRECTIONS[d] == state.facing else MOVES[d]  # a move towards a plant only turns
+                if DIRECTIONS[d] != state.facing:
+                    return MOVES[d]  # a move towards a plant only turns
+                g = self.gardens.get((state.pos[0] + DIRECTIONS[d][0], state.pos[1] + DIRECTIONS[d][1]))
+                if g is not None:
+                    g["at"] = self.count.steps
+                return "do"
+        if not STAY:
+            return None
+        for other in self.nav._open_around(state.pos):  # the pocket's other cell: a step there when it is next to one
+            if any(
+                self.nav.creatures.get((other[0] + dx, other[1] + dy)) == "plant-ripe" for dx, dy in DIRECTIONS.values()
+            ):
+                return MOVES[
+                    next(d for d, v in DIRECTIONS.items() if v == (other[0] - state.pos[0], other[1] - state.pos[1]))
+                ]
         return None
+
+    def _stay(self, state: SymState) -> bool:
+        """Sealed beside its own plants: stay in (sleeping, eating them, drinking from inside) while water is next to
+        the pocket or drink lasts, and food lasts or a plant is nearly ripe (``STAY``)."""
+        if not STAY:
+            return False
+        inv = state.inventory
+        cells = [state.pos, *self.nav._open_around(state.pos)]
+        near = {(c[0] + dx, c[1] + dy) for c in cells for dx, dy in DIRECTIONS.values()}
+        mine = [g for g in near if g in self.gardens and self.nav.creatures.get(g, "").startswith("plant")]
+        if not mine:
+            return False
+        water = any(self.nav.cells.get(c) == "water" for c in near)
+        if not water and inv["drink"] <= STAY_BELOW:
+            return False
+        soon = any(
+            self.nav.creatures.get(g) == "plant-ripe" or self.count.steps - self.gardens[g]["at"] >= RIPE_AFTER - 100
+            for g in mine
+        )
+        return inv["food"] > STAY_BELOW or soon
 
     def _leave(self, state: SymState) -> str | None:
         """The morning, sealed next to a garden: mine out, step on, come back facing the pocket and wall it (the
