@@ -111,8 +111,8 @@ SAPLINGS = 1  # saplings it gathers to hold (planted in the day's walled spots o
 GARDENS = 3  # living plants it keeps before it stops trying for saplings
 OPEN = frozenset({"grass", "sand", "path"})  # where cows and zombies walk
 NIGHT_STONES = 7  # stones it keeps for the night's pocket (a pocket of two cells in the open needs six)
-# daylight below which it walls itself in (evening), above which it leaves (morning: 0.9 since the fifth pass, when
-# the night's zombies have thinned out; they are spawned below about 0.83, Crafter's balance rule)
+# daylight below which it walls itself in (evening), above which it leaves (morning: later since the fifth pass, when
+# the night's zombies have thinned out: Crafter's balancing spawns fewer of them as daylight rises)
 WALL_IN, WALL_OUT = 0.6, 0.9
 HOME_RANGE = 30  # cells within which it goes back to a garden for the night
 HOME_REACH = 0  # ... to its free neighbours (0), or to any free cell this close (measured on design worlds, not kept)
