@@ -536,7 +536,20 @@ def test_every_caveat_attached_to_a_row_a_headline_shows_is_under_the_readme_tab
     with pytest.raises(BadInput, match=r"checked rows \['c'\] are not in data/expected/claims/s.json"):
         headlines.row_caveats(fake, {"v": {"caveats": ["on v"]}})
     # and render_table puts a value's caveat under the table, beside the line's label
-    monkeypatch.setattr(headlines, "ROWS", (headlines.Row("crafter", "fake crafter", "h", ("requirements_90_exact",)),))
+    monkeypatch.setattr(
+        headlines,
+        "ROWS",
+        (
+            headlines.Row(
+                "crafter",
+                "fake crafter",
+                "h",
+                ("requirements_exact_share",),
+                published="—",
+                checked=("requirements_90_exact",),
+            ),
+        ),
+    )
     table = headlines.render_table(DOCS, registry.REPO_ROOT / "README.md")
     want = declared.declared_rows(registry.REPO_ROOT, "crafter")["requirements_90_exact"]["caveats"][0]
     assert f"- fake crafter: {want}." in table
