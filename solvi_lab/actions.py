@@ -502,6 +502,12 @@ def _check_memory(memory: Any) -> str:
     return memory
 
 
+def _check_min_support(min_support: Any) -> int:
+    if type(min_support) is not int or min_support < 1:
+        raise BadInput(f"min_support must be a whole number of calls, 1 or more (1: no minimum), got {min_support!r}.")
+    return min_support
+
+
 def _laplace_fail(failures: int, total: int) -> float:
     """Laplace-smoothed failure probability: (failures + 1) / (total + 2)."""
     return (failures + 1) / (total + 2)
@@ -529,6 +535,11 @@ class ConservativeActionModel(JournalOwner):
         "unknown" — the reason the vocabulary does not read can accept a vector it refused, and a refusal
         signature may rest on calls refused for that reason, not for the values they held).
         A prediction-time choice like ``unseen``.
+    min_support: the fewest accepted calls an "accept" may rest on (its ``support``: the weakest condition value's
+        accepted calls, or the exact vector's); below it the answer is "unknown". ``1`` (the default) sets no
+        minimum. For small trainings: an action whose acceptance is chance can be seen accepted once and never
+        refused (benchmarks/issue43_min_support.py measures 1 and 2 on Crafter). A prediction-time choice like
+        ``unseen``.
     journal / store: where it keeps its knowledge (the journal-owner protocol, solvi_lab/owner.py). Every
         observation is journaled as a compact ``"action_observation"`` record (the condition vector, not the state)
         and folded by the one method ``_apply`` — live and when the model is rebuilt with
@@ -566,10 +577,12 @@ class ConservativeActionModel(JournalOwner):
         store: Any = None,
         unseen: Literal["refuse", "unknown"] = "refuse",
         memory: Literal["both", "refuse", "neither"] = "both",
+        min_support: int = 1,
     ) -> None:
         self._configure(vocab)
         self.unseen = _check_unseen(unseen)
         self.memory = _check_memory(memory)
+        self.min_support = _check_min_support(min_support)
         if journal is False:  # no journal at all: the records are folded as written, and kept nowhere
             if store is not None:
                 raise BadInput("journal=False keeps no journal, so it takes no store; pass one of them.")
@@ -608,6 +621,7 @@ class ConservativeActionModel(JournalOwner):
         self.other_vocab_records = 0  # observations of another vocabulary a rebuild passed over
         self.unseen: str = "refuse"  # what a signature resting on a never-observed value gives (see predict)
         self.memory: str = "both"  # what exact-vector memory may answer in an unexplained region (see predict)
+        self.min_support: int = 1  # the fewest accepted calls an "accept" may rest on (see predict)
 
     # -- the journal-owner protocol (solvi_lab.owner) ---------------------------------------------------------------
 
@@ -778,7 +792,17 @@ class ConservativeActionModel(JournalOwner):
                 support=0,
                 reason=f"action {action!r} was never observed: nothing is known about it",
             )
-        return self._predict_vector(action, model, self.vocab.vector(state, action, args))
+        pred = self._predict_vector(action, model, self.vocab.vector(state, action, args))
+        if pred.verdict == "accept" and pred.support < self.min_support:
+            return Prediction(
+                "unknown",
+                risk=pred.risk,
+                support=0,
+                effects=pred.effects,
+                detail={**pred.detail, "below_min_support": pred.support},
+                reason=f"{pred.reason}; an accept needs at least {self.min_support} accepted calls (min_support)",
+            )
+        return pred
 
     def _predict_vector(self, action: str, model: _ActionModel, vector: tuple) -> Prediction:
         conds = model.conds
@@ -1003,6 +1027,8 @@ class ConservativeActionModel(JournalOwner):
             out["unseen"] = self.unseen
         if self.memory != "both":
             out["memory"] = self.memory
+        if self.min_support != 1:
+            out["min_support"] = self.min_support
         return out
 
     @property

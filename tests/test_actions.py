@@ -676,3 +676,29 @@ def test_memory_neither_gives_no_verdict_on_an_action_with_an_unexplained_refusa
     assert "1 refused call(s) of 'do' had only accepted values" in p.reason and "memory='neither'" in p.reason
     assert models["neither"].state()["memory"] == "neither"
     assert {k: v for k, v in models["neither"].state().items() if k != "memory"} == models["both"].state()
+
+
+def test_min_support_turns_an_accept_on_too_few_accepted_calls_into_unknown():
+    # Crafter's do_grass at small training: the sapling came on the one call made, so "accept" rests on one call
+    vocab = Vocabulary({"cell": lambda s, a: a["cell"]})
+    models = {k: ConservativeActionModel(vocab, min_support=k) for k in (1, 2)}
+    for m in models.values():
+        m.observe({}, "collect", {"cell": "grass"}, accepted=True)
+        m.observe({}, "place", {"cell": "grass"}, accepted=True)
+        m.observe({}, "place", {"cell": "grass"}, accepted=True)
+        m.observe({}, "place", {"cell": "water"}, accepted=False)
+    asked = [("collect", {"cell": "grass"}), ("place", {"cell": "grass"}), ("place", {"cell": "water"})]
+    verdicts = {k: [m.predict({}, a, x).verdict for a, x in asked] for k, m in models.items()}
+    # only the accept on one call moves; an accept on two calls and a refusal are untouched
+    assert verdicts == {1: ["accept", "accept", "refuse"], 2: ["unknown", "accept", "refuse"]}
+    p = models[2].predict({}, "collect", {"cell": "grass"})
+    assert p.support == 0 and p.detail["below_min_support"] == 1
+    assert p.reason.endswith("; an accept needs at least 2 accepted calls (min_support)")
+    assert p.risk == models[1].predict({}, "collect", {"cell": "grass"}).risk  # the same risk, no verdict
+    # a prediction-time choice: the same records; the state names the option only when it is set
+    assert [r.payload for r in models[1].journal.records()] == [r.payload for r in models[2].journal.records()]
+    assert "min_support" not in models[1].state() and models[2].state()["min_support"] == 2
+    assert {k: v for k, v in models[2].state().items() if k != "min_support"} == models[1].state()
+    for bad in (0, -1, 1.5, "2", True):
+        with pytest.raises(BadInput, match=r"min_support must be a whole number of calls, 1 or more"):
+            ConservativeActionModel(vocab, min_support=bad)
