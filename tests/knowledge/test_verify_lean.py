@@ -107,3 +107,34 @@ def test_plan_keeps_a_premise_until_its_last_reader() -> None:
     assert plan.release_position(a, ks._fold._items[a].key, 0) == pos_use > pos_b
     assert plan.release_position(b, ks._fold._items[b].key, pos_b) == pos_b
     assert ks.verify()
+
+
+def test_verify_reads_the_journal_once_below_the_bound_and_twice_above_it(monkeypatch, tmp_path) -> None:
+    # Below KEEP_PARSED_MAX the replay folds the records the chain walk parsed; above it, it parses the journal
+    # again. Both answer the same, on a whole journal and on a live store that differs from it, on both backends.
+    src = _busy_store(6)
+    path = tmp_path / "j.jsonl"
+    with Journal(path) as j:
+        for r in src.journal.records():
+            j.append(r.kind, r.payload)
+    parsed: list[int] = []
+    original = Journal.records
+
+    def counting(self, start=0, stop=None, kind=None):  # type: ignore[no-untyped-def]
+        parsed.append(start)
+        return original(self, start, stop, kind)
+
+    monkeypatch.setattr(Journal, "records", counting)
+    for bound, second_parses in ((from_scratch.KEEP_PARSED_MAX, 0), (0, 1)):
+        monkeypatch.setattr(from_scratch, "KEEP_PARSED_MAX", bound)
+        for ks in (_busy_store(6), KnowledgeStore(path)):
+            assert ks.fingerprint() == src.fingerprint()
+            parsed.clear()
+            v = ks.verify()
+            assert v and v.records == len(src.journal) and parsed.count(0) == second_parses, (bound, ks.journal)
+            it = next(i for i in ks._fold._items.values() if i.present)
+            it.confirmations += 1  # a fold state the journal does not give
+            ks._fold._touched.add(it)
+            bad = ks.verify()
+            assert not bad and bad.chain_ok and not bad.replay_matches and "differs from the replay" in bad.problem
+            ks.journal.close()
