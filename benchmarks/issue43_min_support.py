@@ -26,8 +26,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from solvi_lab.studies.crafter import defaults, evaluation, learning
-from solvi_lab.studies.crafter.env import measure_reset
+from solvi_lab.studies.crafter import defaults, learning
 from solvi_lab.studies.crafter.study import FULL_PARAMS, QUICK_PARAMS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,19 +38,9 @@ SIZES = {"full": FULL_PARAMS, "quick": QUICK_PARAMS}
 def score(seed: int, size: str, dev_worlds: int = 4) -> dict[str, Any]:
     """One decision seed at one size: every dev call's verdict, with the support of each "accept"."""
     params = SIZES[size]
-    train_seeds = [1000 * seed + i for i in range(params["train_worlds"])]
-    dev_seeds = [1000 * seed + defaults.DEV_BASE + i for i in range(dev_worlds)]
-    _, generated = measure_reset(train_seeds + dev_seeds)
-    by_seed = {w.seed: w for w in generated}
-    steps = params["explore_steps"]
-    explorer = learning.record(train_seeds, steps, seed, by_seed, lava_probe=True)
-    data = {"explorer": explorer}
-    if defaults.TRAINING == "explorer_wanderer":
-        data["explorer_wanderer"] = explorer + evaluation.record([by_seed[s] for s in train_seeds], steps, seed)
+    data, sets = defaults.decision_calls(seed, params["train_worlds"], dev_worlds, params["explore_steps"])
     model = learning.train(data[defaults.TRAINING], memory=defaults.MEMORY)
-    calls = evaluation.record([by_seed[s] for s in dev_seeds], steps, seed) + [
-        c for c in learning.record(dev_seeds, steps, seed, by_seed) if c["call"] != "noop"
-    ]
+    calls = sets["dev wanderer"] + sets["dev explorer"]
     rows = []
     for c in calls:
         p = model.predict(c["state"], c["call"], {})

@@ -174,12 +174,12 @@ def verify(fold: Fold, journal: Any, head: Any, cls: type[Fold]) -> Verification
     not give is found. The retractions skipped are the journal's own (the plan's), not the live store's. `fold` is
     only read (its pending digests are hashed on a copy)."""
     plan = ReleasePlan()  # what the second fold may let go of, and when: noted during the chain walk
-    kept: list[Record] | None = [] if len(journal) <= KEEP_PARSED_MAX else None
-    visit = plan.see if kept is None else _noting(plan.see, kept)
+    parsed: list[Record] | None = [] if len(journal) <= KEEP_PARSED_MAX else None
+    visit = plan.see if parsed is None else _noting(plan.see, parsed)
     chain = journal.verify(head=head, visit=visit)  # with a kept head: also refuse a cut or rewritten tail
     if not chain:
         return Verification(False, False, False, chain.records, chain.problem)
-    records = journal.records(0, chain.records) if kept is None else _drained(kept)
+    records = journal.records(0, chain.records) if parsed is None else _drained(parsed)
     replay = lean_store(cls, records, (), plan)
     want = digests.fingerprint(replay)
     served, present, kept, kept_items = digests.recomputed_and_kept(fold)

@@ -113,9 +113,12 @@ def _add(into: dict[str, int], t: Mapping[str, Any]) -> None:
         into[k] = into.get(k, 0) + int(t[k])
 
 
-def score_seed(seed: int, train_worlds: int = 16, dev_worlds: int = 4, steps: int = 1500) -> dict[str, Any]:
-    """One decision seed: every candidate scored on the dev worlds' calls of both policies (counts per set)."""
-    from . import evaluation, learning, requirements
+def decision_calls(
+    seed: int, train_worlds: int = 16, dev_worlds: int = 4, steps: int = 1500
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
+    """One decision seed's calls: (training name -> the training worlds' calls it trains on, probe set -> the dev
+    worlds' calls it is scored on), as the rule reads them."""
+    from . import evaluation, learning
     from .env import measure_reset
 
     train_seeds = [1000 * seed + i for i in range(train_worlds)]
@@ -128,7 +131,14 @@ def score_seed(seed: int, train_worlds: int = 16, dev_worlds: int = 4, steps: in
         "dev wanderer": evaluation.record([by_seed[s] for s in dev_seeds], steps, seed),
         "dev explorer": [c for c in learning.record(dev_seeds, steps, seed, by_seed) if c["call"] != "noop"],
     }
-    data = {"explorer": explorer, "explorer_wanderer": explorer + wanderer}
+    return {"explorer": explorer, "explorer_wanderer": explorer + wanderer}, sets
+
+
+def score_seed(seed: int, train_worlds: int = 16, dev_worlds: int = 4, steps: int = 1500) -> dict[str, Any]:
+    """One decision seed: every candidate scored on the dev worlds' calls of both policies (counts per set)."""
+    from . import evaluation, learning, requirements
+
+    data, sets = decision_calls(seed, train_worlds, dev_worlds, steps)
     out: dict[str, Any] = {"seed": seed, "sets": {}, "exact_rows": {}}
     for name, (training, memory) in CANDIDATES.items():
         model = learning.train(data[training], memory=memory)
