@@ -2,6 +2,8 @@
 
     nice -n 5 python benchmarks/crafter_deaths.py --worlds 8                 # training worlds 0..7 of seed 0
     nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --set LURK_FED=5 --tag lurk_fed5_w32
+    nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --stream 1 --tag noise_s1_w32   # another random stream
+    python benchmarks/crafter_deaths.py --spread noise_s0_w32 noise_s1_w32 --tag noise_w32       # runs side by side
 
 Plays the survivor (every piece; ``--arm survivor-no_<piece>`` for an ablation) on the study's training worlds
 (seeds ``1000·seed + first + i``: :func:`solvi_lab.studies.crafter.protocol.score_seeds` starts at ``+500``, so
@@ -11,7 +13,9 @@ protocol. Each step it records what the agent was doing (the branch of :meth:`Su
 (:func:`protocol.death_cause`), the daylight then, what it was doing over its last steps, and every point of health
 lost with what it was doing and what was next to it. ``--set NAME=VALUE`` overrides a constant of
 :mod:`solvi_lab.studies.crafter.survivor` for the run (a variant measured on design worlds; the default is untouched). Output: ``results/benchmarks/crafter_deaths/<tag>.json`` and
-``.md`` (the summary tables).
+``.md`` (the summary tables). ``--stream k`` plays the same agent on the same worlds with another random stream for
+its own choices; ``--spread TAG...`` writes the stored runs side by side with the spread of each figure: how far
+a result moves by chance alone, the yardstick for a variant's difference.
 """
 
 from __future__ import annotations
@@ -73,7 +77,13 @@ def _label(doing: dict[str, Any], state: Any, action: str) -> str:
     return "macro" if what == "other" and action != "noop" else what
 
 
-def play(seed: int, first: int, worlds: int, steps: int, arm: str) -> list[dict[str, Any]]:
+def agent_rng(seed: int, arm: str, world: int, stream: int = 0) -> random.Random:
+    """The agent's random stream for one world: the score's protocol's (``stream`` 0), or another one (``stream`` k >
+    0: the same worlds and agent, other random choices — how far a result moves by chance alone, see ``--spread``)."""
+    return random.Random(f"{seed}-{arm}-{world}" + (f"-stream{stream}" if stream else ""))
+
+
+def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int = 0) -> list[dict[str, Any]]:
     pieces = protocol.survivor_arm(arm)
     if pieces is None:
         raise SystemExit(f"{arm!r} is not a survivor arm")
@@ -81,7 +91,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str) -> list[dict[
     out = []
     for i in range(worlds):
         w = CrafterWorld(1000 * seed + first + i, length=steps)
-        rng = random.Random(f"{seed}-{arm}-{first + i}")
+        rng = agent_rng(seed, arm, first + i, stream)
         agent = survivor.Survivor(carried=carried, rng=rng, **pieces)
         doing = _instrument(agent)
         trace, hurts = [], []
@@ -179,6 +189,59 @@ def summary(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def spread_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> str:
+    """One row per stored run ``(tag, meta, episodes)`` — its random stream, deaths, mean steps, pooled score,
+    ``eat_plant`` — and the spread (largest minus smallest) of each figure over the runs."""
+    from solvi_lab.studies.crafter.scoring import crafter_score
+
+    lines = [
+        "| run | agent's random stream | episodes | deaths | mean_steps | score | eat_plant |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    figures = []
+    for tag, meta, rows in runs:
+        eps = [{a: int(a in r["achievements"]) for a in ACHIEVEMENTS} for r in rows]
+        f = (
+            sum(r["died"] for r in rows),
+            sum(r["steps"] for r in rows) / len(rows),
+            crafter_score(eps),
+            100 * sum("eat_plant" in r["achievements"] for r in rows) / len(rows),
+        )
+        figures.append(f)
+        lines.append(
+            f"| {tag} | {meta.get('stream', 0)} | {len(rows)} | {f[0]} | {f[1]:.0f} | {f[2]:.1f} | {f[3]:.1f} |"
+        )
+    lo, hi = [min(c) for c in zip(*figures)], [max(c) for c in zip(*figures)]
+    lines.append(
+        f"| spread (largest − smallest) | | | {hi[0] - lo[0]} | {hi[1] - lo[1]:.0f} | {hi[2] - lo[2]:.1f} | "
+        f"{hi[3] - lo[3]:.1f} |"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _spread(tags: list[str], out_tag: str) -> None:
+    runs = []
+    for t in tags:
+        stored = json.loads((OUT / f"{t}.json").read_text())
+        runs.append((t, stored["meta"], stored["episodes"]))
+    metas = [m for _, m, _ in runs]
+    same = {(m["arm"], m["seed"], m["first"], m["worlds"], m["steps"], tuple(m["set"])) for m in metas}
+    if len(same) != 1:
+        raise SystemExit("--spread compares runs of one agent on the same worlds: these differ in arm, worlds or --set")
+    m = metas[0]
+    head = (
+        f"# How far the survivor's figures move by chance alone ({out_tag})\n\n"
+        f"The same agent (`{m['arm']}`{', ' + ', '.join(m['set']) if m['set'] else ''}) on the same design worlds "
+        f"(seed {m['seed']}, worlds {m['first']}–{m['first'] + m['worlds'] - 1}, up to {m['steps']:,} steps), "
+        "with different random streams for the agent's own choices (`--stream`); runs: "
+        + ", ".join(f"`{t}`" for t in tags)
+        + ". A difference between two variants smaller than the spread below is not evidence.\n\n"
+    )
+    text = spread_table(runs)
+    (OUT / f"{out_tag}.md").write_text(head + text)
+    print(text)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--worlds", type=int, default=8)
@@ -189,7 +252,14 @@ def main() -> None:
     p.add_argument("--tag", default="baseline")
     p.add_argument("--render", action="store_true", help="rewrite <tag>.md from the stored <tag>.json")
     p.add_argument("--set", action="append", default=[], help="NAME=VALUE: a survivor constant for this run")
+    p.add_argument("--stream", type=int, default=0, help="the agent's random stream (0: the score's protocol's)")
+    p.add_argument("--spread", nargs="+", metavar="TAG", help="write <tag>.md: the stored runs TAG... side by side")
     a = p.parse_args()
+    if a.stream < 0:
+        raise SystemExit("--stream must be 0 (the score's protocol's random stream) or a positive number")
+    if a.spread:
+        _spread(a.spread, a.tag)
+        return
     for kv in a.set:
         name, value = kv.split("=", 1)
         if not name.isupper() or not hasattr(survivor, name):
@@ -201,9 +271,11 @@ def main() -> None:
         return
     if a.first + a.worlds > protocol.SCORE_BASE:
         raise SystemExit("these worlds would reach the score's held-out seeds")
-    rows = play(a.seed, a.first, a.worlds, a.steps, a.arm)
+    rows = play(a.seed, a.first, a.worlds, a.steps, a.arm, a.stream)
     OUT.mkdir(parents=True, exist_ok=True)
     meta = {"arm": a.arm, "seed": a.seed, "first": a.first, "worlds": a.worlds, "steps": a.steps, "set": a.set}
+    if a.stream:
+        meta["stream"] = a.stream
     meta["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     (OUT / f"{a.tag}.json").write_text(json.dumps({"meta": meta, "episodes": rows}, indent=1))
     _write(a.tag, meta, rows)

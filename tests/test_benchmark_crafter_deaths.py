@@ -42,3 +42,41 @@ def test_refuses_held_out_seeds_and_unknown_constants(deaths, monkeypatch):
         deaths.main()
     with pytest.raises(SystemExit, match="not a survivor arm"):
         deaths.play(seed=0, first=0, worlds=1, steps=5, arm="planner")
+
+
+def test_a_stream_other_than_the_protocols_changes_only_the_agents_random_choices(deaths):
+    import random
+
+    assert deaths.agent_rng(0, "survivor", 3).random() == random.Random("0-survivor-3").random()  # the protocol's
+    assert deaths.agent_rng(0, "survivor", 3, 1).random() == random.Random("0-survivor-3-stream1").random()
+    assert deaths.agent_rng(0, "survivor", 3, 1).random() != deaths.agent_rng(0, "survivor", 3).random()
+
+
+def test_the_spread_table_gives_each_run_and_the_largest_minus_smallest(deaths):
+    def ep(died, steps, achieved):
+        return {"died": died, "steps": steps, "achievements": achieved}
+
+    a = [ep(True, 100, ["collect_wood"]), ep(True, 300, ["collect_wood", "eat_plant"])]
+    b = [ep(True, 500, ["collect_wood"]), ep(False, 700, ["collect_wood"])]
+    text = deaths.spread_table([("a", {"arm": "survivor"}, a), ("b", {"arm": "survivor", "stream": 2}, b)])
+    lines = text.splitlines()
+    assert lines[2].startswith("| a | 0 | 2 | 2 | 200 | ")
+    assert lines[3].startswith("| b | 2 | 2 | 1 | 600 | ")
+    assert lines[2].endswith(" | 50.0 |") and lines[3].endswith(" | 0.0 |")
+    assert lines[4].startswith("| spread (largest − smallest) | | | 1 | 400 | ") and lines[4].endswith(" | 50.0 |")
+
+
+def test_refuses_a_negative_stream_and_a_spread_of_unlike_runs(deaths, monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--stream", "-1"])
+    with pytest.raises(SystemExit, match="--stream must be 0"):
+        deaths.main()
+    import json
+
+    monkeypatch.setattr(deaths, "OUT", tmp_path)
+    for tag, worlds in (("x", 8), ("y", 16)):
+        meta = {"arm": "survivor", "seed": 0, "first": 0, "worlds": worlds, "steps": 10, "set": []}
+        (tmp_path / f"{tag}.json").write_text(json.dumps({"meta": meta, "episodes": []}))
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--spread", "x", "y", "--tag", "z"])
+    with pytest.raises(SystemExit, match="one agent on the same worlds"):
+        deaths.main()
+    assert not (tmp_path / "z.md").exists()
