@@ -45,6 +45,12 @@ eaten from inside when ripe; sealed beside its own plants, it stays in while wat
 food (or a plant nearly ripe) last (``STAY``, :meth:`Survivor._stay`); it leaves the pocket in the morning at
 daylight ``WALL_OUT`` = 0.9 (was 0.75).
 
+Added on 2026-12-06 (issue 46, sixth pass, training worlds ``0..31`` to find, ``32..63`` to check, several random
+streams each: ``benchmarks/crafter_deaths.py --stream``): **a plant seen ripe is food** — with food below ``LOW`` it
+goes to eat it before any cow, even hurt or in the dark (``RIPE_IS_FOOD``; a starving agent used to pass by its
+own ripe plant looking for cows, since gardens waited while it was hungry or hurt); and a plant walled in on every
+side (a pocket's plant after the pocket was shut) is reached by mining a stone next to it (``MINE_IN``).
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
@@ -131,6 +137,8 @@ PLANT_IN_POCKET = True  # a sapling in hand is planted as a wall of the night's 
 STAY = True  # sealed beside its own plants, it stays in while they and the water feed it (see Survivor._stay)
 STAY_BELOW = 3  # ... leaving when food (no plant nearly ripe) or drink (no water next to it) falls to this
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
+RIPE_IS_FOOD = True  # a garden's plant seen ripe is visited when food is below LOW, calm or not (see act)
+MINE_IN = True  # a plant no free cell faces is reached by mining a stone next to it (see _visit)
 
 
 class Survivor(Agent):
@@ -357,13 +365,15 @@ class Survivor(Agent):
             if all(self.nav._free(p) for p in (b1, b2)):
                 self._close(state)
 
-    def _visit(self, state: SymState) -> str | None:
-        """A step towards eating a garden's plant: seen ripe, or due (see RIPE_AFTER)."""
+    def _visit(self, state: SymState, ripe_only: bool = False) -> str | None:
+        """A step towards eating a garden's plant: seen ripe, or due (see RIPE_AFTER; not when ``ripe_only``)."""
         for cell, g in self.gardens.items():
             kind = self.nav.creatures.get(cell)
             if kind is None and cell in self.nav.cells and self.nav.cells.get(cell) != "grass":
                 continue
-            due = kind == "plant-ripe" or (kind == "plant" and self.count.steps - g["at"] >= RIPE_AFTER)
+            due = kind == "plant-ripe" or (
+                not ripe_only and kind == "plant" and self.count.steps - g["at"] >= RIPE_AFTER
+            )
             if not due:
                 continue
             door = g["door"]
@@ -384,6 +394,18 @@ class Survivor(Agent):
                 continue
             if step:
                 return step
+            if MINE_IN and state.inventory["wood_pickaxe"] >= 1:
+                # walled in on every side (a pocket's plant, its pocket shut): mine a stone next to it, step in
+                stones = [
+                    (cell[0] + dx, cell[1] + dy)
+                    for dx, dy in DIRECTIONS.values()
+                    if self.nav.cells.get((cell[0] + dx, cell[1] + dy)) == "stone"
+                ]
+                step = self.nav.face(state, stones)
+                if step == "":
+                    return "do"
+                if step:
+                    return step
         return None
 
     def _wants_rest(self, state: SymState) -> bool:
@@ -438,6 +460,11 @@ class Survivor(Agent):
             self.flee_below = 6 if close and min(inv["food"], inv["drink"]) > 2 else 0
         calm = state.daylight >= DUSK and state.inventory["health"] >= 4 and not _zombie_near(state)
         needy = min(state.inventory["food"], state.inventory["drink"]) <= 3
+        if RIPE_IS_FOOD and self.cheap_first and state.inventory["food"] < LOW and not _zombie_near(state, 1):
+            # a plant seen ripe is food: hungry, hurt or in the dark, it goes to eat it before any cow
+            got = self._visit(state, ripe_only=True)
+            if got:
+                return got
         # saplings and gardens wait while food or drink run low (a ripe plant in front is food: eaten)
         if calm and self.cheap_first and (not needy or state.faced[1] == "plant-ripe"):
             got = self._garden(state)
