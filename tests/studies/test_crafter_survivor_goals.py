@@ -1,6 +1,6 @@
-"""The survivor's third pass (issue 46, 2026-12-05): mining what it faces, fighting a close skeleton while
+"""The survivor's third and sixth passes (issue 46): mining what it faces, fighting a close skeleton while
 ``defeat_skeleton`` is open, drinking from inside a pocket beside water, searching stale grass for cows, and no
-pocket walled by a plant a zombie can reach."""
+pocket walled by a plant a zombie can reach; a ripe plant eaten when hungry, and reached by mining when walled in."""
 
 from __future__ import annotations
 
@@ -176,3 +176,39 @@ def test_no_pocket_is_walled_by_a_plant_a_zombie_can_reach(monkeypatch) -> None:
 
     assert touches(evening(False))  # the old rule: a pocket beside the plant, the plant one of its walls
     assert not touches(evening(True))
+
+
+def test_a_ripe_plant_is_eaten_when_hungry_even_hurt_in_the_dusk(monkeypatch) -> None:
+    # sixth pass: a starving agent used to pass by its own ripe plant (gardens waited while it was hungry or hurt)
+    def facing_a_ripe_plant() -> str:
+        s = _fresh()
+        s.gardens[(5, 6)] = {"door": None, "at": 0}
+        st = _state({}, (5, 5), (0, 1), _inv(food=2, health=3), {(5, 6): "plant-ripe"}, daylight=0.3)
+        s.nav.see(st)
+        return s.act(st)
+
+    assert facing_a_ripe_plant() == "do"
+    monkeypatch.setattr(survivor, "RIPE_IS_FOOD", False)
+    assert facing_a_ripe_plant() == "move_up"  # the old rule: not calm, so no garden; the planner walks on
+    s = _fresh()
+    s.gardens[(5, 8)] = {"door": None, "at": -(10**6)}  # long due, but not seen ripe
+    st = _state({}, (5, 5), (1, 0), _inv(food=2, health=3), {(5, 8): "plant"}, daylight=0.3)
+    s.nav.see(st)
+    assert s._visit(st, ripe_only=True) is None and s._visit(st) == "move_down"
+
+
+def test_a_plant_walled_on_every_side_is_reached_by_mining_a_stone_next_to_it(monkeypatch) -> None:
+    cells = {(6, 5): "grass", (7, 5): "stone", (6, 4): "stone", (6, 6): "stone", (5, 5): "stone"}
+    ripe = {(6, 5): "plant-ripe"}
+
+    def visit(pos: tuple[int, int]) -> str | None:
+        s = _fresh()
+        s.gardens[(6, 5)] = {"door": None, "at": 0}
+        st = _state(cells, pos, (1, 0), _inv(food=2, wood_pickaxe=1), ripe)
+        s.nav.see(st)
+        return s._visit(st, ripe_only=True)
+
+    assert visit((3, 5)) == "move_right"  # to the cell that faces the stone (5, 5)
+    assert visit((4, 5)) == "do"  # facing it: mine it
+    monkeypatch.setattr(survivor, "MINE_IN", False)
+    assert visit((3, 5)) is None and visit((4, 5)) is None

@@ -70,7 +70,7 @@ ARM_LABELS = {
 }
 #: Where the score's held-out worlds start (seeds ``1000·seed + SCORE_BASE + i``): the study trains on ``+ 0..``,
 #: holds out ``+ 100..``, plays its protocol on ``+ 200..``; these seeds were used by none of them, nor to build or
-#: tune any agent (the survivor was developed on training worlds only: seeds 0–23, checked on 24–47).
+#: tune any agent (the survivor was developed and checked on training worlds only, worlds 0–63 of seed 0).
 SCORE_BASE = 500
 
 
