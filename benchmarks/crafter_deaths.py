@@ -151,10 +151,21 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
     return out
 
 
-def summary(rows: list[dict[str, Any]]) -> str:
+def headline(rows: list[dict[str, Any]]) -> tuple[int, float, float, float]:
+    """Deaths, mean steps, the pooled score and the share (%) of episodes that unlocked ``eat_plant``."""
     from solvi_lab.studies.crafter.scoring import crafter_score
 
     eps = [{a: int(a in r["achievements"]) for a in ACHIEVEMENTS} for r in rows]
+    return (
+        sum(r["died"] for r in rows),
+        sum(r["steps"] for r in rows) / len(rows),
+        crafter_score(eps),
+        100 * sum("eat_plant" in r["achievements"] for r in rows) / len(rows),
+    )
+
+
+def summary(rows: list[dict[str, Any]]) -> str:
+    deaths, mean_steps, score, eat_plant = headline(rows)
     lost_by = Counter()
     lost_doing = Counter()
     for r in rows:
@@ -167,9 +178,8 @@ def summary(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| episodes | deaths | mean_steps | median_steps | causes | score | eat_plant | wake_up |",
         "|---|---|---|---|---|---|---|---|",
-        f"| {len(rows)} | {sum(r['died'] for r in rows)} | {sum(steps) / len(rows):.0f} | {steps[len(steps) // 2]} | "
-        f"{', '.join(f'{k} {v}' for k, v in causes.most_common())} | {crafter_score(eps):.1f} | "
-        f"{100 * sum('eat_plant' in r['achievements'] for r in rows) / len(rows):.1f} | "
+        f"| {len(rows)} | {deaths} | {mean_steps:.0f} | {steps[len(steps) // 2]} | "
+        f"{', '.join(f'{k} {v}' for k, v in causes.most_common())} | {score:.1f} | {eat_plant:.1f} | "
         f"{100 * sum('wake_up' in r['achievements'] for r in rows) / len(rows):.1f} |",
         "",
         "| world | steps | cause | daylight | doing (last steps) | food | drink | night steps sealed |",
@@ -192,21 +202,13 @@ def summary(rows: list[dict[str, Any]]) -> str:
 def spread_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> str:
     """One row per stored run ``(tag, meta, episodes)`` — its random stream, deaths, mean steps, pooled score,
     ``eat_plant`` — and the spread (largest minus smallest) of each figure over the runs."""
-    from solvi_lab.studies.crafter.scoring import crafter_score
-
     lines = [
         "| run | agent's random stream | episodes | deaths | mean_steps | score | eat_plant |",
         "|---|---|---|---|---|---|---|",
     ]
     figures = []
     for tag, meta, rows in runs:
-        eps = [{a: int(a in r["achievements"]) for a in ACHIEVEMENTS} for r in rows]
-        f = (
-            sum(r["died"] for r in rows),
-            sum(r["steps"] for r in rows) / len(rows),
-            crafter_score(eps),
-            100 * sum("eat_plant" in r["achievements"] for r in rows) / len(rows),
-        )
+        f = headline(rows)
         figures.append(f)
         lines.append(
             f"| {tag} | {meta.get('stream', 0)} | {len(rows)} | {f[0]} | {f[1]:.0f} | {f[2]:.1f} | {f[3]:.1f} |"
@@ -220,6 +222,12 @@ def spread_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -
 
 
 def _spread(tags: list[str], out_tag: str) -> None:
+    missing = [t for t in tags if not (OUT / f"{t}.json").exists()]
+    if missing:
+        raise SystemExit(
+            f"--spread: no stored run {', '.join(missing)} in {OUT}; play it first "
+            "(python benchmarks/crafter_deaths.py --worlds N --stream K --tag TAG)"
+        )
     runs = []
     for t in tags:
         stored = json.loads((OUT / f"{t}.json").read_text())

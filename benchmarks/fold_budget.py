@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -87,9 +88,9 @@ def measure(path: str) -> dict[str, float]:
 
 def _child(path: str) -> dict[str, float]:
     """`measure` in a fresh interpreter (the goal is a fresh process's fold)."""
-    got = subprocess.run(
-        [sys.executable, __file__, "--child", path], check=True, capture_output=True, text=True, cwd=str(ROOT)
-    )
+    got = subprocess.run([sys.executable, __file__, "--child", path], capture_output=True, text=True, cwd=str(ROOT))
+    if got.returncode != 0:
+        raise SystemExit(f"the measuring process failed on {path} (exit {got.returncode}):\n{got.stderr[-2000:]}")
     return json.loads(got.stdout.strip().splitlines()[-1])
 
 
@@ -171,15 +172,15 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for profile in a.profile:
         tmp = Path(tempfile.mkdtemp(prefix="fold-budget-"))
-        path = str(tmp / "journal.jsonl")
-        ks, _, _ = build("solvi_lab", profile, a.sizes, a.seed, path)
-        ks.journal.close()
-        del ks
-        runs = [_child(path) for _ in range(a.repeats)]
+        try:  # the built journal is scratch: gone whatever happens
+            path = str(tmp / "journal.jsonl")
+            ks, _, _ = build("solvi_lab", profile, a.sizes, a.seed, path)
+            ks.journal.close()
+            del ks
+            runs = [_child(path) for _ in range(a.repeats)]
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         rows.append({"profile": profile, **summarise(runs)})
-        for f in tmp.iterdir():
-            f.unlink()
-        tmp.rmdir()
     meta = {
         "n": a.sizes,
         "repeats": a.repeats,

@@ -80,3 +80,7 @@ def test_refuses_a_negative_stream_and_a_spread_of_unlike_runs(deaths, monkeypat
     with pytest.raises(SystemExit, match="one agent on the same worlds"):
         deaths.main()
     assert not (tmp_path / "z.md").exists()
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--spread", "x", "nope", "--tag", "z"])
+    with pytest.raises(SystemExit, match=r"--spread: no stored run nope in .*; play it first"):
+        deaths.main()
+    assert not (tmp_path / "z.md").exists()

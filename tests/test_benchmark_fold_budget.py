@@ -3,29 +3,18 @@ phase measured in each fresh process, the minimum and the rules derived exactly 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("fold_budget", ROOT / "benchmarks" / "fold_budget.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_summarise_takes_the_median_and_derives_the_minimum_and_the_rules():
+def test_summarise_takes_the_median_and_derives_the_minimum_and_the_rules(load_benchmark):
     runs = [
         {"floor": 1.0, "journal_load": 1.0, "items": 0.5, "digests": 0.5, "rebuild": 3.0},
         {"floor": 2.0, "journal_load": 2.0, "items": 1.0, "digests": 1.0, "rebuild": 8.0},
         {"floor": 4.0, "journal_load": 3.0, "items": 1.5, "digests": 1.5, "rebuild": 9.0},
     ]
-    s = _bench().summarise(runs)
+    s = load_benchmark("fold_budget").summarise(runs)
     assert (s["floor_s"], s["journal_load_s"], s["items_s"], s["digests_s"], s["rebuild_s"]) == (
         2.0,
         2.0,
@@ -36,12 +25,14 @@ def test_summarise_takes_the_median_and_derives_the_minimum_and_the_rules():
     assert s["model_minimum_s"] == 4.0 and s["rules_s"] == 4.0
     assert s["model_minimum_over_floor"] == 2.0 and s["rebuild_over_floor"] == 4.0
     assert s["goal_met"] is False and s["runs"] == runs
-    fast = _bench().summarise([{"floor": 1.0, "journal_load": 1.0, "items": 0.5, "digests": 0.5, "rebuild": 3.0}])
+    fast = load_benchmark("fold_budget").summarise(
+        [{"floor": 1.0, "journal_load": 1.0, "items": 0.5, "digests": 0.5, "rebuild": 3.0}]
+    )
     assert fast["goal_met"] is True  # exactly at the goal's ratio counts as met
 
 
-def test_a_tiny_run_measures_every_phase_on_both_streams(tmp_path):
-    _bench().main(["--sizes", "200", "--repeats", "1", "--out", str(tmp_path), "--name", "t"])
+def test_a_tiny_run_measures_every_phase_on_both_streams(load_benchmark, tmp_path):
+    load_benchmark("fold_budget").main(["--sizes", "200", "--repeats", "1", "--out", str(tmp_path), "--name", "t"])
     got = json.loads((tmp_path / "t.json").read_text())
     assert got["meta"]["n"] == 200 and got["meta"]["repeats"] == 1
     assert [r["profile"] for r in got["rows"]] == ["default", "derived-keys"]
@@ -67,8 +58,8 @@ def test_a_tiny_run_measures_every_phase_on_both_streams(tmp_path):
         (["--profile", "nope"], "unknown stream(s) ['nope']; the streams are: default, hot-keys, derived-keys"),
     ],
 )
-def test_bad_input_is_refused_with_what_to_give(tmp_path, argv, says):
+def test_bad_input_is_refused_with_what_to_give(load_benchmark, tmp_path, argv, says):
     with pytest.raises(SystemExit) as e:
-        _bench().main([*argv, "--out", str(tmp_path)])
+        load_benchmark("fold_budget").main([*argv, "--out", str(tmp_path)])
     assert str(e.value) == says
     assert list(tmp_path.iterdir()) == []

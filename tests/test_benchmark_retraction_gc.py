@@ -3,28 +3,16 @@ not changed, and the rows without a collector pass are a subset of all rows."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from solvi_lab.knowledge import KnowledgeStore
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("retraction_gc", ROOT / "benchmarks" / "retraction_gc.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_measure_counts_every_retraction_and_leaves_the_journal_alone(tmp_path):
+def test_measure_counts_every_retraction_and_leaves_the_journal_alone(load_benchmark, tmp_path):
     path = tmp_path / "ks.jsonl"
     with KnowledgeStore.open(path) as ks:
         for i in range(60):
             ks.add("fact", {"s": f"c{i % 12}", "r": "tier", "o": f"v{i}"}, source="person")
     before = path.read_bytes()
-    r = _bench().measure(path, 10, seed=3)
+    r = load_benchmark("retraction_gc").measure(path, 10, seed=3)
     assert path.read_bytes() == before
     assert r["items"] == 60 and r["retractions"] == 10
     assert 0 <= r["with_a_pass"] <= 10
@@ -33,10 +21,10 @@ def test_measure_counts_every_retraction_and_leaves_the_journal_alone(tmp_path):
     assert all(set(s) == {"s", "events", "passes"} for s in r["slowest"])
 
 
-def test_a_missing_journal_is_refused_with_how_to_build_one(tmp_path, capsys):
+def test_a_missing_journal_is_refused_with_how_to_build_one(load_benchmark, tmp_path, capsys):
     import pytest
 
     with pytest.raises(SystemExit) as e:
-        _bench().main(["--journal", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path)])
+        load_benchmark("retraction_gc").main(["--journal", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path)])
     assert e.value.code == 2
     assert "build one with benchmarks/open_wait.py --cache DIR" in capsys.readouterr().err
