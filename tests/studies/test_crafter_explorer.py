@@ -332,3 +332,77 @@ def test_the_amount_search_goes_on_in_the_next_world() -> None:
     Explorer(budget=100, rng=random.Random(0), want=want).learn(w.step("place_furnace"))  # refused with 2 stones
     later = Explorer(budget=100, rng=random.Random(1), want=want)  # the next world's explorer, a fresh start
     assert later.want["place_furnace"] == {"stone": 3}  # asks for 3, not again for what the last world refused
+
+
+def test_prospect_mines_towards_the_unseen_through_known_stone() -> None:
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._player.facing = (0, 1)
+    w.state = read_state(w.env)
+    nav = Navigator()
+    nav.see(w.state)
+    assert nav.prospect(w.state) is None  # open ground only: no stone beside the unseen
+    nav.cells[(px - 1, py)] = "stone"
+    assert nav.prospect(w.state) is None  # stone, but every cell around it was seen
+    del nav.cells[(px - 2, py)]
+    assert nav.prospect(w.state) == "move_left"  # turn to face it (a move onto stone is refused)
+    w.env._player.facing = (-1, 0)
+    w.state = read_state(w.env)
+    assert nav.prospect(w.state) == "do"  # facing it: mine
+    nav.creatures[(px - 1, py)] = "zombie"
+    assert nav.prospect(w.state) is None  # a creature stands there: no way through
+
+
+def test_iron_quest_puts_the_iron_chain_first_and_lowers_the_random_share() -> None:
+    from solvi_lab.studies.crafter.explorer import EPSILON, IRON_CHAIN, QUEST_EPSILON
+
+    w = _flat()
+    e = Explorer(budget=1000, rng=random.Random(0))
+    plain = e._plain(w.state)
+    assert not e._quest(w.state) and plain[: len(IRON_CHAIN)] != list(IRON_CHAIN)
+    e.act(w.state)
+    assert e.epsilon == EPSILON
+    w.env._player.inventory.update({"wood_pickaxe": 1, "stone_pickaxe": 1})
+    w.state = read_state(w.env)
+    e = Explorer(budget=1000, rng=random.Random(0))
+    first = e._plain(w.state)[:5]
+    assert e._quest(w.state) and set(first) <= set(IRON_CHAIN)
+    e.act(w.state)
+    assert e.epsilon == QUEST_EPSILON
+    e._ever_accepted = lambda call: call in ("make_iron_pickaxe", "make_iron_sword")  # type: ignore[method-assign]
+    assert not e._quest(w.state)  # both iron tools seen made: the planner's order again
+    e.act(w.state)
+    assert e.epsilon == EPSILON
+
+
+def test_the_lava_probe_waits_at_critical_health_while_the_iron_quest_is_on() -> None:
+    w = _flat()
+    w.env._player.inventory.update({"health": CRITICAL, "wood_pickaxe": 1, "stone_pickaxe": 1})
+    e = Explorer(budget=1000, rng=random.Random(0), lava_probe=True)
+    e._lava = lambda state: "probe"  # type: ignore[method-assign]
+    assert e.act(read_state(w.env)) != "probe"
+    e = Explorer(budget=30, rng=random.Random(0), lava_probe=True)  # the end of the budget: it runs all the same
+    e._lava = lambda state: "probe"  # type: ignore[method-assign]
+    assert e.act(read_state(w.env)) == "probe"
+
+
+def test_a_table_known_only_far_away_is_placed_anew(monkeypatch) -> None:
+    from solvi_lab.studies.crafter import explorer
+
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._player.facing = (0, 1)  # facing grass
+    w.env._player.inventory["wood"] = 9
+    w.state = read_state(w.env)
+    e = Explorer(budget=1000, rng=random.Random(0))
+    e.nav.see(w.state)
+    for x in range(px + 1, px + explorer.FAR + 3):  # known open ground up to it: the walk there is possible
+        e.nav.cells[(x, py)] = "grass"
+    e.nav.cells[(px + explorer.FAR + 3, py)] = "table"
+    assert e._meet(w.state, "near:table", {True}, 0) == "place_table"
+    monkeypatch.setattr(explorer, "REACH", False)
+    assert e._meet(w.state, "near:table", {True}, 0) == "move_right"  # the planner's way: walk to the one known
+    monkeypatch.setattr(explorer, "REACH", True)
+    e.nav.cells[(px + explorer.FAR + 3, py)] = "grass"
+    e.nav.cells[(px + 3, py)] = "table"
+    assert e._meet(w.state, "near:table", {True}, 0) == "move_right"  # near enough: walk to it

@@ -105,6 +105,34 @@ class Navigator:
         step, self._goal = self._walk_to(state, unseen, remember=True)
         return step if step else self.safe_random(state, rng)
 
+    def prospect(self, state: SymState, limit: int = 4000) -> str | None:
+        """A step into the rock towards the unseen (a pickaxe in hand): over known walkable cells and known stone,
+        mined on the way, to the nearest stone cell beside a cell never seen. Ores lie inside mountains, where a
+        walk over walkable cells never looks. None when no such cell is reachable.
+
+        >>> from .env import CrafterWorld
+        >>> w = CrafterWorld(seed=1); nav = Navigator(); nav.see(w.state)
+        >>> nav.prospect(w.state) in (None, "do", *MOVES.values())
+        True
+        """
+        start = state.pos
+        first: dict[tuple[int, int], str] = {}
+        queue = deque([start])
+        while queue and len(first) < limit:
+            here = queue.popleft()
+            for d, (dx, dy) in DIRECTIONS.items():
+                nxt = (here[0] + dx, here[1] + dy)
+                if nxt == start or nxt in first:
+                    continue
+                stone = self.cells.get(nxt) == "stone" and nxt not in self.creatures
+                if not (stone or self._free(nxt)):
+                    continue
+                first[nxt] = first.get(here, d)
+                if stone and any((nxt[0] + ex, nxt[1] + ey) not in self.cells for ex, ey in DIRECTIONS.values()):
+                    return self._first_step(state, first[nxt])
+                queue.append(nxt)
+        return None
+
     def _walk_to(self, state: SymState, cells: list[tuple[int, int]], limit: int = 4000, remember: bool = False):
         goal = set(cells)
         start = state.pos
