@@ -205,13 +205,14 @@ class Explorer(Agent):
         if state.sleeping:
             return "noop"
         # at critical health, an iron tool never seen made is rarer data than a move onto lava: the quest goes on
-        critical = state.inventory["health"] <= CRITICAL and not self._quest(state)
+        quest = self._quest(state)
+        critical = state.inventory["health"] <= CRITICAL and not quest
         due = self.count.steps >= self.budget - LAVA_MARGIN or critical
         if self.lava_probe and due and self._lava_unseen():
             step = self._lava(state)
             if step:
                 return step
-        self.epsilon = QUEST_EPSILON if self._quest(state) else EPSILON
+        self.epsilon = QUEST_EPSILON if quest else EPSILON
         safe = state.daylight >= DUSK and state.inventory["health"] >= 5 and not self._zombie_near(state)
         if safe:
             got = self._first_call(state) or self._placement_probe(state)
