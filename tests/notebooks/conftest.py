@@ -53,3 +53,24 @@ def run_quick(python3_kernel: None, tmp_path: Path) -> Callable[[registry.StudyI
         return json.loads(metrics_path.read_text(encoding="utf-8"))
 
     return run
+
+
+@pytest.fixture(scope="session")
+def first_quick_run(
+    python3_kernel: None, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str], tuple[Path, dict[str, Any]]]:
+    """A study's quick run checked against its pins, once per session: ``first_quick_run(study)`` -> (its results
+    folder, the metrics it recorded). The pin test and the restart-twice test share it, so each study's notebook runs
+    once for both (the second run of the restart test goes into the same folder); a run that failed or skipped is
+    not kept, so the next test that asks runs it again and reports the same way."""
+    from solvi_lab.pytest_plugin import PinChecker
+
+    done: dict[str, tuple[Path, dict[str, Any]]] = {}
+
+    def first(study: str) -> tuple[Path, dict[str, Any]]:
+        if study not in done:
+            out = tmp_path_factory.mktemp(f"quick-{study}")
+            done[study] = (out, PinChecker(request.config, out).check(study))
+        return done[study]
+
+    return first

@@ -34,7 +34,7 @@ def not_written_yet(reason: str) -> None:
 
 
 @pytest.mark.parametrize("study", BUILTIN)
-def test_quick_run_records_expected_metrics(study: str, python3_kernel: None, solvi_pins) -> None:
+def test_quick_run_records_expected_metrics(study: str, first_quick_run, solvi_pins) -> None:
     info = registry.STUDIES[study]
     if not info.notebook_path.exists():
         not_written_yet(f"{info.notebook} does not exist yet")
@@ -43,7 +43,7 @@ def test_quick_run_records_expected_metrics(study: str, python3_kernel: None, so
             f"data/expected/{study}.json does not exist yet; run `solvi-lab run {study} --quick` and write the "
             f"expected metrics from results/{study}/metrics.json (format: solvi_lab/pins.py)"
         )
-    solvi_pins.check(study)
+    first_quick_run(study)  # the pins are checked; the run is kept for the restart-twice test
 
 
 def test_every_notebook_is_registered() -> None:

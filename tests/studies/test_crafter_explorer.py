@@ -353,6 +353,29 @@ def test_prospect_mines_towards_the_unseen_through_known_stone() -> None:
     assert nav.prospect(w.state) is None  # a creature stands there: no way through
 
 
+def test_a_search_limit_that_is_not_a_positive_int_is_refused_with_what_it_bounds() -> None:
+    import pytest
+
+    from solvi_lab.errors import BadInput
+    from solvi_lab.studies.crafter.navigation import pocket_plan
+
+    w = _flat()
+    nav = Navigator()
+    nav.see(w.state)
+    searches = [
+        lambda limit: nav.prospect(w.state, limit=limit),
+        lambda limit: nav.face(w.state, [(0, 0)], limit=limit),
+        lambda limit: nav.shelter(w.state, "place_stone", limit=limit),
+        lambda limit: nav.refuge(w.state, limit=limit),
+        lambda limit: pocket_plan(nav, w.state, stones=4, limit=limit),
+    ]
+    for search in searches:
+        for bad, said in [(0, "got 0"), (-5, "got -5"), (2.5, "got 2.5"), (True, "got True"), ("40", "got '40'")]:
+            with pytest.raises(BadInput, match="^limit must be an int ≥ 1, " + said + r"; the most cells a search"):
+                search(bad)
+    assert nav.prospect(w.state, limit=1) is None  # the smallest limit is taken: one cell visited, nothing found
+
+
 def test_iron_quest_puts_the_iron_chain_first_and_lowers_the_random_share() -> None:
     from solvi_lab.studies.crafter.explorer import EPSILON, IRON_CHAIN, QUEST_EPSILON
 

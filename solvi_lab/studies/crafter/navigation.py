@@ -17,12 +17,17 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import combinations
 
+from ...validation import need_int
 from .env import DIRECTIONS, SymState
 
 __all__ = ["Navigator", "MOVES"]
 
 MOVES = {d: f"move_{d}" for d in DIRECTIONS}
 WALKABLE = frozenset({"grass", "sand", "path"})  # what the player has walked on; lava is never entered
+
+
+#: said after a bad ``limit``: what it bounds
+LIMIT_HINT = "the most cells a search may visit, e.g. 4000"
 
 
 class Navigator:
@@ -53,6 +58,7 @@ class Navigator:
 
         When already next to a target and facing it, returns "" (nothing to do).
         """
+        need_int("limit", limit, min=1, hint=LIMIT_HINT)
         goal = set(targets)
         if not goal:
             return None
@@ -115,6 +121,7 @@ class Navigator:
         >>> nav.prospect(w.state) in (None, "do", *MOVES.values())
         True
         """
+        need_int("limit", limit, min=1, hint=LIMIT_HINT)
         start = state.pos
         first: dict[tuple[int, int], str] = {}
         queue = deque([start])
@@ -171,6 +178,7 @@ class Navigator:
         stepping back from P. "" when sealed, None when no such pocket is known (or nothing to block with).
         ``dig`` (a pickaxe in hand): when no pocket is known, a stone cell walled on its three other sides (by
         known cells that are neither walkable nor lava) is mined to make one ("do" when facing it)."""
+        need_int("limit", limit, min=1, hint=LIMIT_HINT)
         if self.sealed(state):
             return ""
         pos, (fx, fy) = state.pos, state.facing
@@ -274,6 +282,7 @@ class Navigator:
     def refuge(self, state: SymState, limit: int = 600) -> str | None:
         """A move towards the nearest known walkable cell with at most one walkable neighbour (a dead end, where
         one creature at a time can reach the player); "" when the player stands in one, None when none is known."""
+        need_int("limit", limit, min=1, hint=LIMIT_HINT)
 
         def closed(p: tuple[int, int]) -> bool:
             free = sum(self.cells.get((p[0] + dx, p[1] + dy)) in self.walkable for dx, dy in DIRECTIONS.values())
@@ -354,6 +363,7 @@ def pocket_plan(
     many in hand): grass cells next to the pocket (up to that many, at most ``PLANTS``) may be among its walls, planted
     ("place_plant") and walled in on their other sides too: plants no creature can reach, which grow while the player
     sleeps beside them; the pockets with the most plants rank first."""
+    need_int("limit", limit, min=1, hint=LIMIT_HINT)
     pos = state.pos
     liked = set(prefer)
 
