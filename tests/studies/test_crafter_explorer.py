@@ -398,6 +398,34 @@ def test_iron_quest_puts_the_iron_chain_first_and_lowers_the_random_share() -> N
     assert e.epsilon == EPSILON
 
 
+def test_a_diamond_seen_with_an_iron_pickaxe_in_hand_goes_first(monkeypatch) -> None:
+    from solvi_lab.studies.crafter import explorer
+    from solvi_lab.studies.crafter.explorer import IRON_CHAIN
+
+    w = _flat()
+    px, py = w.env._player.pos
+    w.env._player.inventory.update({"wood_pickaxe": 1, "stone_pickaxe": 1, "iron_pickaxe": 1})
+    w.state = read_state(w.env)
+    e = Explorer(budget=1000, rng=random.Random(0))
+    e.nav.see(w.state)
+    assert e._plain(w.state)[0] != "do_diamond"  # none seen: the quest's order (the diamond is never prospected for)
+    assert e._plain(w.state)[0] in IRON_CHAIN
+    e.nav.cells[(px + 6, py)] = "diamond"
+    assert e._plain(w.state)[0] == "do_diamond"
+    assert e._plain(w.state).count("do_diamond") == 1
+    monkeypatch.setattr(explorer, "DIAMOND_SEEN_FIRST", False)
+    assert e._plain(w.state)[0] != "do_diamond"
+    monkeypatch.setattr(explorer, "DIAMOND_SEEN_FIRST", True)
+    e._ever_accepted = lambda call: call == "do_diamond"  # type: ignore[method-assign]
+    assert e._plain(w.state)[0] != "do_diamond"  # a diamond was mined once: its rows have their data
+    w.env._player.inventory["iron_pickaxe"] = 0
+    w.state = read_state(w.env)
+    e = Explorer(budget=1000, rng=random.Random(0))
+    e.nav.see(w.state)
+    e.nav.cells[(px + 6, py)] = "diamond"
+    assert e._plain(w.state)[0] != "do_diamond"  # no iron pickaxe: not yet
+
+
 def test_the_lava_probe_waits_at_critical_health_while_the_iron_quest_is_on() -> None:
     w = _flat()
     w.env._player.inventory.update({"health": CRITICAL, "wood_pickaxe": 1, "stone_pickaxe": 1})

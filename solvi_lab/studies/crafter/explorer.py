@@ -74,6 +74,9 @@ ORES = ("coal", "iron", "diamond")  # what the explorer prospects for through th
 IRON_TOOLS = ("make_iron_pickaxe", "make_iron_sword")
 IRON_CHAIN = ("do_coal", "place_furnace", "do_iron", *IRON_TOOLS)
 QUEST_EPSILON = 0.05
+#: a diamond seen while an iron pickaxe is in hand is mined first (the one row the quest leaves without data: the
+#: diamond is not prospected for, only taken when seen)
+DIAMOND_SEEN_FIRST = True
 FAR = 8  # a placeable tool (table, furnace) farther than this (moves, as the crow flies) is placed anew here
 REACH = True  # a material to face is mined to, prospected for, or explored for (False: the planner's way)
 RETRY = 100  # steps before a refused placement probe on the same material is tried again
@@ -225,11 +228,20 @@ class Explorer(Agent):
         return state.inventory["stone_pickaxe"] >= 1 and not all(self._ever_accepted(c) for c in IRON_TOOLS)
 
     def _plain(self, state: SymState) -> list[str]:
-        """The planner's goals, the iron chain first while the quest is on."""
+        """The planner's goals, the iron chain first while the quest is on; before everything, a diamond it has seen
+        while an iron pickaxe is in hand and no diamond was ever mined (``DIAMOND_SEEN_FIRST``)."""
         calls = super()._plain(state)
-        if not self._quest(state):
-            return calls
-        return sorted(calls, key=lambda c: c not in IRON_CHAIN)
+        if self._quest(state):
+            calls = sorted(calls, key=lambda c: c not in IRON_CHAIN)
+        if (
+            DIAMOND_SEEN_FIRST
+            and "do_diamond" in calls
+            and state.inventory["iron_pickaxe"] >= 1
+            and self.nav.known("diamond") > 0
+            and not self._ever_accepted("do_diamond")
+        ):
+            calls = ["do_diamond", *(c for c in calls if c != "do_diamond")]
+        return calls
 
     def _first_call(self, state: SymState) -> str | None:
         """A documented call never seen accepted, made as soon as its documented gate holds here (a sapling in hand
