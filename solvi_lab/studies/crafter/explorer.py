@@ -38,7 +38,8 @@ chosen on training worlds of seeds 0–3, see docs/readme/crafter.md):
   probe waits at critical health (its end-of-budget trigger stays); a material to face is mined to through known
   stone, an ore it holds the tool for and knows none of is prospected for into the rock
   (:meth:`.navigation.Navigator.prospect`), and a table or furnace known only farther than ``FAR`` is placed anew.
-  Without it the iron rows had no data: the first explorer never reached iron.
+  Without it the iron rows had no data: the first explorer never reached iron. A diamond it has seen while an iron
+  pickaxe is in hand goes before every other goal until one is mined (``DIAMOND_SEEN_FIRST``; never prospected for).
 
 >>> import random
 >>> from .env import CrafterWorld
