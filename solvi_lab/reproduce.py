@@ -413,8 +413,8 @@ def reproduce(
     atomic_write_text(out / "machine.json", json.dumps(machine.describe(), indent=2) + "\n")
 
     # Several notebooks at once pay when at least two can run here (the others return at once with what is
-    # missing), quick ones too: every study's quick run took 109 s one after the other and 56 s two at once on
-    # 2 cores (2026-12-06), the worker processes' start included.
+    # missing), quick ones too: on 2 cores every study's quick run took half the time two at once, the worker
+    # processes' start included (measured 2026-12-06, CHANGELOG).
     ready = [i for i in studies if registry.availability(i).status == "ready"]
     jobs = (jobs or usable_cores()) if len(ready) > 1 else 1
     previous = live.previous_seconds(out, [i.name for i in ready], quick=quick)  # before run.json is cleared
