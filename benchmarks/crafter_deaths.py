@@ -138,6 +138,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
             "achievements": sorted(a for a in ACHIEVEMENTS if w.state.achievements.get(a, 0) > 0),
             "night_steps": sum(1 for t in trace if t[1] < 0.5),
             "night_steps_sealed": sum(1 for t in trace if t[1] < 0.5 and t[2]),
+            "settled_at": getattr(agent, "settled_at", None),  # the step it settled in a homestead, if it did
             "doing": dict(Counter(t[0] for t in trace).most_common()),
             "hurts": hurts,
             "seconds": round(time.perf_counter() - t0, 1),
@@ -182,15 +183,15 @@ def summary(rows: list[dict[str, Any]]) -> str:
         f"{', '.join(f'{k} {v}' for k, v in causes.most_common())} | {score:.1f} | {eat_plant:.1f} | "
         f"{100 * sum('wake_up' in r['achievements'] for r in rows) / len(rows):.1f} |",
         "",
-        "| world | steps | cause | daylight | doing (last steps) | food | drink | night steps sealed |",
-        "|---|---|---|---|---|---|---|---|",
+        "| world | steps | cause | daylight | doing (last steps) | food | drink | night steps sealed | settled at |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         inv = r["inventory_at_end"]
         lines.append(
             f"| {r['world']} | {r['steps']} | {r['cause']} | {r['daylight_at_end']} | "
             f"{', '.join(f'{k} {v}' for k, v in r['doing_last'].items())} | {inv['food']} | {inv['drink']} | "
-            f"{r['night_steps_sealed']}/{r['night_steps']} |"
+            f"{r['night_steps_sealed']}/{r['night_steps']} | {r.get('settled_at') or '—'} |"
         )
     lines += ["", "Health lost, by what was next to the player (or the empty need) and the light:", ""]
     lines += [f"- {by} ({light}): {n}" for (by, light), n in lost_by.most_common()]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from crafter_plans import play
+
 from solvi_lab.studies.crafter.env import DIRECTIONS, SymState
 from solvi_lab.studies.crafter.navigation import Navigator, pocket_plan
 from solvi_lab.studies.crafter.survivor import Survivor
@@ -21,29 +23,7 @@ def _nav(cells: dict[tuple[int, int], str]) -> Navigator:
 
 
 def _play(nav: Navigator, pos, facing, plan) -> tuple[tuple[int, int], tuple[int, int], dict[str, int]]:
-    """Carry a plan out on the map by Crafter's rules (a move into a blocked cell only turns the player)."""
-    used = {"place_stone": 0, "place_table": 0, "do": 0, "place_plant": 0}
-    for action, at, face in plan:
-        assert (at, face) == (pos, facing)  # each step says where it is taken from
-        ahead = (pos[0] + facing[0], pos[1] + facing[1])
-        if action.startswith("move_"):
-            facing = DIRECTIONS[action[5:]]
-            t = (pos[0] + facing[0], pos[1] + facing[1])
-            if nav._free(t):  # walkable and no creature (a plant) on it
-                pos = t
-        elif action == "place_plant":
-            assert nav.cells[ahead] == "grass" and nav._free(ahead)
-            nav.creatures[ahead] = "plant"
-            used[action] += 1
-        elif action in ("place_stone", "place_table"):
-            assert nav.cells[ahead] in nav.walkable
-            nav.cells[ahead] = action[6:]
-            used[action] += 1
-        else:
-            assert action == "do" and nav.cells[ahead] == "stone"
-            nav.cells[ahead] = "path"
-            used["do"] += 1
-    return pos, facing, used
+    return play(nav, pos, facing, plan)[:3]
 
 
 def test_a_pocket_is_walled_in_on_open_grass_with_six_stones_and_not_with_five() -> None:

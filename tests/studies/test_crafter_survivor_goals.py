@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from crafter_plans import play
+
 from solvi_lab.studies.crafter import survivor
 from solvi_lab.studies.crafter.env import DIRECTIONS, SymState
 from solvi_lab.studies.crafter.survivor import Survivor
@@ -127,22 +129,7 @@ def test_a_cow_is_searched_for_on_the_grass_seen_longest_ago() -> None:
 
 
 def _play(nav, pos, facing, plan):
-    """Carry a plan out on the map by Crafter's rules (a move into a blocked cell only turns the player)."""
-    for action, at, face in plan:
-        assert (at, face) == (pos, facing)
-        ahead = (pos[0] + facing[0], pos[1] + facing[1])
-        if action.startswith("move_"):
-            facing = DIRECTIONS[action[5:]]
-            t = (pos[0] + facing[0], pos[1] + facing[1])
-            if nav._free(t):
-                pos = t
-        elif action == "place_stone":
-            assert nav._free(ahead)
-            nav.cells[ahead] = "stone"
-        else:
-            assert action == "do" and nav.cells[ahead] == "stone"
-            nav.cells[ahead] = "path"
-    return pos, facing
+    return play(nav, pos, facing, plan)[:2]
 
 
 def _pocket_after(s: Survivor, st: SymState) -> set[tuple[int, int]]:

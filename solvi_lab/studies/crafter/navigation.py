@@ -332,6 +332,7 @@ class Navigator:
         return rng.choice(options or list(MOVES.values()))
 
 
+MOVES_XY = tuple(DIRECTIONS.values())
 PLANTS = 2  # at most this many saplings planted as walls of one pocket (each needs its own walls)
 WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks
 
@@ -347,6 +348,10 @@ def pocket_plan(
     prefer: Iterable[tuple[int, int]] = (),
     tables: int = 0,
     sapling: int = 0,
+    plants: int = PLANTS,
+    beside: frozenset[tuple[int, int]] = frozenset(),
+    fewest: int = 0,
+    guarded: bool = False,
 ) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
     """A plan that walls the player into a pocket of two adjacent cells with placed stones, anywhere: the steps
     ``(action, position, facing)`` it is taken from, or None when no pocket of at most ``stones`` stones is found.
@@ -360,9 +365,12 @@ def pocket_plan(
     moves in the way). Cells next to lava are never used. A plant is a wall (it never moves); a pocket next to a
     cell of ``prefer`` (the agent's own plants: they grow only near the player) is ranked first. ``tables``: how
     many tables it can place as walls once the stones are spent (a table is as good a wall). ``sapling`` (how
-    many in hand): grass cells next to the pocket (up to that many, at most ``PLANTS``) may be among its walls, planted
+    many in hand): grass cells next to the pocket (up to that many, at most ``plants``) may be among its walls, planted
     ("place_plant") and walled in on their other sides too: plants no creature can reach, which grow while the player
-    sleeps beside them; the pockets with the most plants rank first."""
+    sleeps beside them; the pockets with the most plants rank first. ``beside``: when given, only pockets next to
+    one of these cells (water, for a homestead: the player drinks from inside); ``fewest``: no plan with fewer
+    plants; ``guarded``: each sapling is planted only once its outer sides are walled (a cow or zombie next to a
+    plant kills it; the search is larger)."""
     need_int("limit", limit, min=1, hint=LIMIT_HINT)
     pos = state.pos
     liked = set(prefer)
@@ -382,17 +390,53 @@ def pocket_plan(
             for q in ((x + 1, y), (x, y + 1)):
                 if not (open_(q) or minable(q)):
                     continue
+                if beside and not any((c[0] + dx, c[1] + dy) in beside for c in (p, q) for dx, dy in MOVES_XY):
+                    continue
                 spots = _plant_spots(nav, pos, p, q) if sapling else []
-                for k in range(min(sapling, PLANTS, len(spots)) + 1):
+                for k in range(min(sapling, plants, len(spots)) + 1):
                     for g in combinations(spots, k):
                         _rank(nav, pos, p, q, g, liked, open_, stones, tables, pairs)
     pairs.sort(key=lambda t: (t[0], t[1], t[2], t[4]))
-    for k in sorted({len(t[4]) for t in pairs}, reverse=True):  # fewer plants when no plan with more is found
+    for k in sorted({len(t[4]) for t in pairs if len(t[4]) >= fewest}, reverse=True):  # fewer when none with more
         for _, p, q, walls, g in [t for t in pairs if len(t[4]) == k][:tries]:
-            plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables, plants=g)
+            plan = _plan_pocket(nav, state, (p, q), sorted(walls), stones, limit, tables, plants=g, guarded=guarded)
             if plan is not None:
                 return plan
     return None
+
+
+def homestead_sites(
+    nav: Navigator, state: SymState, walls: int, plants: int, limit: int = 4000
+) -> list[tuple[int, tuple[int, int], tuple[int, int]]]:
+    """Known sites for a homestead, cheapest first: ``(cost, p, q)`` for a pocket of two free cells (p next to water)
+    with ``plants`` grass cells next to it that can be planted and walled in with at most ``walls`` stones or
+    tables. Cost: the walls to place plus the steps to walk to p (a breadth-first walk of at most ``limit`` cells
+    from the player; unreachable sites are left out)."""
+    dist = {state.pos: 0}
+    queue = deque([state.pos])
+    while queue and len(dist) < limit:
+        here = queue.popleft()
+        for dx, dy in MOVES_XY:
+            nxt = (here[0] + dx, here[1] + dy)
+            if nxt not in dist and nav._free(nxt):
+                dist[nxt] = dist[here] + 1
+                queue.append(nxt)
+    sites = []
+    for p in dist:
+        if not any(nav.cells.get((p[0] + dx, p[1] + dy)) == "water" for dx, dy in MOVES_XY):
+            continue
+        for dx, dy in MOVES_XY:
+            q = (p[0] + dx, p[1] + dy)
+            if q not in dist:
+                continue
+            ranked: list = []
+            for g in combinations(_plant_spots(nav, state.pos, p, q), plants):
+                _rank(nav, p, p, q, g, set(), lambda c: c in dist, walls, 0, ranked)
+            if ranked:
+                need = min(len(t[3]) - plants for t in ranked)
+                sites.append((need + dist[p], p, q))
+    sites.sort()
+    return sites
 
 
 def _plant_spots(nav: Navigator, pos: tuple[int, int], p: tuple[int, int], q: tuple[int, int]) -> list:
@@ -432,11 +476,24 @@ def _rank(nav: Navigator, pos, p, q, g, liked: set, open_: Callable, stones: int
         pairs.append((rank, p, q, walls | set(g), g))
 
 
-def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0, plants=()):
+def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0, plants=(), guarded=False):
     """Breadth-first search over (position, facing, walls placed, pocket cells mined); see :func:`pocket_plan`.
     ``plants``: the walls planted with saplings (they cost no stone)."""
     index = {w: i for i, w in enumerate(walls)}
     sown = sum(1 << index[g] for g in plants)
+    # guarded: a sapling goes in only once its other walls stand (a creature next to it kills it)
+    guard = (
+        {
+            index[g]: sum(
+                1 << index[n]
+                for dx, dy in DIRECTIONS.values()
+                if (n := (g[0] + dx, g[1] + dy)) in index and not sown >> index[n] & 1
+            )
+            for g in plants
+        }
+        if guarded
+        else {index[g]: 0 for g in plants}
+    )
     rock = [c for c in pocket if c != state.pos and not nav._free(c)]  # pocket cells to mine
     rock_i = {c: i for i, c in enumerate(rock)}
     full, all_mined = (1 << len(walls)) - 1, (1 << len(rock)) - 1
@@ -460,9 +517,9 @@ def _plan_pocket(nav, state, pocket, walls, stones, limit, tables=0, plants=()):
         i, r = index.get(ahead), rock_i.get(ahead)
         have = stones + bin(mined).count("1") - bin(placed & ~sown).count("1")  # below 0: tables placed
         nxt = None
-        if i is not None and sown >> i & 1 and not placed >> i & 1:
+        if i is not None and sown >> i & 1 and not placed >> i & 1 and placed & guard[i] == guard[i]:
             nxt, action = (here, facing, placed | 1 << i, mined), "place_plant"
-        elif i is not None and not placed >> i & 1 and have + tables > 0:
+        elif i is not None and not sown >> i & 1 and not placed >> i & 1 and have + tables > 0:
             nxt, action = (here, facing, placed | 1 << i, mined), "place_stone" if have > 0 else "place_table"
         elif r is not None and not mined >> r & 1:
             nxt, action = (here, facing, placed, mined | 1 << r), "do"

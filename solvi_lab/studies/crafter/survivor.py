@@ -51,6 +51,19 @@ goes to eat it before any cow, even hurt or in the dark (``RIPE_IS_FOOD``; a sta
 own ripe plant looking for cows, since gardens waited while it was hungry or hurt); and a plant walled in on every
 side (a pocket's plant after the pocket was shut) is reached by mining a stone next to it (``MINE_IN``).
 
+Added on 2026-12-07 (issue 46, seventh pass, design worlds ``0..31`` of seed 0): **the homestead** — a plant
+gives 4 food every 300 steps, so three plants feed a player that sleeps whenever it can, and water next to the
+pocket gives drink. Holding ``SETTLE_PLANTS`` saplings, fed, in the afternoon it walks to the cheapest known site
+(:func:`.navigation.homestead_sites`: a pocket of two cells beside water with room for three plants and at most the
+walls it carries; tables count, a homestead needs no way out), walls itself in with the three saplings among the
+walls (each planted only once its outer sides are walled: :func:`.navigation.pocket_plan` with ``fewest``), and
+settles there: it eats a ripe plant once food is at most ``EAT_AT`` (a plant's 4 would be lost above it), drinks,
+sleeps, and leaves only starving with no plant ripe soon (``STARVING``). Saplings beyond the first are kept for it,
+stones (or wood) are gathered for it in the afternoon (``HOME_STONES``). **Measured, not adopted**: on design
+worlds ``0..31`` (two random streams, ``benchmarks/crafter_deaths.py --set HOMESTEAD=true``) a few episodes live
+to 10,000 steps, but most die before they can settle (the building and the saplings cost time and exposure), and
+the pooled score falls; ``HOMESTEAD`` is off (``homestead=True`` turns it on), see the CHANGELOG.
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
@@ -71,7 +84,7 @@ from ...actions import ConservativeActionModel
 from ...failures import FailureMemory
 from .agent import DOCUMENTED, DOCUMENTED_SOURCES, GATHER, GOAL_CALLS, Agent, _holds
 from .env import DIRECTIONS, NONE, Step, SymState
-from .navigation import MOVES, pocket_plan
+from .navigation import MOVES, homestead_sites, pocket_plan
 from .vocabulary import vocabulary
 
 __all__ = ["Survivor", "ORDER", "PIECES"]
@@ -139,6 +152,17 @@ STAY_BELOW = 3  # ... leaving when food (no plant nearly ripe) or drink (no wate
 REPLAN = 10  # steps it waits before it looks again for a pocket it could not find
 RIPE_IS_FOOD = True  # a garden's plant seen ripe is visited when food is below LOW, calm or not (see act)
 MINE_IN = True  # a plant no free cell faces is reached by mining a stone next to it (see _visit)
+HOME_PLANTS = 2  # at most this many saplings planted as walls of one night's pocket (see navigation.pocket_plan)
+HOMESTEAD = False  # the homestead (see the module docstring): measured on design worlds, not adopted
+SETTLE_PLANTS = 3  # sealed beside water and this many of its plants, it settles there for good (0: never)
+HOME_TRIES, HOME_LIMIT, HOME_RETRY = 8, 200_000, 50  # sites tried for a homestead, states its plan may visit,
+# steps before a failed search is tried again (the search is costly: about once an evening)
+HOME_STONES = 10  # stones (or two wood, a table, each) it gathers for the homestead, and starts with
+STARVING, SOON, RETURN_AFTER = 4, 60, 100  # settled, food 0 and health at or below STARVING with no plant ripe
+# within SOON steps: it goes out for a cow, and settles again no sooner than RETURN_AFTER steps later
+HOME_AFTERNOON = True  # walk to a site and build in the afternoon (else only when the night's pocket is made)
+SETTLE_FOOD = 7  # food at or above which it starts building the homestead (the plants ripen 300 steps later)
+EAT_AT = 5  # settled, a ripe plant is eaten at food at or below this (a plant gives 4; food above 9 is lost)
 
 
 class Survivor(Agent):
@@ -157,6 +181,7 @@ class Survivor(Agent):
         cheap_first: bool = True,
         pocket: bool = True,
         fill_up: bool = True,
+        homestead: bool | None = None,
         rng: random.Random | None = None,
     ) -> None:
         model, sources = carried if carried is not None else (ConservativeActionModel(vocabulary(), journal=False), {})
@@ -172,6 +197,8 @@ class Survivor(Agent):
         self.cheap_first = cheap_first
         self.pocket = pocket  # wall itself in with placed stones (else the explorer's shelter only)
         self.fill_up = fill_up  # a call refused though its documented gates held waits for full items
+        # settle for good beside water and its plants (measured, not adopted: off unless asked for, see HOMESTEAD)
+        self.homestead = (HOMESTEAD if homestead is None else homestead) and survival and pocket
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
             self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
@@ -189,6 +216,12 @@ class Survivor(Agent):
         self._now = 0  # views folded into the map so far (the map's clock)
         self._seen_at: dict[tuple[int, int], int] = {}  # cell -> the clock when it was last in view
         self._search: tuple[int, int] | None = None  # the stale grass cell being walked to (see _stale)
+        self.settled_at: int | None = None  # the step it settled in its homestead (see _stay)
+        self._home_tried_at = -(10**9)  # the step a homestead was last searched for
+        self._homing = False  # a homestead's plan is under way
+        self._walked: dict[tuple[int, int], int] = {}  # cell -> steps taken from it to the site (see _to_site)
+        self._site: tuple[int, int] | None = None  # the homestead site walked to
+        self._left_at = -(10**9)  # the step it last left its homestead (see _settled)
 
     # -- the order of goals -----------------------------------------------------------------------------------
     def _plain(self, state: SymState) -> list[str]:
@@ -250,11 +283,14 @@ class Survivor(Agent):
             urgent.append("do_cow")
         if inv["energy"] < 1:
             urgent.append("sleep")
-        if inv["stone"] + inv["wood"] // 2 < NIGHT_STONES and state.daylight < self._light:
-            # the afternoon: stones (else wood for tables) for the night's pocket
-            if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]):
+        ready = self._homestead_ready(state)
+        stones = HOME_STONES if ready else NIGHT_STONES
+        if inv["stone"] + inv["wood"] // 2 < stones and state.daylight < self._light:
+            # the afternoon: stones (else wood for tables) for the night's pocket, or for the homestead
+            if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]) and not (ready and inv["stone"] >= FULL):
                 urgent.append("do_stone")
-            urgent.append("do_tree")
+            if not (ready and inv["wood"] >= FULL):
+                urgent.append("do_tree")
         return urgent + self._plain(state)
 
     def _meet(self, state: SymState, cond: str, values: set[Any], depth: int) -> str | None:
@@ -330,7 +366,9 @@ class Survivor(Agent):
                 self._holding_since = self.count.steps
         else:
             self._holding_since = None
-        if state.faced == ("grass", NONE) and inv["sapling"] >= 1:
+        keep = self.homestead and SETTLE_PLANTS and state.achievements.get("place_plant", 0) > 0
+        keep = keep and inv["sapling"] <= HOME_PLANTS
+        if state.faced == ("grass", NONE) and inv["sapling"] >= 1 and not keep:  # (else kept for the homestead)
             back1, back2 = self._behind(state, 1), self._behind(state, 2)
             closable = inv["stone"] >= 1 and all(self.nav._free(p) for p in (back1, back2))
             if closable and self._walled(faced, state.pos):
@@ -338,12 +376,16 @@ class Survivor(Agent):
                 self._close(state)
                 return "place_plant"
             waited = self.count.steps - (self._holding_since or self.count.steps)
-            if state.achievements.get("place_plant", 0) == 0 or waited >= PLANT_ANYWHERE:
+            first = state.achievements.get("place_plant", 0) == 0
+            if first or waited >= PLANT_ANYWHERE:
                 self.gardens[faced] = {"door": None, "at": self.count.steps}
                 return "place_plant"
         living = sum(1 for c in self.gardens if self.nav.creatures.get(c, "plant").startswith("plant"))
         wanted = state.achievements.get("collect_sapling", 0) == 0 or living < GARDENS
-        if state.faced == ("grass", NONE) and inv["sapling"] < SAPLINGS and wanted and faced not in self._tried:
+        hold = SAPLINGS
+        if self.homestead and SETTLE_PLANTS and self.settled_at is None:  # the homestead's walls, before it settles
+            wanted, hold = True, max(SAPLINGS, SETTLE_PLANTS)
+        if state.faced == ("grass", NONE) and inv["sapling"] < hold and wanted and faced not in self._tried:
             self._tried.add(faced)  # one try per cell: a sapling comes from one grass cell in ten
             return "do"
         return None
@@ -433,6 +475,11 @@ class Survivor(Agent):
             self._seen_at[pos] = self._now
         if state.sleeping:
             return "noop"
+        if self.settled_at is not None:
+            got = self._settled(state)
+            if got:
+                self._light = state.daylight
+                return got
         try:
             walled = self._wall_in(state)
         finally:
@@ -525,9 +572,18 @@ class Survivor(Agent):
         # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
         lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > LURK_FED
         staying = self.nav.sealed(state) and self._stay(state)
-        if not (
-            dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state)) or staying
-        ):
+        # the afternoon, saplings in hand: build the homestead in daylight (a plant set while zombies roam dies)
+        building = (
+            HOME_AFTERNOON
+            and self._homestead_ready(state)
+            and falling
+            and state.daylight < AFTERNOON
+            and inv["food"] >= SETTLE_FOOD
+            and self.count.steps - self._home_tried_at >= HOME_RETRY
+            and bool(self.nav.cells_of(["water"]))
+        )
+        night = dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state)) or staying
+        if not (night or building or self._homing):
             self._pocket = []
             return None
         sealed = self.nav.sealed(state)
@@ -537,8 +593,8 @@ class Survivor(Agent):
         ):
             return None  # a zombie next to the player: the planner fights it first
         if sealed:
-            self._pocket = []
-            ripe = self._ripe_next(state)
+            self._pocket, self._homing = [], False
+            ripe = self._ripe_next(state) if self.settled_at is None or inv["food"] <= EAT_AT else None
             if ripe is not None:
                 return ripe  # a garden's plant next to the pocket is ripe: eat it
             if inv["drink"] < 9 and inv["energy"] >= 9 or inv["drink"] <= 4:
@@ -546,12 +602,17 @@ class Survivor(Agent):
                 if water is not None:
                     return water  # water is a wall: drink from inside the pocket
             return "sleep" if inv["energy"] < 9 else "noop"
-        home = self._home(state)
+        if building and not self._pocket:
+            step = self._to_site(state)
+            if step:
+                return step
+        home = None if building else self._home(state)
         if home is not None and falling and not self._pocket:
             return home
         if self._pocket and self._pocket[0][1:] == (state.pos, state.facing):
             return self._pocket_step(state)
         self._pocket = []
+        self._homing = False
         if self.count.steps - self._no_pocket_at < REPLAN:
             return None
         # a plant open on two sides is no wall: a zombie next to it kills it and walks into the pocket (seen on
@@ -560,7 +621,7 @@ class Survivor(Agent):
         exposed = exposed if SAFE_WALLS else {}
         self.nav.creatures.update({c: "exposed-" + k for c, k in exposed.items()})
         try:
-            plan = self._plan(state)
+            plan = self._plan(state, night)
         finally:
             self.nav.creatures.update(exposed)
         if not plan:
@@ -580,18 +641,118 @@ class Survivor(Agent):
     def _exposed(self, cell: tuple[int, int]) -> bool:
         return sum(self.nav.cells.get((cell[0] + dx, cell[1] + dy)) in OPEN for dx, dy in DIRECTIONS.values()) >= 2
 
-    def _plan(self, state: SymState) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
+    def _settled(self, state: SymState) -> str | None:
+        """Life in the homestead: eat a ripe plant once food is at or below ``EAT_AT``, drink, sleep whenever it can
+        (asleep, food and drink last twice as long); None (and no longer settled) once it is not sealed."""
+        if not self.nav.sealed(state):
+            self.settled_at = None
+            return None
         inv = state.inventory
+        cells = [state.pos, *self.nav._open_around(state.pos)]
+        if inv["food"] == 0 and inv["health"] <= STARVING and not self._ripening(cells, SOON):
+            self.settled_at, self._left_at = None, self.count.steps  # starving, no plant ripe soon: out for a cow
+            return None
+        wants = []
+        if inv["food"] <= EAT_AT:
+            wants.append(lambda c: self.nav.creatures.get(c) == "plant-ripe")
+        if inv["drink"] < 9:
+            wants.append(lambda c: self.nav.cells.get(c) == "water")
+        for want in wants:
+            for cell in cells:
+                for d, (dx, dy) in DIRECTIONS.items():
+                    if not want((cell[0] + dx, cell[1] + dy)):
+                        continue
+                    if cell != state.pos:
+                        return MOVES[
+                            next(
+                                k
+                                for k, v in DIRECTIONS.items()
+                                if v == (cell[0] - state.pos[0], cell[1] - state.pos[1])
+                            )
+                        ]
+                    return "do" if state.facing == (dx, dy) else MOVES[d]  # a move towards a wall only turns
+        return "sleep" if inv["energy"] < 9 else "noop"
+
+    def _ripening(self, cells: list[tuple[int, int]], within: int) -> bool:
+        """A garden's plant next to these cells is ripe, or due within ``within`` steps."""
+        for c in cells:
+            for dx, dy in DIRECTIONS.values():
+                g = (c[0] + dx, c[1] + dy)
+                kind = self.nav.creatures.get(g, "")
+                if kind == "plant-ripe" or (
+                    kind == "plant" and g in self.gardens and self.count.steps - self.gardens[g]["at"] >= 300 - within
+                ):
+                    return True
+        return False
+
+    def _homestead_ready(self, state: SymState) -> bool:
+        """Saplings enough in hand for a homestead's walls, not settled yet."""
+        return (
+            self.homestead
+            and bool(SETTLE_PLANTS)
+            and self.settled_at is None
+            and state.inventory["sapling"] >= SETTLE_PLANTS
+        )
+
+    def _to_site(self, state: SymState) -> str | None:
+        """A step towards the cheapest known homestead site (:func:`.navigation.homestead_sites`: a pocket beside
+        water with room for its plants); None once there, or when no site is known or the way is blocked."""
+        inv = state.inventory
+        if self._site is None:
+            walls = inv["stone"] + inv["wood"] // 2  # a homestead needs no way out: tables may wall it anywhere
+            sites = homestead_sites(self.nav, state, walls, SETTLE_PLANTS)
+            if not sites:
+                self._home_tried_at = self.count.steps
+                return None
+            self._site = sites[0][1]
+        if abs(self._site[0] - state.pos[0]) + abs(self._site[1] - state.pos[1]) <= 1:
+            return None
+        if self._walked.get(state.pos, 0) >= 3:  # a creature in the way: the plan decides from here
+            return None
+        self._walked[state.pos] = self._walked.get(state.pos, 0) + 1
+        return self.nav._walk_to(state, [self._site]) or None
+
+    def _plan(self, state: SymState, night: bool = True) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
+        """The homestead's plan when saplings are in hand and water is near (see ``SETTLE_PLANTS``), else the night's
+        pocket (None when no night, tiredness or hurt calls for one: the homestead was the only reason)."""
+        inv = state.inventory
+        tables = inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0
+        water = frozenset(self._water_near(state))
+        fed = inv["food"] >= SETTLE_FOOD
+        if self._homestead_ready(state) and fed and water and self.count.steps - self._home_tried_at >= HOME_RETRY:
+            self._home_tried_at = self.count.steps  # a costly search: once an evening
+            plan = pocket_plan(
+                self.nav,
+                state,
+                inv["stone"],
+                mine=inv["wood_pickaxe"] >= 1,
+                tables=inv["wood"] // 2,
+                sapling=inv["sapling"],
+                plants=SETTLE_PLANTS,
+                beside=water,
+                fewest=SETTLE_PLANTS,
+                guarded=True,
+                radius=3,
+                tries=HOME_TRIES,
+                limit=HOME_LIMIT,
+            )
+            self._site, self._walked = None, {}
+            if plan is not None:
+                self._homing = True
+                return plan
+        if not night:
+            return None
         return pocket_plan(
             self.nav,
             state,
             inv["stone"],
             mine=inv["wood_pickaxe"] >= 1,
-            prefer=self._plants() or self._water_near(state),
+            prefer=self._plants() or water,
             # tables only beside a stone: a pocket walled by tables, trees and water alone has no way out (a table
             # cannot be mined) and starved the player inside
-            tables=inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0,
+            tables=tables,
             sapling=inv["sapling"] if PLANT_IN_POCKET else 0,
+            plants=HOME_PLANTS,
         )
 
     def _plants(self) -> list[tuple[int, int]]:
@@ -654,6 +815,12 @@ class Survivor(Agent):
         if not mine:
             return False
         water = any(self.nav.cells.get(c) == "water" for c in near)
+        recent = self.count.steps - self._left_at < RETURN_AFTER
+        settles = self.homestead and SETTLE_PLANTS and water and len(mine) >= SETTLE_PLANTS and not recent
+        if self.settled_at is not None or settles:
+            if self.settled_at is None:
+                self.settled_at = self.count.steps
+            return True  # the homestead: its plants feed it, the water is next to it, no creature reaches it
         if not water and inv["drink"] <= STAY_BELOW:
             return False
         soon = any(

@@ -1,0 +1,135 @@
+"""The survivor's homestead (issue 46): a pocket beside water walled partly by its own plants, where it settles —
+navigation.homestead_sites finds a site, pocket_plan walls it in (each sapling only once its other walls stand), and
+the settled survivor eats, drinks and sleeps without leaving."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from crafter_plans import play
+
+from solvi_lab.studies.crafter import survivor as survivor_module
+from solvi_lab.studies.crafter.env import DIRECTIONS, SymState
+from solvi_lab.studies.crafter.navigation import Navigator, homestead_sites, pocket_plan
+from solvi_lab.studies.crafter.survivor import Survivor
+
+LAKE_ROW = 12  # water on this row and below, grass above
+
+
+def _lake() -> dict[tuple[int, int], str]:
+    return {(x, y): ("water" if y >= LAKE_ROW else "grass") for x in range(20) for y in range(20)}
+
+
+def _state(pos: tuple[int, int], facing: tuple[int, int] = (0, 1), **inv: int) -> SymState:
+    inventory = {"health": 9, "food": 9, "drink": 9, "energy": 9, "sapling": 0, "stone": 0, "wood": 0}
+    inventory.update(inv)
+    return SymState(inventory, pos, facing, ("grass", "none"), {}, {}, {}, {}, False, 0.3, {})
+
+
+def _nav(cells: dict[tuple[int, int], str]) -> Navigator:
+    nav = Navigator()
+    nav.cells.update(cells)
+    return nav
+
+
+def _play(nav: Navigator, pos, facing, plan) -> tuple[tuple[int, int], tuple[int, int], list[set]]:
+    pos, facing, _used, opened = play(nav, pos, facing, plan)
+    return pos, facing, opened
+
+
+def _water(cells: dict[tuple[int, int], str]) -> frozenset[tuple[int, int]]:
+    return frozenset(c for c, m in cells.items() if m == "water")
+
+
+def test_a_homestead_is_walled_in_beside_water_with_three_plants_each_planted_after_its_walls() -> None:
+    cells = _lake()
+    nav = _nav(cells)
+    kw = {"sapling": 3, "plants": 3, "beside": _water(cells), "fewest": 3, "radius": 3, "tries": 8, "limit": 200_000}
+    kw["guarded"] = True
+    plan = pocket_plan(nav, _state((10, 10)), stones=12, **kw)
+    assert plan is not None
+    pos, facing, opened = _play(nav, (10, 10), (0, 1), plan)
+    assert nav.sealed(_state(pos, facing))
+    pocket = {pos, *nav._open_around(pos)}
+    assert len(pocket) == 2
+    plants = {c for c, k in nav.creatures.items() if k == "plant"}
+    # each sapling went in after its outer walls: only the pocket and cells planted next were open beside it
+    assert len(opened) == 3 and all(o <= pocket | plants for o in opened)
+    near = {(c[0] + dx, c[1] + dy) for c in pocket for dx, dy in DIRECTIONS.values()} - pocket
+    assert sum(nav.creatures.get(c) == "plant" for c in near) == 3  # every plant is reached from inside
+    assert any(nav.cells[c] == "water" for c in near)  # and the player drinks from inside
+
+
+def test_a_homestead_plan_never_settles_for_fewer_plants_or_a_pocket_away_from_the_water() -> None:
+    cells = _lake()
+    kw = {"sapling": 3, "plants": 3, "radius": 3, "tries": 8, "limit": 200_000}
+    assert pocket_plan(_nav(cells), _state((10, 10)), stones=5, beside=_water(cells), fewest=3, **kw) is None
+    # without `fewest` the same stones give a pocket with fewer plants
+    fewer = pocket_plan(_nav(cells), _state((10, 10)), stones=5, beside=_water(cells), **kw)
+    assert fewer is not None and [a for a, _, _ in fewer].count("place_plant") < 3
+    far = frozenset({(0, 19)})  # water out of reach of any pocket near the player
+    assert pocket_plan(_nav(cells), _state((10, 10)), stones=12, beside=far, fewest=3, **kw) is None
+
+
+def test_homestead_sites_are_free_pairs_on_the_shore_cheapest_first_and_never_behind_a_wall() -> None:
+    cells = _lake()
+    sites = homestead_sites(_nav(cells), _state((10, 5)), walls=12, plants=3)
+    assert sites
+    assert all(p[1] == LAKE_ROW - 1 for _cost, p, _q in sites)  # p is on the shore
+    assert [c for c, _p, _q in sites] == sorted(c for c, _p, _q in sites)
+    assert homestead_sites(_nav(cells), _state((10, 5)), walls=0, plants=3) == []  # no walls: no site
+    walled = {**cells, **{(x, 8): "stone" for x in range(20)}}  # a rock band between the player and the lake
+    assert homestead_sites(_nav(walled), _state((10, 5)), walls=12, plants=3) == []
+
+
+@pytest.fixture
+def settled(monkeypatch) -> Survivor:
+    """A survivor settled in a pocket (10,10)-(11,10): water below (10,11), plants above (10,9) ripe and (11,9),
+    and (12,10) to the right; the rest stone."""
+    monkeypatch.setattr(survivor_module, "EAT_AT", 5)
+    s = Survivor(rng=random.Random(0), homestead=True)
+    cells = {(x, y): "stone" for x in range(7, 15) for y in range(6, 14)}
+    cells.update({(10, 10): "grass", (11, 10): "grass", (10, 11): "water"})
+    cells.update({(10, 9): "grass", (11, 9): "grass", (12, 10): "grass"})
+    s.nav.cells.update(cells)
+    s.nav.creatures.update({(10, 9): "plant-ripe", (11, 9): "plant", (12, 10): "plant"})
+    for g in ((10, 9), (11, 9), (12, 10)):
+        s.gardens[g] = {"door": None, "at": 0}
+    s.settled_at = 0
+    return s
+
+
+def test_settled_it_eats_a_ripe_plant_only_when_food_has_room_for_it(settled: Survivor) -> None:
+    assert settled._settled(_state((10, 10), (0, -1), food=5)) == "do"  # facing the ripe plant: eat
+    assert settled._settled(_state((10, 10), (1, 0), food=5)) == "move_up"  # a move towards a plant only turns
+    assert settled._settled(_state((10, 10), (0, -1), food=6, energy=8)) == "sleep"  # a plant's 4 would be lost
+    assert settled._settled(_state((10, 10), (0, -1), food=6, energy=9)) == "noop"
+
+
+def test_settled_it_drinks_from_inside_and_steps_to_the_pocket_cell_beside_what_it_wants(settled: Survivor) -> None:
+    assert settled._settled(_state((10, 10), (0, 1), drink=8)) == "do"  # facing the water
+    assert settled._settled(_state((11, 10), (0, 1), drink=8)) == "move_left"  # the water is beside the other cell
+    assert settled._settled(_state((10, 10), (0, 1))) == "noop"  # full: nothing to do, nothing to sleep off
+
+
+def test_settled_it_leaves_when_starving_with_no_plant_ripe_soon_and_not_before(settled: Survivor) -> None:
+    settled.nav.creatures[(10, 9)] = "plant"  # nothing ripe
+    settled.count.steps = 100  # planted at 0: ripe at 300, not within SOON
+    assert settled._settled(_state((10, 10), food=0, health=survivor_module.STARVING + 1)) is not None
+    assert settled.settled_at == 0  # hungry but not yet weak: stays
+    assert settled._settled(_state((10, 10), food=0, health=survivor_module.STARVING)) is None
+    assert settled.settled_at is None and settled._left_at == 100
+    assert not settled._stay(_state((10, 10), food=0))  # no settling again right away
+    settled.count.steps = 100 + survivor_module.RETURN_AFTER
+    assert settled._stay(_state((10, 10), food=0)) and settled.settled_at == settled.count.steps  # later, it does
+
+
+def test_the_homestead_is_off_by_default_and_needs_its_saplings_when_on(monkeypatch) -> None:
+    assert not Survivor(rng=random.Random(0))._homestead_ready(_state((10, 10), sapling=9))  # measured, not adopted
+    on = Survivor(rng=random.Random(0), homestead=True)
+    assert on._homestead_ready(_state((10, 10), sapling=3))
+    assert not on._homestead_ready(_state((10, 10), sapling=2))
+    assert not Survivor(rng=random.Random(0), homestead=True, pocket=False)._homestead_ready(_state((0, 0), sapling=3))
+    monkeypatch.setattr(survivor_module, "HOMESTEAD", True)  # what benchmarks/crafter_deaths.py --set turns on
+    assert Survivor(rng=random.Random(0))._homestead_ready(_state((10, 10), sapling=3))
