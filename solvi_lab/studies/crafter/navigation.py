@@ -332,7 +332,6 @@ class Navigator:
         return rng.choice(options or list(MOVES.values()))
 
 
-MOVES_XY = tuple(DIRECTIONS.values())
 PLANTS = 2  # at most this many saplings planted as walls of one pocket (each needs its own walls)
 WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks
 
@@ -390,7 +389,9 @@ def pocket_plan(
             for q in ((x + 1, y), (x, y + 1)):
                 if not (open_(q) or minable(q)):
                     continue
-                if beside and not any((c[0] + dx, c[1] + dy) in beside for c in (p, q) for dx, dy in MOVES_XY):
+                if beside and not any(
+                    (c[0] + dx, c[1] + dy) in beside for c in (p, q) for dx, dy in DIRECTIONS.values()
+                ):
                     continue
                 spots = _plant_spots(nav, pos, p, q) if sapling else []
                 for k in range(min(sapling, plants, len(spots)) + 1):
@@ -411,21 +412,31 @@ def homestead_sites(
     """Known sites for a homestead, cheapest first: ``(cost, p, q)`` for a pocket of two free cells (p next to water)
     with ``plants`` grass cells next to it that can be planted and walled in with at most ``walls`` stones or
     tables. Cost: the walls to place plus the steps to walk to p (a breadth-first walk of at most ``limit`` cells
-    from the player; unreachable sites are left out)."""
+    from the player; unreachable sites are left out).
+
+    >>> from .env import SymState
+    >>> nav = Navigator()
+    >>> nav.cells.update({(x, y): "water" if y >= 3 else "grass" for x in range(8) for y in range(6)})
+    >>> at = SymState({}, (4, 0), (0, 1), ("grass", "none"), {}, {}, {}, {}, False, 1.0, {})
+    >>> homestead_sites(nav, at, walls=12, plants=3)[0]  # on the shore, right below the player
+    (8, (4, 2), (3, 2))
+    >>> homestead_sites(nav, at, walls=2, plants=3)  # too few walls for three plants anywhere
+    []
+    """
     dist = {state.pos: 0}
     queue = deque([state.pos])
     while queue and len(dist) < limit:
         here = queue.popleft()
-        for dx, dy in MOVES_XY:
+        for dx, dy in DIRECTIONS.values():
             nxt = (here[0] + dx, here[1] + dy)
             if nxt not in dist and nav._free(nxt):
                 dist[nxt] = dist[here] + 1
                 queue.append(nxt)
     sites = []
     for p in dist:
-        if not any(nav.cells.get((p[0] + dx, p[1] + dy)) == "water" for dx, dy in MOVES_XY):
+        if not any(nav.cells.get((p[0] + dx, p[1] + dy)) == "water" for dx, dy in DIRECTIONS.values()):
             continue
-        for dx, dy in MOVES_XY:
+        for dx, dy in DIRECTIONS.values():
             q = (p[0] + dx, p[1] + dy)
             if q not in dist:
                 continue

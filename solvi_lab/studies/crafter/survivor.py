@@ -594,7 +594,7 @@ class Survivor(Agent):
             return None  # a zombie next to the player: the planner fights it first
         if sealed:
             self._pocket, self._homing = [], False
-            ripe = self._ripe_next(state) if self.settled_at is None or inv["food"] <= EAT_AT else None
+            ripe = self._ripe_next(state)
             if ripe is not None:
                 return ripe  # a garden's plant next to the pocket is ripe: eat it
             if inv["drink"] < 9 and inv["energy"] >= 9 or inv["drink"] <= 4:
@@ -655,7 +655,7 @@ class Survivor(Agent):
         wants = []
         if inv["food"] <= EAT_AT:
             wants.append(lambda c: self.nav.creatures.get(c) == "plant-ripe")
-        if inv["drink"] < 9:
+        if inv["drink"] < FULL:
             wants.append(lambda c: self.nav.cells.get(c) == "water")
         for want in wants:
             for cell in cells:
@@ -663,24 +663,21 @@ class Survivor(Agent):
                     if not want((cell[0] + dx, cell[1] + dy)):
                         continue
                     if cell != state.pos:
-                        return MOVES[
-                            next(
-                                k
-                                for k, v in DIRECTIONS.items()
-                                if v == (cell[0] - state.pos[0], cell[1] - state.pos[1])
-                            )
-                        ]
+                        return _move_to(state.pos, cell)  # the pocket's other cell is beside it
                     return "do" if state.facing == (dx, dy) else MOVES[d]  # a move towards a wall only turns
-        return "sleep" if inv["energy"] < 9 else "noop"
+        return "sleep" if inv["energy"] < FULL else "noop"
 
     def _ripening(self, cells: list[tuple[int, int]], within: int) -> bool:
-        """A garden's plant next to these cells is ripe, or due within ``within`` steps."""
+        """A garden's plant next to these cells is ripe, or due within ``within`` steps (by ``RIPE_AFTER``, the
+        agent's estimate)."""
         for c in cells:
             for dx, dy in DIRECTIONS.values():
                 g = (c[0] + dx, c[1] + dy)
                 kind = self.nav.creatures.get(g, "")
                 if kind == "plant-ripe" or (
-                    kind == "plant" and g in self.gardens and self.count.steps - self.gardens[g]["at"] >= 300 - within
+                    kind == "plant"
+                    and g in self.gardens
+                    and self.count.steps - self.gardens[g]["at"] >= RIPE_AFTER - within
                 ):
                     return True
         return False
@@ -855,6 +852,11 @@ class Survivor(Agent):
             for c in cells
             for dx, dy in DIRECTIONS.values()
         )
+
+
+def _move_to(here: tuple[int, int], there: tuple[int, int]) -> str:
+    """The move from a cell to the one beside it."""
+    return MOVES[next(d for d, v in DIRECTIONS.items() if v == (there[0] - here[0], there[1] - here[1]))]
 
 
 def _zombie_near(state: SymState, within: int = 3) -> bool:
