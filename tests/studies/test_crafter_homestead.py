@@ -133,3 +133,9 @@ def test_the_homestead_is_off_by_default_and_needs_its_saplings_when_on(monkeypa
     assert not Survivor(rng=random.Random(0), homestead=True, pocket=False)._homestead_ready(_state((0, 0), sapling=3))
     monkeypatch.setattr(survivor_module, "HOMESTEAD", True)  # what benchmarks/crafter_deaths.py --set turns on
     assert Survivor(rng=random.Random(0))._homestead_ready(_state((10, 10), sapling=3))
+    monkeypatch.setattr(survivor_module, "HOME_AFTER", 600)  # the first days are for the achievements
+    late = Survivor(rng=random.Random(0))
+    late.count.steps = 599
+    assert not late._homestead_ready(_state((10, 10), sapling=3))
+    late.count.steps = 600
+    assert late._homestead_ready(_state((10, 10), sapling=3))

@@ -154,6 +154,7 @@ RIPE_IS_FOOD = True  # a garden's plant seen ripe is visited when food is below 
 MINE_IN = True  # a plant no free cell faces is reached by mining a stone next to it (see _visit)
 HOME_PLANTS = 2  # at most this many saplings planted as walls of one night's pocket (see navigation.pocket_plan)
 HOMESTEAD = False  # the homestead (see the module docstring): measured on design worlds, not adopted
+HOME_AFTER = 0  # steps before which it neither gathers for a homestead nor settles
 SETTLE_PLANTS = 3  # sealed beside water and this many of its plants, it settles there for good (0: never)
 HOME_TRIES, HOME_LIMIT, HOME_RETRY = 8, 200_000, 50  # sites tried for a homestead, states its plan may visit,
 # steps before a failed search is tried again (the search is costly: about once an evening)
@@ -366,7 +367,7 @@ class Survivor(Agent):
                 self._holding_since = self.count.steps
         else:
             self._holding_since = None
-        keep = self.homestead and SETTLE_PLANTS and state.achievements.get("place_plant", 0) > 0
+        keep = self._homestead_time() and state.achievements.get("place_plant", 0) > 0
         keep = keep and inv["sapling"] <= HOME_PLANTS
         if state.faced == ("grass", NONE) and inv["sapling"] >= 1 and not keep:  # (else kept for the homestead)
             back1, back2 = self._behind(state, 1), self._behind(state, 2)
@@ -383,7 +384,7 @@ class Survivor(Agent):
         living = sum(1 for c in self.gardens if self.nav.creatures.get(c, "plant").startswith("plant"))
         wanted = state.achievements.get("collect_sapling", 0) == 0 or living < GARDENS
         hold = SAPLINGS
-        if self.homestead and SETTLE_PLANTS and self.settled_at is None:  # the homestead's walls, before it settles
+        if self._homestead_time() and self.settled_at is None:  # the homestead's walls, before it settles
             wanted, hold = True, max(SAPLINGS, SETTLE_PLANTS)
         if state.faced == ("grass", NONE) and inv["sapling"] < hold and wanted and faced not in self._tried:
             self._tried.add(faced)  # one try per cell: a sapling comes from one grass cell in ten
@@ -682,14 +683,13 @@ class Survivor(Agent):
                     return True
         return False
 
+    def _homestead_time(self) -> bool:
+        """The homestead is on, and ``HOME_AFTER`` steps have passed (the days before are for the achievements)."""
+        return self.homestead and bool(SETTLE_PLANTS) and self.count.steps >= HOME_AFTER
+
     def _homestead_ready(self, state: SymState) -> bool:
         """Saplings enough in hand for a homestead's walls, not settled yet."""
-        return (
-            self.homestead
-            and bool(SETTLE_PLANTS)
-            and self.settled_at is None
-            and state.inventory["sapling"] >= SETTLE_PLANTS
-        )
+        return self._homestead_time() and self.settled_at is None and state.inventory["sapling"] >= SETTLE_PLANTS
 
     def _to_site(self, state: SymState) -> str | None:
         """A step towards the cheapest known homestead site (:func:`.navigation.homestead_sites`: a pocket beside
@@ -813,7 +813,7 @@ class Survivor(Agent):
             return False
         water = any(self.nav.cells.get(c) == "water" for c in near)
         recent = self.count.steps - self._left_at < RETURN_AFTER
-        settles = self.homestead and SETTLE_PLANTS and water and len(mine) >= SETTLE_PLANTS and not recent
+        settles = self._homestead_time() and water and len(mine) >= SETTLE_PLANTS and not recent
         if self.settled_at is not None or settles:
             if self.settled_at is None:
                 self.settled_at = self.count.steps
