@@ -139,3 +139,20 @@ def test_the_homestead_is_off_by_default_and_needs_its_saplings_when_on(monkeypa
     assert not late._homestead_ready(_state((10, 10), sapling=3))
     late.count.steps = 600
     assert late._homestead_ready(_state((10, 10), sapling=3))
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "3"])
+def test_homestead_searches_refuse_a_count_that_is_not_an_int_with_a_message_saying_what_to_pass(bad) -> None:
+    from solvi_lab.errors import BadInput
+
+    nav, at = _nav(_lake()), _state((10, 10))
+    with pytest.raises(BadInput, match=r"walls must be an int.*the stones and tables in hand, e\.g\. 9"):
+        homestead_sites(nav, at, walls=bad, plants=3)
+    with pytest.raises(BadInput, match=r"plants must be an int.*the plants a homestead needs, e\.g\. 3"):
+        homestead_sites(nav, at, walls=9, plants=bad)
+    with pytest.raises(BadInput, match=r"plants must be an int.*the most saplings planted as walls"):
+        pocket_plan(nav, at, stones=9, plants=bad)
+    with pytest.raises(BadInput, match=r"fewest must be an int.*the fewest plants a plan may have"):
+        pocket_plan(nav, at, stones=9, fewest=bad)
+    with pytest.raises(BadInput, match="plants must be an int ≥ 1, got 0"):
+        homestead_sites(nav, at, walls=9, plants=0)  # a homestead of no plants feeds nobody

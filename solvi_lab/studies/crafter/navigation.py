@@ -371,6 +371,8 @@ def pocket_plan(
     plants; ``guarded``: each sapling is planted only once its outer sides are walled (a cow or zombie next to a
     plant kills it; the search is larger)."""
     need_int("limit", limit, min=1, hint=LIMIT_HINT)
+    need_int("plants", plants, min=0, hint="the most saplings planted as walls, e.g. 2")
+    need_int("fewest", fewest, min=0, hint="the fewest plants a plan may have (0: any), e.g. 3")
     pos = state.pos
     liked = set(prefer)
 
@@ -423,6 +425,9 @@ def homestead_sites(
     >>> homestead_sites(nav, at, walls=2, plants=3)  # too few walls for three plants anywhere
     []
     """
+    need_int("walls", walls, min=0, hint="the stones and tables in hand, e.g. 9")
+    need_int("plants", plants, min=1, hint="the plants a homestead needs, e.g. 3")
+    need_int("limit", limit, min=1, hint=LIMIT_HINT)
     dist = {state.pos: 0}
     queue = deque([state.pos])
     while queue and len(dist) < limit:
