@@ -107,6 +107,27 @@ def test_settled_it_eats_a_ripe_plant_only_when_food_has_room_for_it(settled: Su
     assert settled._settled(_state((10, 10), (0, -1), food=6, energy=9)) == "noop"
 
 
+def test_settled_eating_a_plant_restarts_its_ripening_so_a_starving_player_still_leaves(settled: Survivor) -> None:
+    settled.count.steps = 700
+    for g in settled.gardens.values():
+        g["at"] = 400  # planted at 400: every plant is due by now (RIPE_AFTER)
+    assert settled._settled(_state((10, 10), (0, -1), food=5)) == "do"  # eats the ripe plant above
+    assert settled.gardens[(10, 9)]["at"] == 700  # eaten now: due again RIPE_AFTER steps from here
+    assert settled.gardens[(11, 9)]["at"] == 400  # the others untouched
+    settled.count.steps = 710
+    settled.nav.creatures[(10, 9)] = "plant"  # eaten: a sapling again
+    for g in ((11, 9), (12, 10)):
+        settled.gardens[g]["at"] = 710  # not due for RIPE_AFTER steps
+    assert settled._settled(_state((10, 10), (0, -1), food=0, health=survivor_module.STARVING)) is None  # leaves
+    assert settled.settled_at is None and settled._left_at == 710
+
+
+def test_settled_it_faces_water_without_touching_a_garden(settled: Survivor) -> None:
+    settled.gardens[(10, 9)]["at"] = 123
+    assert settled._settled(_state((10, 10), (0, 1), drink=8)) == "do"  # facing the water, not a plant
+    assert settled.gardens[(10, 9)]["at"] == 123
+
+
 def test_settled_it_drinks_from_inside_and_steps_to_the_pocket_cell_beside_what_it_wants(settled: Survivor) -> None:
     assert settled._settled(_state((10, 10), (0, 1), drink=8)) == "do"  # facing the water
     assert settled._settled(_state((11, 10), (0, 1), drink=8)) == "move_left"  # the water is beside the other cell

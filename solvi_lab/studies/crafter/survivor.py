@@ -661,11 +661,17 @@ class Survivor(Agent):
         for want in wants:
             for cell in cells:
                 for d, (dx, dy) in DIRECTIONS.items():
-                    if not want((cell[0] + dx, cell[1] + dy)):
+                    target = (cell[0] + dx, cell[1] + dy)
+                    if not want(target):
                         continue
                     if cell != state.pos:
                         return _move_to(state.pos, cell)  # the pocket's other cell is beside it
-                    return "do" if state.facing == (dx, dy) else MOVES[d]  # a move towards a wall only turns
+                    if state.facing != (dx, dy):
+                        return MOVES[d]  # a move towards a wall only turns
+                    garden = self.gardens.get(target)
+                    if garden is not None and self.nav.creatures.get(target) == "plant-ripe":
+                        garden["at"] = self.count.steps  # eaten now: due again RIPE_AFTER steps from here
+                    return "do"
         return "sleep" if inv["energy"] < FULL else "noop"
 
     def _ripening(self, cells: list[tuple[int, int]], within: int) -> bool:
