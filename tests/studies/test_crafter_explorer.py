@@ -457,3 +457,31 @@ def test_a_table_known_only_far_away_is_placed_anew(monkeypatch) -> None:
     e.nav.cells[(px + explorer.FAR + 3, py)] = "grass"
     e.nav.cells[(px + 3, py)] = "table"
     assert e._meet(w.state, "near:table", {True}, 0) == "move_right"  # near enough: walk to it
+
+
+def test_the_iron_quest_mines_no_second_coal_so_each_iron_tool_is_made_with_exactly_one(monkeypatch) -> None:
+    from solvi_lab.studies.crafter import explorer
+    from solvi_lab.studies.crafter.agent import Agent
+
+    w = _flat()
+    px, py = w.env._player.pos
+    fx, fy = w.env._player.facing
+    w.env._world[(px + fx, py + fy)] = "coal"
+    w.env._player.inventory.update({"wood_pickaxe": 1, "stone_pickaxe": 1, "coal": 1})
+    w.state = read_state(w.env)
+    assert w.state.faced == ("coal", "none")
+    monkeypatch.setattr(Agent, "act", lambda self, state: "do")  # the planner would mine the coal it faces
+    e = Explorer(budget=1000, rng=random.Random(0))
+    e._ever_accepted = lambda call: call == "do_coal"  # type: ignore[method-assign]
+    assert e._quest(w.state)
+    assert e.act(w.state) not in ("do", "noop")  # one coal in hand, the quest on: a safe step, no second coal
+    w.env._player.inventory["coal"] = 0
+    w.state = read_state(w.env)
+    assert e.act(w.state) == "do"  # none in hand: the one coal the next iron tool spends is mined
+    w.env._player.inventory["coal"] = 1
+    w.state = read_state(w.env)
+    monkeypatch.setattr(explorer, "ONE_COAL", False)
+    assert e.act(w.state) == "do"  # the rule off: mined as before
+    monkeypatch.setattr(explorer, "ONE_COAL", True)
+    e._ever_accepted = lambda call: call in ("do_coal", "make_iron_pickaxe", "make_iron_sword")  # type: ignore[method-assign]
+    assert not e._quest(w.state) and e.act(w.state) == "do"  # both iron tools seen made: coal is mined again
