@@ -70,6 +70,35 @@ def _instrument(agent: survivor.Survivor) -> dict[str, Any]:
     return doing
 
 
+NEED_MAX = 30  # the most walls asked of a homestead site when looking for the fewest a known site needs
+
+
+def _trace_homestead(agent: survivor.Survivor) -> dict[str, list[dict[str, Any]]]:
+    """Record the homestead's site searches and plans (only a homestead run makes any): at each search the walls in
+    hand, whether a site was found, and the fewest walls a known site would need (``homestead_sites`` asked again
+    with other wall counts, up to ``NEED_MAX``; a pure function of the map, so the episode is unchanged); at each plan
+    whether one was made. The survivor module's names are wrapped for this episode and put back after it."""
+    log: dict[str, list[dict[str, Any]]] = {"searches": [], "plans": []}
+    sites, plan = survivor.homestead_sites, survivor.pocket_plan
+
+    def traced_sites(nav: Any, state: Any, walls: int, plants: int, *args: Any, **kw: Any) -> Any:
+        got = sites(nav, state, walls, plants, *args, **kw)
+        tries = range(0, walls) if got else range(walls + 1, NEED_MAX + 1)  # the fewest walls: below or above
+        need = next((w for w in tries if sites(nav, state, w, plants)), walls if got else None)
+        log["searches"].append({"step": agent.count.steps, "walls": walls, "found": bool(got), "walls_needed": need})
+        return got
+
+    def traced_plan(*args: Any, **kw: Any) -> Any:
+        got = plan(*args, **kw)
+        if kw.get("guarded"):  # the homestead's plan (the night pocket's is not guarded)
+            log["plans"].append({"step": agent.count.steps, "made": got is not None})
+        return got
+
+    survivor.homestead_sites, survivor.pocket_plan = traced_sites, traced_plan
+    log["restore"] = [sites, plan]  # type: ignore[list-item]
+    return log
+
+
 def _label(doing: dict[str, Any], state: Any, action: str) -> str:
     if state.sleeping:
         return "asleep"
@@ -94,35 +123,39 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
         rng = agent_rng(seed, arm, first + i, stream)
         agent = survivor.Survivor(carried=carried, rng=rng, **pieces)
         doing = _instrument(agent)
+        home = _trace_homestead(agent)
         trace, hurts = [], []
         st = None
         t0 = time.perf_counter()
-        while not w.done and len(trace) < steps:
-            s = w.state
-            doing["what"] = None
-            action = agent.act(s)
-            what = _label(doing, s, action)
-            st = w.step(action)
-            agent.learn(st)
-            a = st.after
-            near = sorted(
-                {k for p, k in a.creatures.items() if abs(p[0] - a.pos[0]) + abs(p[1] - a.pos[1]) <= 1}
-                - {"cow", "plant", "plant-ripe"}
-            )
-            lost = s.inventory["health"] - a.inventory["health"]
-            trace.append((what, round(s.daylight, 2), agent.nav.sealed(s)))
-            if lost > 0:
-                empty = [k for k in ("food", "drink", "energy") if a.inventory[k] == 0]
-                hurts.append(
-                    {
-                        "step": len(trace),
-                        "lost": lost,
-                        "doing": what,
-                        "by": near[0] if near else (empty[0] if empty else "other"),
-                        "daylight": round(s.daylight, 2),
-                        "sealed": agent.nav.sealed(s),
-                    }
+        try:
+            while not w.done and len(trace) < steps:
+                s = w.state
+                doing["what"] = None
+                action = agent.act(s)
+                what = _label(doing, s, action)
+                st = w.step(action)
+                agent.learn(st)
+                a = st.after
+                near = sorted(
+                    {k for p, k in a.creatures.items() if abs(p[0] - a.pos[0]) + abs(p[1] - a.pos[1]) <= 1}
+                    - {"cow", "plant", "plant-ripe"}
                 )
+                lost = s.inventory["health"] - a.inventory["health"]
+                trace.append((what, round(s.daylight, 2), agent.nav.sealed(s)))
+                if lost > 0:
+                    empty = [k for k in ("food", "drink", "energy") if a.inventory[k] == 0]
+                    hurts.append(
+                        {
+                            "step": len(trace),
+                            "lost": lost,
+                            "doing": what,
+                            "by": near[0] if near else (empty[0] if empty else "other"),
+                            "daylight": round(s.daylight, 2),
+                            "sealed": agent.nav.sealed(s),
+                        }
+                    )
+        finally:
+            survivor.homestead_sites, survivor.pocket_plan = home.pop("restore")
         died = w.state.inventory["health"] <= 0
         tail = Counter(t[0] for t in trace[-TAIL:])
         inv = w.state.inventory
@@ -139,6 +172,8 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
             "night_steps": sum(1 for t in trace if t[1] < 0.5),
             "night_steps_sealed": sum(1 for t in trace if t[1] < 0.5 and t[2]),
             "settled_at": getattr(agent, "settled_at", None),  # the step it settled in a homestead, if it did
+            "home_searches": home["searches"],  # the homestead's site searches and plans (see _trace_homestead)
+            "home_plans": home["plans"],
             "doing": dict(Counter(t[0] for t in trace).most_common()),
             "hurts": hurts,
             "seconds": round(time.perf_counter() - t0, 1),
@@ -193,11 +228,39 @@ def summary(rows: list[dict[str, Any]]) -> str:
             f"{', '.join(f'{k} {v}' for k, v in r['doing_last'].items())} | {inv['food']} | {inv['drink']} | "
             f"{r['night_steps_sealed']}/{r['night_steps']} | {r.get('settled_at') or '—'} |"
         )
+    lines += _homestead_lines(rows)
     lines += ["", "Health lost, by what was next to the player (or the empty need) and the light:", ""]
     lines += [f"- {by} ({light}): {n}" for (by, light), n in lost_by.most_common()]
     lines += ["", "Health lost, by what the agent was doing:", ""]
     lines += [f"- {doing} / {by}: {n}" for (doing, by), n in lost_doing.most_common(15)]
     return "\n".join(lines) + "\n"
+
+
+def _homestead_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The homestead's searches per episode that made any (none in a run without it): each search's step, the walls
+    in hand and the fewest walls a known site needed, then the plans made and tried."""
+    searched = [r for r in rows if r.get("home_searches")]
+    if not searched:
+        return []
+    lines = [
+        "",
+        "The homestead's site searches: at each, the step, the walls in hand (stones and tables carried) → the fewest "
+        f"walls a known site needed (— when none needed {NEED_MAX} or fewer); a site is found when the second is at "
+        "most the first:",
+        "",
+        "| world | searches: step, walls in hand → walls needed | sites found | plans made / tried | settled at |",
+        "|---|---|---|---|---|",
+    ]
+    for r in searched:
+        s, p = r["home_searches"], r.get("home_plans", [])
+        each = "; ".join(
+            f"{x['step']}: {x['walls']} → {'—' if x['walls_needed'] is None else x['walls_needed']}" for x in s
+        )
+        lines.append(
+            f"| {r['world']} | {each} | {sum(x['found'] for x in s)} | {sum(x['made'] for x in p)} / {len(p)} | "
+            f"{r.get('settled_at') or '—'} |"
+        )
+    return lines
 
 
 def spread_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> str:

@@ -84,3 +84,26 @@ def test_refuses_a_negative_stream_and_a_spread_of_unlike_runs(deaths, monkeypat
     with pytest.raises(SystemExit, match=r"--spread: no stored run nope in .*; play it first"):
         deaths.main()
     assert not (tmp_path / "z.md").exists()
+
+
+def test_homestead_searches_are_listed_per_episode_and_the_wrapped_names_put_back(deaths):
+    from solvi_lab.studies.crafter import navigation, survivor
+
+    (row,) = deaths.play(seed=0, first=0, worlds=1, steps=30, arm="survivor")
+    assert (row["home_searches"], row["home_plans"]) == ([], [])  # the homestead is off: no search, no plan
+    assert survivor.homestead_sites is navigation.homestead_sites and survivor.pocket_plan is navigation.pocket_plan
+    assert deaths._homestead_lines([row]) == []
+    searched = dict(
+        row,
+        world=7,
+        settled_at=None,
+        home_searches=[
+            {"step": 107, "walls": 3, "found": False, "walls_needed": 5},
+            {"step": 407, "walls": 6, "found": True, "walls_needed": 4},
+            {"step": 707, "walls": 1, "found": False, "walls_needed": None},
+        ],
+        home_plans=[{"step": 407, "made": False}],
+    )
+    lines = deaths._homestead_lines([row, searched])
+    assert lines[-1] == "| 7 | 107: 3 → 5; 407: 6 → 4; 707: 1 → — | 1 | 0 / 1 | — |"
+    assert len(lines) == 6  # a blank line, the sentence, a blank line, the header, its rule, one episode

@@ -177,3 +177,22 @@ def test_homestead_searches_refuse_a_count_that_is_not_an_int_with_a_message_say
         pocket_plan(nav, at, stones=9, fewest=bad)
     with pytest.raises(BadInput, match="plants must be an int ≥ 1, got 0"):
         homestead_sites(nav, at, walls=9, plants=0)  # a homestead of no plants feeds nobody
+
+
+def test_home_all_day_gathers_the_homestead_walls_in_the_morning_too(monkeypatch) -> None:
+    from solvi_lab.studies.crafter.vocabulary import ITEMS
+
+    inventory = dict.fromkeys(ITEMS, 0)
+    inventory.update({"health": 9, "food": 9, "drink": 9, "energy": 9, "sapling": 3, "wood_pickaxe": 1})
+    morning = SymState(inventory, (10, 10), (0, 1), ("grass", "none"), {}, {}, {}, {}, False, 0.95, {})
+    s = Survivor(rng=random.Random(0), homestead=True)
+    s.nav.cells.update({(x, y): "grass" for x in range(5, 16) for y in range(5, 16)})
+    s.nav.cells[(12, 10)] = "stone"
+    s._light = 0.9  # daylight rising: the morning
+    assert s._homestead_ready(morning)
+    plain = s.options(morning)
+    assert plain[:2] == ["do_tree", "place_table"]  # off: the planner's goals; walls are gathered in the afternoon
+    monkeypatch.setattr(survivor_module, "HOME_ALL_DAY", True)
+    assert s.options(morning) == ["do_stone", "do_tree", *plain]  # on, saplings in hand: walls first, mornings too
+    inventory["sapling"] = 2
+    assert s.options(morning) == plain  # not ready for a homestead: the night's stones wait as before

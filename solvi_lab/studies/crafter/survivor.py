@@ -59,7 +59,8 @@ walls it carries; tables count, a homestead needs no way out), walls itself in w
 walls (each planted only once its outer sides are walled: :func:`.navigation.pocket_plan` with ``fewest``), and
 settles there: it eats a ripe plant once food is at most ``EAT_AT`` (a plant's 4 would be lost above it), drinks,
 sleeps, and leaves only starving with no plant ripe soon (``STARVING``). Saplings beyond the first are kept for it,
-stones (or wood) are gathered for it in the afternoon (``HOME_STONES``). **Measured, not adopted**: on design
+stones (or wood) are gathered for it in the afternoon (``HOME_STONES``; all day once the saplings are in hand
+with ``HOME_ALL_DAY``, off: more sites found, no more settled). **Measured, not adopted**: on design
 worlds ``0..31`` (two random streams, ``benchmarks/crafter_deaths.py --set HOMESTEAD=true``) a few episodes live
 to 10,000 steps, but most die before they can settle (the building and the saplings cost time and exposure), and
 the pooled score falls; ``HOMESTEAD`` is off (``homestead=True`` turns it on), see the CHANGELOG.
@@ -159,6 +160,7 @@ SETTLE_PLANTS = 3  # sealed beside water and this many of its plants, it settles
 HOME_TRIES, HOME_LIMIT, HOME_RETRY = 8, 200_000, 50  # sites tried for a homestead, states its plan may visit,
 # steps before a failed search is tried again (the search is costly: about once an evening)
 HOME_STONES = 10  # stones (or two wood, a table, each) it gathers for the homestead, and starts with
+HOME_ALL_DAY = False  # ... all day once its saplings are in hand (else only in the afternoon, as for the night)
 STARVING, SOON, RETURN_AFTER = 4, 60, 100  # settled, food 0 and health at or below STARVING with no plant ripe
 # within SOON steps: it goes out for a cow, and settles again no sooner than RETURN_AFTER steps later
 HOME_AFTERNOON = True  # walk to a site and build in the afternoon (else only when the night's pocket is made)
@@ -286,7 +288,8 @@ class Survivor(Agent):
             urgent.append("sleep")
         ready = self._homestead_ready(state)
         stones = HOME_STONES if ready else NIGHT_STONES
-        if inv["stone"] + inv["wood"] // 2 < stones and state.daylight < self._light:
+        gather = state.daylight < self._light or (ready and HOME_ALL_DAY)
+        if inv["stone"] + inv["wood"] // 2 < stones and gather:
             # the afternoon: stones (else wood for tables) for the night's pocket, or for the homestead
             if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]) and not (ready and inv["stone"] >= FULL):
                 urgent.append("do_stone")
