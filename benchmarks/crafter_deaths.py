@@ -26,6 +26,8 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,11 +75,12 @@ def _instrument(agent: survivor.Survivor) -> dict[str, Any]:
 NEED_MAX = 30  # the most walls asked of a homestead site when looking for the fewest a known site needs
 
 
-def _trace_homestead(agent: survivor.Survivor) -> dict[str, list[dict[str, Any]]]:
+@contextmanager
+def _trace_homestead(agent: survivor.Survivor) -> Iterator[dict[str, list[dict[str, Any]]]]:
     """Record the homestead's site searches and plans (only a homestead run makes any): at each search the walls in
     hand, whether a site was found, and the fewest walls a known site would need (``homestead_sites`` asked again
     with other wall counts, up to ``NEED_MAX``; a pure function of the map, so the episode is unchanged); at each plan
-    whether one was made. The survivor module's names are wrapped for this episode and put back after it."""
+    whether one was made. The survivor module's names are wrapped while the block runs and put back after it."""
     log: dict[str, list[dict[str, Any]]] = {"searches": [], "plans": []}
     sites, plan = survivor.homestead_sites, survivor.pocket_plan
 
@@ -95,8 +98,10 @@ def _trace_homestead(agent: survivor.Survivor) -> dict[str, list[dict[str, Any]]
         return got
 
     survivor.homestead_sites, survivor.pocket_plan = traced_sites, traced_plan
-    log["restore"] = [sites, plan]  # type: ignore[list-item]
-    return log
+    try:
+        yield log
+    finally:
+        survivor.homestead_sites, survivor.pocket_plan = sites, plan
 
 
 def _label(doing: dict[str, Any], state: Any, action: str) -> str:
@@ -123,11 +128,10 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
         rng = agent_rng(seed, arm, first + i, stream)
         agent = survivor.Survivor(carried=carried, rng=rng, **pieces)
         doing = _instrument(agent)
-        home = _trace_homestead(agent)
         trace, hurts = [], []
         st = None
         t0 = time.perf_counter()
-        try:
+        with _trace_homestead(agent) as home:
             while not w.done and len(trace) < steps:
                 s = w.state
                 doing["what"] = None
@@ -154,8 +158,6 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
                             "sealed": agent.nav.sealed(s),
                         }
                     )
-        finally:
-            survivor.homestead_sites, survivor.pocket_plan = home.pop("restore")
         died = w.state.inventory["health"] <= 0
         tail = Counter(t[0] for t in trace[-TAIL:])
         inv = w.state.inventory

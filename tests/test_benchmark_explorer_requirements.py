@@ -4,23 +4,13 @@ sweep's seeds, summarises a run's rows, and compares two stored runs seed by see
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
-
-@pytest.fixture(scope="module")
-def bench():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import explorer_requirements
-
-        yield explorer_requirements
-    finally:
-        sys.path.remove(str(BENCH))
+@pytest.fixture
+def bench(load_benchmark):
+    return load_benchmark("explorer_requirements")
 
 
 def _seed(seed: int, exact: int, not_exact: list[list[str]]) -> dict:
