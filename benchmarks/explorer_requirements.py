@@ -67,11 +67,16 @@ def seed_rows(seed: int, settings: list[str]) -> dict[str, Any]:
 
 
 def _seed_list(text: str) -> list[int]:
-    if "-" in text:
-        a, b = text.split("-", 1)
-        seeds = list(range(int(a), int(b) + 1))
-    else:
-        seeds = [int(s) for s in text.split(",")]
+    try:
+        if "-" in text:
+            a, b = text.split("-", 1)
+            seeds = list(range(int(a), int(b) + 1))
+        else:
+            seeds = [int(s) for s in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"--seeds {text!r}: give a range such as 20-39 or a list such as 20,21") from None
+    if not seeds:
+        raise SystemExit(f"--seeds {text!r} names no seed: give the smaller seed first, e.g. 20-39")
     if any(s in REPORTED for s in seeds):
         raise SystemExit(f"seeds {sorted(set(seeds) & set(REPORTED))} are the reported sweep's: design on 20 and up")
     return seeds
@@ -99,6 +104,9 @@ def summary(meta: dict[str, Any], seeds: list[dict[str, Any]]) -> str:
 
 def compare(a: str, b: str, tag: str) -> str:
     """Two stored runs seed by seed: exact rows in each, and how many seeds gained or lost."""
+    missing = [t for t in (a, b) if not (OUT / f"{t}.json").exists()]
+    if missing:
+        raise SystemExit(f"no stored run {missing} in {OUT}: run it first with --tag, or name one stored there")
     ra, rb = (json.loads((OUT / f"{t}.json").read_text()) for t in (a, b))
     sa, sb = ({s["seed"]: s for s in r["seeds"]} for r in (ra, rb))
     common = sorted(set(sa) & set(sb))
@@ -137,9 +145,13 @@ def main() -> None:
     from solvi_lab.studies.crafter import explorer
 
     for kv in a.set:
-        name = kv.split("=", 1)[0]
-        if "=" not in kv or not name.isupper() or not hasattr(explorer, name):
+        name, _, value = kv.partition("=")
+        if not value or not name.isupper() or not hasattr(explorer, name):
             raise SystemExit(f"{kv!r}: give NAME=VALUE with NAME a constant of the explorer module")
+        try:
+            json.loads(value)
+        except ValueError:
+            raise SystemExit(f"{kv!r}: the value must be JSON, e.g. {name}=true or {name}=6") from None
     if a.workers < 1:
         raise SystemExit("--workers must be at least 1 (Dask worker processes)")
     seeds = _seed_list(a.seeds)

@@ -31,6 +31,28 @@ def test_seeds_are_design_seeds_only(bench):
         bench._seed_list("18-21")
     with pytest.raises(SystemExit, match=r"seeds \[0\]"):
         bench._seed_list("0")
+    with pytest.raises(SystemExit, match=r"--seeds 'abc': give a range such as 20-39 or a list such as 20,21"):
+        bench._seed_list("abc")
+    with pytest.raises(SystemExit, match=r"--seeds '30-25' names no seed: give the smaller seed first"):
+        bench._seed_list("30-25")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--set", "ONE_COAL=maybe"], "'ONE_COAL=maybe': the value must be JSON, e.g. ONE_COAL=true or ONE_COAL=6"),
+        (["--set", "ONE_COAL"], "'ONE_COAL': give NAME=VALUE with NAME a constant of the explorer module"),
+        (["--set", "FOO=1"], "'FOO=1': give NAME=VALUE with NAME a constant of the explorer module"),
+        (["--workers", "0"], "--workers must be at least 1 (Dask worker processes)"),
+    ],
+)
+def test_bad_arguments_are_refused_before_any_seed_runs(bench, monkeypatch, tmp_path, argv, message):
+    monkeypatch.setattr(bench, "OUT", tmp_path)
+    monkeypatch.setattr("sys.argv", ["explorer_requirements.py", "--seeds", "20", *argv])
+    with pytest.raises(SystemExit) as e:
+        bench.main()
+    assert str(e.value) == message
+    assert list(tmp_path.iterdir()) == []  # nothing stored
 
 
 def test_a_run_is_summarised_by_its_passing_seeds_and_its_rows_not_exact(bench):
@@ -61,3 +83,5 @@ def test_two_stored_runs_are_compared_seed_by_seed(bench, tmp_path, monkeypatch)
     (tmp_path / "c.json").write_text(json.dumps({"meta": {}, "seeds": [_seed(30, 40, [])]}))
     with pytest.raises(SystemExit, match="a and c share no seed"):
         bench.compare("a", "c", "none")
+    with pytest.raises(SystemExit, match=r"no stored run \['nope'\] in .*: run it first with --tag"):
+        bench.compare("nope", "a", "none")
