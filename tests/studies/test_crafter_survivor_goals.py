@@ -110,8 +110,15 @@ def test_sealed_beside_water_it_drinks_from_inside_and_sleeps_when_tired() -> No
     assert s._wall_in(tired) == "sleep"  # not thirsty enough to stay awake for it
 
 
+def _field(width: int = 30, height: int = 7) -> dict[tuple[int, int], str]:
+    """Grass `width` × `height`, ringed by water: every cell of it and around it seen (no edge of the map)."""
+    cells = {(x, y): "water" for x in range(-1, width + 1) for y in range(-1, height + 1)}
+    cells.update({(x, y): "grass" for x in range(width) for y in range(height)})
+    return cells
+
+
 def test_a_cow_is_searched_for_on_the_grass_seen_longest_ago() -> None:
-    cells = {(x, y): "grass" for x in range(30) for y in range(7)}
+    cells = _field()
     s = _fresh()
     s._now = 1000
     s._seen_at.update({c: 1000 for c in cells})  # everything seen just now ...
@@ -119,13 +126,42 @@ def test_a_cow_is_searched_for_on_the_grass_seen_longest_ago() -> None:
     s.nav.cells.update(cells)
     hungry = _state(cells, (10, 3), (0, 1), _inv(food=2))
     assert s._meet(hungry, "faced:creature", {"cow"}, 0) == "move_right"
-    assert s._search is not None and s._search[0] >= 20
+    assert s._search == (20, 3)  # the stalest grass less twice its distance: the nearest of the right part
     fed = _state(cells, (10, 3), (0, 1), _inv(food=survivor.SEARCH_BELOW + 1))
     t = _fresh()
     t.nav.cells.update(cells)
     t._now = 1000
     t._meet(fed, "faced:creature", {"cow"}, 0)
     assert t._search is None  # not hungry: the planner's own exploration
+
+
+def test_a_hungry_survivor_searches_the_edge_of_its_map_before_grass_it_saw_lately(monkeypatch) -> None:
+    # the same field, its far right end never seen: the cells next to it count as stale as grass gets
+    cells = {c: m for c, m in _field().items() if c[0] < 27}
+    s = _fresh()
+    s._now = 1000
+    seen = {c: 850 if c[0] < 10 else 900 for c in cells}  # the left part seen 150 steps ago, the rest 100
+    s._seen_at.update(seen)
+    s.nav.cells.update(cells)
+    hungry = _state(cells, (10, 3), (0, 1), _inv(food=2))
+    assert s._meet(hungry, "faced:creature", {"cow"}, 0) == "move_right"
+    assert s._search == (26, 3)  # the nearest walkable cell next to the unseen
+    # without the edge search (the seventh pass's agent) it goes to the grass seen longest ago, on the left
+    monkeypatch.setattr(survivor, "SEARCH_FRONTIER", False)
+    t = _fresh()
+    t._now = 1000
+    t._seen_at.update(seen)
+    t.nav.cells.update(cells)
+    assert t._meet(hungry, "faced:creature", {"cow"}, 0) == "move_left"
+    assert t._search == (9, 3)
+    # with it, on a map whose edge is all seen (the ring of water), the same: stale grass
+    monkeypatch.setattr(survivor, "SEARCH_FRONTIER", True)
+    u = _fresh()
+    u._now = 1000
+    u._seen_at.update({c: 850 if c[0] < 10 else 900 for c in _field()})
+    u.nav.cells.update(_field())
+    assert u._meet(hungry, "faced:creature", {"cow"}, 0) == "move_left"
+    assert u._search == (9, 3)
 
 
 def _play(nav, pos, facing, plan):

@@ -142,8 +142,11 @@ FLEE_WITHIN = 3  # cells within which a skeleton or an arrow is fled from (when 
 LURK = 5  # cells within which a zombie keeps a sealed pocket shut
 LURK_FED = 0  # ... while food and drink are above this (5 measured on design worlds: no longer lives)
 HUNT_WITHIN, HUNT_HEALTH = 4, 6  # a skeleton this close is fought when health is at least this
-STALE_CAP = 300  # staleness (steps) beyond which grass counts as no staler (see Survivor._stale)
+STALE_CAP = (
+    1000  # staleness (steps) beyond which grass counts as no staler (see Survivor._stale; 300 until the eighth pass)
+)
 SEARCH_BELOW = 3  # food at or below which a cow is searched for on stale grass (else the nearest unseen cell)
+SEARCH_FRONTIER = True  # ... where a walkable cell next to an unseen one counts as grass unseen for STALE_CAP
 GRAB = True  # mine a faced stone, coal, iron or diamond when the gates allow (see Survivor._grab)
 MINED = ("stone", "coal", "iron", "diamond")
 SAFE_WALLS = True  # a plant open on two sides is no pocket wall (see _wall_in)
@@ -316,8 +319,11 @@ class Survivor(Agent):
 
     def _stale(self, state: SymState, material: str, limit: int = 4000, cap: int | None = None) -> str | None:
         """A move towards the reachable cell of this material not seen for longest (staleness capped at ``cap``,
-        less twice its distance): where a cow may have come since (cows come back on grass out of sight). The
-        cell is kept until it comes into view; None when no such cell is reachable."""
+        less twice its distance): where a cow may have come since (cows come back on grass out of sight). With
+        ``SEARCH_FRONTIER`` a walkable cell next to one never seen counts as stale as grass gets: a grassy chunk of
+        Crafter keeps a cow, and one never seen was never emptied by this player (on design worlds the cows nearest
+        a starving player were mostly on cells it had never seen). The cell is kept until it comes into view; None
+        when no such cell is reachable."""
         nav = self.nav
         cap = STALE_CAP if cap is None else cap
         if self._search is not None and self._seen_at.get(self._search, 0) < self._now:
@@ -329,7 +335,11 @@ class Survivor(Agent):
         queue = deque([state.pos])
         while queue and len(dist) < limit:
             here = queue.popleft()
-            if nav.cells.get(here) == material:
+            if SEARCH_FRONTIER and any((here[0] + dx, here[1] + dy) not in nav.cells for dx, dy in DIRECTIONS.values()):
+                score = cap - 2 * dist[here]  # next to the unseen: as stale as grass gets
+                if best_score is None or score > best_score:
+                    best, best_score = here, score
+            elif nav.cells.get(here) == material:
                 score = min(cap, self._now - self._seen_at.get(here, 0)) - 2 * dist[here]
                 if best_score is None or score > best_score:
                     best, best_score = here, score
