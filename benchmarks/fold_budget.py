@@ -7,7 +7,8 @@ For each stream (`benchmarks/streams.py`) it builds one journal (as `store_scale
 processes (one per repeat: the goal is a fresh process's fold), each phase timed on its own, in CPU seconds:
 
 - `floor`: read + stdlib `json.loads` + SHA-256 of every line (`store_scale.floor_seconds`, the goal's floor);
-- `journal_load`: `Journal(path)` alone: read, parse, check the hash chain, no fold;
+- `journal_load`: the journal alone as the store loads it (`Journal(path, load_checks=False)`: read, parse, check
+  the hash chain; the kinds' payload-shape checks are off, as in the store, whose fold reads what it folds), no fold;
 - `items`: one `Item` made from every add record's payload (write-time fields and the initial fold state), nothing
   else — the payloads parsed beforehand, outside the timing;
 - `digests`: every item's digest as the fingerprint needs it, on the items the rebuild below folded (its states);
@@ -59,7 +60,7 @@ def measure(path: str) -> dict[str, float]:
     gc.disable()  # as the fold itself runs (from_scratch pauses the collector): no phase pays for another's objects
     try:
         c = time.process_time()
-        Journal(path).close()
+        Journal(path, load_checks=False).close()  # as knowledge/opening.py opens it for the store
         out["journal_load"] = time.process_time() - c
         adds = []
         with open(path, "rb") as f:
