@@ -38,6 +38,10 @@ no pocket wall (``SAFE_WALLS``: a zombie kills it and walks in); a faced stone, 
 gates allow is mined (``GRAB``); a skeleton within ``HUNT_WITHIN`` is fought while ``defeat_skeleton`` is open, armed
 and unhurt. The last two count as cheap goals (``cheap_first``).
 
+Added on 2026-12-07 (issue 46, eighth pass, developed on training worlds ``0..31`` only): that search counts a
+walkable cell next to one never seen as stale as grass gets (``SEARCH_FRONTIER``; ``STALE_CAP`` raised), since
+Crafter keeps a cow in every grassy chunk and a chunk never seen was never emptied by this player.
+
 Added on 2026-12-05 (issue 46, fifth pass, training worlds ``0..31`` only: ``0..15`` to find, ``16..31`` to
 check): a sapling in hand at dusk is planted as one of the night pocket's walls, with its other sides walled too
 (``PLANT_IN_POCKET``, :func:`.navigation.pocket_plan`): no creature reaches it, it grows while the player sleeps beside it, and it is
@@ -301,9 +305,9 @@ class Survivor(Agent):
         return urgent + self._plain(state)
 
     def _meet(self, state: SymState, cond: str, values: set[Any], depth: int) -> str | None:
-        """The planner's, but food searched for: a cow wanted and none known → the grass seen longest ago
-        (:meth:`_stale`; cows come back on grass out of sight) rather than the nearest unseen
-        cell, which once the map is explored is a random walk."""
+        """The planner's, but food searched for: a cow wanted and none known → the grass seen longest ago or the edge
+        of the map (:meth:`_stale`; cows come back on grass out of sight) rather than the nearest unseen cell, which
+        once the map is explored is a random walk."""
         if (
             self.survival
             and state.inventory["food"] <= SEARCH_BELOW
