@@ -11,7 +11,10 @@ these never overlap it), with the same model carried across the worlds and the s
 protocol. Each step it records what the agent was doing (the branch of :meth:`Survivor.act` that chose the action:
 ``wall_in``, ``hunt``, ``garden``, a planner option ...), and writes per episode: the step of death and its cause
 (:func:`protocol.death_cause`), the daylight then, what it was doing over its last steps, and every point of health
-lost with what it was doing and what was next to it. ``--set NAME=VALUE`` overrides a constant of
+lost with what it was doing and what was next to it; and where the food went (``food``: what cows and ripe plants gave,
+how many meals reached Crafter's cap, what was spent), the steps it sat sealed in, awake, with full energy
+(``idle_sealed``: asleep, food lasts twice as long, but Crafter lets no one sleep at full energy), and its plants
+(``plants``: placed, eaten, alive at the end; the rest a creature killed). ``--set NAME=VALUE`` overrides a constant of
 :mod:`solvi_lab.studies.crafter.survivor` for the run (a variant measured on design worlds; the default is untouched). Output: ``results/benchmarks/crafter_deaths/<tag>.json`` and
 ``.md`` (the summary tables). ``--stream k`` plays the same agent on the same worlds with another random stream for
 its own choices; ``--spread TAG...`` writes the stored runs side by side with the spread of each figure: how far
@@ -35,6 +38,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from crafter import constants, objects  # noqa: E402  (the food cap and the plants: read from the game)
+
 from solvi_lab.actions import ConservativeActionModel  # noqa: E402
 from solvi_lab.studies.crafter import protocol, survivor  # noqa: E402
 from solvi_lab.studies.crafter.agent import ACHIEVEMENTS  # noqa: E402
@@ -42,6 +47,7 @@ from solvi_lab.studies.crafter.env import CrafterWorld  # noqa: E402
 from solvi_lab.studies.crafter.vocabulary import vocabulary  # noqa: E402
 
 OUT = ROOT / "results" / "benchmarks" / "crafter_deaths"
+FOOD_OF = {"eat_cow": "cows", "eat_plant": "plants"}  # the achievements that feed the player
 BRANCHES = ("_wall_in", "_leave", "_hunt", "_grab", "_garden", "_visit")  # the survivor's own branches
 TAIL = 20  # steps before death summarised
 
@@ -129,6 +135,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
         agent = survivor.Survivor(carried=carried, rng=rng, **pieces)
         doing = _instrument(agent)
         trace, hurts = [], []
+        budget = _FoodBudget(w.state)
         st = None
         t0 = time.perf_counter()
         with _trace_homestead(agent) as home:
@@ -144,6 +151,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
                     {k for p, k in a.creatures.items() if abs(p[0] - a.pos[0]) + abs(p[1] - a.pos[1]) <= 1}
                     - {"cow", "plant", "plant-ripe"}
                 )
+                budget.step(s, a, agent.nav.sealed(s))
                 lost = s.inventory["health"] - a.inventory["health"]
                 trace.append((what, round(s.daylight, 2), agent.nav.sealed(s)))
                 if lost > 0:
@@ -176,6 +184,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
             "settled_at": getattr(agent, "settled_at", None),  # the step it settled in a homestead, if it did
             "home_searches": home["searches"],  # the homestead's site searches and plans (see _trace_homestead)
             "home_plans": home["plans"],
+            **budget.row(w),
             "doing": dict(Counter(t[0] for t in trace).most_common()),
             "hurts": hurts,
             "seconds": round(time.perf_counter() - t0, 1),
@@ -187,6 +196,50 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
             flush=True,
         )
     return out
+
+
+class _FoodBudget:
+    """Where one episode's food went, step by step: the food each kind of meal gave as Crafter counted it, the meals
+    that reached the food cap (Crafter's maximum, read from the game: what a meal gives beyond it is lost), the food
+    spent (start + gained − end), the steps sealed in awake at full energy, and the plants placed and eaten."""
+
+    def __init__(self, start: Any) -> None:
+        self.food0 = start.inventory["food"]
+        self.meals = {k: 0 for k in FOOD_OF.values()}
+        self.gained = {k: 0 for k in FOOD_OF.values()}
+        self.capped = {k: 0 for k in FOOD_OF.values()}
+        self.idle_sealed = 0
+        self.placed = 0
+
+    def step(self, before: Any, after: Any, sealed: bool) -> None:
+        top = constants.items["food"]["max"]
+        if sealed and not before.sleeping and before.inventory["energy"] >= constants.items["energy"]["max"]:
+            self.idle_sealed += 1
+        self.placed += after.achievements.get("place_plant", 0) - before.achievements.get("place_plant", 0)
+        for ach, kind in FOOD_OF.items():
+            if after.achievements.get(ach, 0) > before.achievements.get(ach, 0):
+                got = after.inventory["food"] - before.inventory["food"]
+                self.meals[kind] += 1
+                self.gained[kind] += got
+                if after.inventory["food"] >= top:  # the cap took the rest (how much: the meal's size, not retyped)
+                    self.capped[kind] += 1
+
+    def row(self, world: CrafterWorld) -> dict[str, Any]:
+        end = world.state.inventory["food"]
+        alive = sum(isinstance(o, objects.Plant) for o in world.env._world.objects)
+        gained = sum(self.gained.values())
+        return {
+            "food": {
+                "start": self.food0,
+                **{f"{k}_eaten": self.meals[k] for k in self.meals},
+                **{f"from_{k}": self.gained[k] for k in self.gained},
+                **{f"{k}_eaten_at_the_cap": self.capped[k] for k in self.capped},
+                "end": end,
+                "spent": self.food0 + gained - end,
+            },
+            "idle_sealed": self.idle_sealed,
+            "plants": {"placed": self.placed, "eaten": self.meals["plants"], "alive_at_end": alive},
+        }
 
 
 def headline(rows: list[dict[str, Any]]) -> tuple[int, float, float, float]:
@@ -231,11 +284,44 @@ def summary(rows: list[dict[str, Any]]) -> str:
             f"{r['night_steps_sealed']}/{r['night_steps']} | {r.get('settled_at') or '—'} |"
         )
     lines += _homestead_lines(rows)
+    lines += _food_lines(rows)
     lines += ["", "Health lost, by what was next to the player (or the empty need) and the light:", ""]
     lines += [f"- {by} ({light}): {n}" for (by, light), n in lost_by.most_common()]
     lines += ["", "Health lost, by what the agent was doing:", ""]
     lines += [f"- {doing} / {by}: {n}" for (doing, by), n in lost_doing.most_common(15)]
     return "\n".join(lines) + "\n"
+
+
+def _food_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Where the food went over the run's episodes, as a table (none for runs stored before it was recorded)."""
+    rows = [r for r in rows if "food" in r]
+    if not rows:
+        return []
+    f = {k: sum(r["food"][k] for r in rows) for k in rows[0]["food"]}
+    steps = sum(r["steps"] for r in rows)
+    idle = sum(r["idle_sealed"] for r in rows)
+    placed = sum(r["plants"]["placed"] for r in rows)
+    alive = sum(r["plants"]["alive_at_end"] for r in rows)
+    cells = [
+        ("steps played", f"{steps:,}"),
+        ("cows eaten", f["cows_eaten"]),
+        ("food they gave", f["from_cows"]),
+        ("cows eaten up to the food cap (the rest of the meal lost)", f["cows_eaten_at_the_cap"]),
+        ("ripe plants eaten", f["plants_eaten"]),
+        ("food they gave", f["from_plants"]),
+        ("plants eaten up to the food cap", f["plants_eaten_at_the_cap"]),
+        ("food spent (start + gained − end)", f["spent"]),
+        (
+            "steps sealed in, awake, at full energy (Crafter lets no one sleep then)",
+            f"{idle:,} ({100 * idle / max(1, steps):.0f}%)",
+        ),
+        ("plants placed", placed),
+        ("plants alive at the end", alive),
+        ("plants killed by a creature beside them", placed - alive),
+    ]
+    return ["", f"Where the food went, over the {len(rows)} episodes:", "", "| food | all episodes |", "|---|---:|"] + [
+        f"| {name} | {value} |" for name, value in cells
+    ]
 
 
 def _homestead_lines(rows: list[dict[str, Any]]) -> list[str]:

@@ -107,3 +107,62 @@ def test_homestead_searches_are_listed_per_episode_and_the_wrapped_names_put_bac
     lines = deaths._homestead_lines([row, searched])
     assert lines[-1] == "| 7 | 107: 3 → 5; 407: 6 → 4; 707: 1 → — | 1 | 0 / 1 | — |"
     assert len(lines) == 6  # a blank line, the sentence, a blank line, the header, its rule, one episode
+
+
+def test_the_food_budget_counts_meals_the_cap_and_idle_sealed_steps(deaths):
+    from types import SimpleNamespace
+
+    def st(food, energy=9, sleeping=False, cows=0, plants=0, placed=0):
+        ach = {"eat_cow": cows, "eat_plant": plants, "place_plant": placed}
+        return SimpleNamespace(inventory={"food": food, "energy": energy}, achievements=ach, sleeping=sleeping)
+
+    b = deaths._FoodBudget(st(5))
+    b.step(st(5), st(9, cows=1), sealed=False)  # a cow at 5: up to the cap (9), the rest lost
+    b.step(st(2, cows=1), st(8, cows=2), sealed=False)  # a cow at 2: all of it
+    b.step(st(8, cows=2), st(9, cows=2, plants=1), sealed=True)  # a plant at 8 (at the cap); sealed, full: idle
+    b.step(st(9, energy=8, cows=2, plants=1), st(9, energy=8, cows=2, plants=1), sealed=True)  # may sleep: not idle
+    b.step(st(9, sleeping=True, cows=2, plants=1), st(9, cows=2, plants=1), sealed=True)  # asleep: not idle
+    b.step(st(9, cows=2, plants=1), st(9, cows=2, plants=1, placed=1), sealed=False)  # a plant placed
+    assert (b.meals, b.gained, b.capped, b.idle_sealed, b.placed) == (
+        {"cows": 2, "plants": 1},
+        {"cows": 10, "plants": 1},
+        {"cows": 1, "plants": 1},
+        1,
+        1,
+    )
+
+
+def test_an_episodes_food_adds_up(deaths):
+    (row,) = deaths.play(seed=0, first=0, worlds=1, steps=400, arm="survivor")
+    f = row["food"]
+    assert f["spent"] == f["start"] + f["from_cows"] + f["from_plants"] - f["end"]
+    assert f["end"] == row["inventory_at_end"]["food"]
+    # world 0, the protocol's stream, 400 steps (the survivor as of the eighth pass): a pin that follows behaviour
+    assert f == {
+        "start": 9,
+        "cows_eaten": 2,
+        "plants_eaten": 0,
+        "from_cows": 9,
+        "from_plants": 0,
+        "cows_eaten_at_the_cap": 1,
+        "plants_eaten_at_the_cap": 0,
+        "end": 6,
+        "spent": 12,
+    }
+    assert (row["idle_sealed"], row["plants"]) == (91, {"placed": 2, "eaten": 0, "alive_at_end": 1})
+    text = deaths.summary([row])
+    table = text[text.index("| food | all episodes |") :].split("\n\n")[0].splitlines()
+    assert table[2:6] == [
+        "| steps played | 400 |",
+        "| cows eaten | 2 |",
+        "| food they gave | 9 |",
+        "| cows eaten up to the food cap (the rest of the meal lost) | 1 |",
+    ]
+    assert table[9] == "| food spent (start + gained − end) | 12 |"
+    assert table[10] == "| steps sealed in, awake, at full energy (Crafter lets no one sleep then) | 91 (23%) |"
+    assert table[11:] == [
+        "| plants placed | 2 |",
+        "| plants alive at the end | 1 |",
+        "| plants killed by a creature beside them | 1 |",
+    ]
+    assert deaths._food_lines([{k: v for k, v in row.items() if k != "food"}]) == []  # a run stored before it
