@@ -38,13 +38,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from crafter import constants, objects  # noqa: E402  (the food cap and the plants: read from the game)
+from crafter import objects  # noqa: E402  (the plants left at the end: read from the game)
 
 from solvi_lab.actions import ConservativeActionModel  # noqa: E402
 from solvi_lab.studies.crafter import protocol, survivor  # noqa: E402
 from solvi_lab.studies.crafter.agent import ACHIEVEMENTS  # noqa: E402
 from solvi_lab.studies.crafter.env import CrafterWorld  # noqa: E402
-from solvi_lab.studies.crafter.vocabulary import vocabulary  # noqa: E402
+from solvi_lab.studies.crafter.vocabulary import ITEMS, vocabulary  # noqa: E402
 
 OUT = ROOT / "results" / "benchmarks" / "crafter_deaths"
 FOOD_OF = {"eat_cow": "cows", "eat_plant": "plants"}  # the achievements that feed the player
@@ -151,9 +151,10 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
                     {k for p, k in a.creatures.items() if abs(p[0] - a.pos[0]) + abs(p[1] - a.pos[1]) <= 1}
                     - {"cow", "plant", "plant-ripe"}
                 )
-                budget.step(s, a, agent.nav.sealed(s))
+                sealed = agent.nav.sealed(s)
+                budget.step(s, a, sealed)
                 lost = s.inventory["health"] - a.inventory["health"]
-                trace.append((what, round(s.daylight, 2), agent.nav.sealed(s)))
+                trace.append((what, round(s.daylight, 2), sealed))
                 if lost > 0:
                     empty = [k for k in ("food", "drink", "energy") if a.inventory[k] == 0]
                     hurts.append(
@@ -163,7 +164,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
                             "doing": what,
                             "by": near[0] if near else (empty[0] if empty else "other"),
                             "daylight": round(s.daylight, 2),
-                            "sealed": agent.nav.sealed(s),
+                            "sealed": sealed,
                         }
                     )
         died = w.state.inventory["health"] <= 0
@@ -212,8 +213,7 @@ class _FoodBudget:
         self.placed = 0
 
     def step(self, before: Any, after: Any, sealed: bool) -> None:
-        top = constants.items["food"]["max"]
-        if sealed and not before.sleeping and before.inventory["energy"] >= constants.items["energy"]["max"]:
+        if sealed and not before.sleeping and before.inventory["energy"] >= ITEMS["energy"]:
             self.idle_sealed += 1
         self.placed += after.achievements.get("place_plant", 0) - before.achievements.get("place_plant", 0)
         for ach, kind in FOOD_OF.items():
@@ -221,7 +221,9 @@ class _FoodBudget:
                 got = after.inventory["food"] - before.inventory["food"]
                 self.meals[kind] += 1
                 self.gained[kind] += got
-                if after.inventory["food"] >= top:  # the cap took the rest (how much: the meal's size, not retyped)
+                if (
+                    after.inventory["food"] >= ITEMS["food"]
+                ):  # the cap took the rest (how much: the meal's size, not retyped)
                     self.capped[kind] += 1
 
     def row(self, world: CrafterWorld) -> dict[str, Any]:
