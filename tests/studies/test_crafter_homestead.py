@@ -185,14 +185,41 @@ def test_home_all_day_gathers_the_homestead_walls_in_the_morning_too(monkeypatch
     inventory = dict.fromkeys(ITEMS, 0)
     inventory.update({"health": 9, "food": 9, "drink": 9, "energy": 9, "sapling": 3, "wood_pickaxe": 1})
     morning = SymState(inventory, (10, 10), (0, 1), ("grass", "none"), {}, {}, {}, {}, False, 0.95, {})
-    s = Survivor(rng=random.Random(0), homestead=True)
-    s.nav.cells.update({(x, y): "grass" for x in range(5, 16) for y in range(5, 16)})
-    s.nav.cells[(12, 10)] = "stone"
-    s._light = 0.9  # daylight rising: the morning
+
+    def survivor(**kw: bool) -> Survivor:
+        s = Survivor(rng=random.Random(0), homestead=True, **kw)
+        s.nav.cells.update({(x, y): "grass" for x in range(5, 16) for y in range(5, 16)})
+        s.nav.cells[(12, 10)] = "stone"
+        s._light = 0.9  # daylight rising: the morning
+        return s
+
+    s = survivor()
     assert s._homestead_ready(morning)
     plain = s.options(morning)
     assert plain[:2] == ["do_tree", "place_table"]  # off: the planner's goals; walls are gathered in the afternoon
-    monkeypatch.setattr(survivor_module, "HOME_ALL_DAY", True)
-    assert s.options(morning) == ["do_stone", "do_tree", *plain]  # on, saplings in hand: walls first, mornings too
+    on = survivor(home_all_day=True)
+    assert on.options(morning) == ["do_stone", "do_tree", *plain]  # on, saplings in hand: walls first, mornings too
+    monkeypatch.setattr(survivor_module, "HOME_ALL_DAY", True)  # what benchmarks/crafter_deaths.py --set turns on
+    assert survivor().options(morning) == ["do_stone", "do_tree", *plain]
+    assert survivor(home_all_day=False).options(morning) == plain  # the keyword wins over the module's constant
     inventory["sapling"] = 2
-    assert s.options(morning) == plain  # not ready for a homestead: the night's stones wait as before
+    assert on.options(morning) == plain  # not ready for a homestead: the night's stones wait as before
+
+
+def test_the_score_has_a_homestead_arm_settling_beside_two_plants_and_the_default_survivor_has_none() -> None:
+    from solvi_lab.errors import BadInput
+    from solvi_lab.studies.crafter import protocol
+
+    kw = protocol.survivor_arm("survivor-homestead")
+    assert kw == {"homestead": True, "settle_plants": 2, "home_all_day": True}
+    kw["settle_plants"] = 9  # a copy: the arm's settings cannot be changed through it
+    assert protocol.HOMESTEAD_ARM["settle_plants"] == 2
+    arm = Survivor(rng=random.Random(0), **protocol.survivor_arm("survivor-homestead"))
+    assert (arm.homestead, arm.settle_plants, arm.home_all_day) == (True, 2, True)
+    assert arm._homestead_ready(_state((10, 10), sapling=2)) and not arm._homestead_ready(_state((10, 10), sapling=1))
+    plain = Survivor(rng=random.Random(0), **protocol.survivor_arm("survivor"))
+    assert (plain.homestead, plain.settle_plants, plain.home_all_day) == (False, 3, False)
+    assert not plain._homestead_ready(_state((10, 10), sapling=9))
+    assert protocol.ARM_LABELS["survivor-homestead"].startswith("survivor settling")
+    with pytest.raises(BadInput, match="unknown survivor piece 'homestead'"):
+        protocol.survivor_arm("survivor-no_homestead")  # the homestead is an arm, not a piece to ablate

@@ -177,7 +177,9 @@ EAT_AT = 5  # settled, a ripe plant is eaten at food at or below this (a plant g
 
 class Survivor(Agent):
     """The planner with every piece on (see the module docstring). ``carried``: a model and sources shared across
-    worlds, as ``(model, sources)``; a fresh pair when None."""
+    worlds, as ``(model, sources)``; a fresh pair when None. ``homestead``, ``settle_plants``, ``home_all_day``: the
+    homestead and its settings (``HOMESTEAD``, ``SETTLE_PLANTS``, ``HOME_ALL_DAY`` unless given; the score's
+    homestead arm gives them, :data:`.protocol.HOMESTEAD_ARM`)."""
 
     def __init__(
         self,
@@ -192,6 +194,8 @@ class Survivor(Agent):
         pocket: bool = True,
         fill_up: bool = True,
         homestead: bool | None = None,
+        settle_plants: int | None = None,
+        home_all_day: bool | None = None,
         rng: random.Random | None = None,
     ) -> None:
         model, sources = carried if carried is not None else (ConservativeActionModel(vocabulary(), journal=False), {})
@@ -209,6 +213,9 @@ class Survivor(Agent):
         self.fill_up = fill_up  # a call refused though its documented gates held waits for full items
         # settle for good beside water and its plants (measured, not adopted: off unless asked for, see HOMESTEAD)
         self.homestead = (HOMESTEAD if homestead is None else homestead) and survival and pocket
+        # the homestead's settings (module constants unless given: the score's homestead arm gives them)
+        self.settle_plants = SETTLE_PLANTS if settle_plants is None else settle_plants
+        self.home_all_day = HOME_ALL_DAY if home_all_day is None else home_all_day
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
             self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
@@ -295,7 +302,7 @@ class Survivor(Agent):
             urgent.append("sleep")
         ready = self._homestead_ready(state)
         stones = HOME_STONES if ready else NIGHT_STONES
-        gather = state.daylight < self._light or (ready and HOME_ALL_DAY)
+        gather = state.daylight < self._light or (ready and self.home_all_day)
         if inv["stone"] + inv["wood"] // 2 < stones and gather:
             # the afternoon: stones (else wood for tables) for the night's pocket, or for the homestead
             if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]) and not (ready and inv["stone"] >= FULL):
@@ -402,7 +409,7 @@ class Survivor(Agent):
         wanted = state.achievements.get("collect_sapling", 0) == 0 or living < GARDENS
         hold = SAPLINGS
         if self._homestead_time() and self.settled_at is None:  # the homestead's walls, before it settles
-            wanted, hold = True, max(SAPLINGS, SETTLE_PLANTS)
+            wanted, hold = True, max(SAPLINGS, self.settle_plants)
         if state.faced == ("grass", NONE) and inv["sapling"] < hold and wanted and faced not in self._tried:
             self._tried.add(faced)  # one try per cell: a sapling comes from one grass cell in ten
             return "do"
@@ -708,11 +715,11 @@ class Survivor(Agent):
 
     def _homestead_time(self) -> bool:
         """The homestead is on, and ``HOME_AFTER`` steps have passed (the days before are for the achievements)."""
-        return self.homestead and bool(SETTLE_PLANTS) and self.count.steps >= HOME_AFTER
+        return self.homestead and bool(self.settle_plants) and self.count.steps >= HOME_AFTER
 
     def _homestead_ready(self, state: SymState) -> bool:
         """Saplings enough in hand for a homestead's walls, not settled yet."""
-        return self._homestead_time() and self.settled_at is None and state.inventory["sapling"] >= SETTLE_PLANTS
+        return self._homestead_time() and self.settled_at is None and state.inventory["sapling"] >= self.settle_plants
 
     def _to_site(self, state: SymState) -> str | None:
         """A step towards the cheapest known homestead site (:func:`.navigation.homestead_sites`: a pocket beside
@@ -720,7 +727,7 @@ class Survivor(Agent):
         inv = state.inventory
         if self._site is None:
             walls = inv["stone"] + inv["wood"] // 2  # a homestead needs no way out: tables may wall it anywhere
-            sites = homestead_sites(self.nav, state, walls, SETTLE_PLANTS)
+            sites = homestead_sites(self.nav, state, walls, self.settle_plants)
             if not sites:
                 self._home_tried_at = self.count.steps
                 return None
@@ -748,9 +755,9 @@ class Survivor(Agent):
                 mine=inv["wood_pickaxe"] >= 1,
                 tables=inv["wood"] // 2,
                 sapling=inv["sapling"],
-                plants=SETTLE_PLANTS,
+                plants=self.settle_plants,
                 beside=water,
-                fewest=SETTLE_PLANTS,
+                fewest=self.settle_plants,
                 guarded=True,
                 radius=3,
                 tries=HOME_TRIES,
@@ -836,7 +843,7 @@ class Survivor(Agent):
             return False
         water = any(self.nav.cells.get(c) == "water" for c in near)
         recent = self.count.steps - self._left_at < RETURN_AFTER
-        settles = self._homestead_time() and water and len(mine) >= SETTLE_PLANTS and not recent
+        settles = self._homestead_time() and water and len(mine) >= self.settle_plants and not recent
         if self.settled_at is not None or settles:
             if self.settled_at is None:
                 self.settled_at = self.count.steps
