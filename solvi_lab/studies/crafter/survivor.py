@@ -68,6 +68,9 @@ with ``HOME_ALL_DAY``, off: more sites found, no more settled). **Measured, not 
 worlds ``0..31`` (two random streams, ``benchmarks/crafter_deaths.py --set HOMESTEAD=true``) a few episodes live
 to 10,000 steps, but most die before they can settle (the building and the saplings cost time and exposure), and
 the pooled score falls; ``HOMESTEAD`` is off (``homestead=True`` turns it on), see the CHANGELOG.
+Since 2026-12-07 it is also the score's ``survivor-homestead`` arm (:data:`.protocol.HOMESTEAD_ARM`: two plants,
+walls gathered all day, from the first evening): on design worlds a third of the episodes settle and live to the
+end, but it scores far below this default (docs/readme/crafter.md).
 
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
