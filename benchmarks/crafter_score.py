@@ -71,7 +71,9 @@ def render(out: Path, seed: int) -> None:
     summary = scoreboard.table(episodes, seed)
     rates = scoreboard.rates(episodes)
     present = set(episodes["arm"].to_list())
-    fig = scoreboard.chart(episodes, [a for a in ("random", "planner", "agenda", "survivor") if a in present] or None)
+    fig = scoreboard.chart(
+        episodes, [a for a in ("random", "planner", "agenda", "survivor", "survivor-homestead") if a in present] or None
+    )
     fig.savefig(out.with_suffix(".png"), dpi=110)
     commits = sorted(set(episodes["commit"].to_list()))
     lines = [
