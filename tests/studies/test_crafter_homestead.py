@@ -211,11 +211,16 @@ def test_the_score_has_a_homestead_arm_settling_beside_two_plants_and_the_defaul
     from solvi_lab.studies.crafter import protocol
 
     kw = protocol.survivor_arm("survivor-homestead")
-    assert kw == {"homestead": True, "settle_plants": 2, "home_all_day": True}
+    assert kw == {
+        "homestead": True,
+        "settle_plants": 2,
+        "home_all_day": True,
+        "home_plans": ((3, 8, True), (6, 30, True), (3, 8, False)),
+    }
     kw["settle_plants"] = 9  # a copy: the arm's settings cannot be changed through it
     assert protocol.HOMESTEAD_ARM["settle_plants"] == 2
     arm = Survivor(rng=random.Random(0), **protocol.survivor_arm("survivor-homestead"))
-    assert (arm.homestead, arm.settle_plants, arm.home_all_day) == (True, 2, True)
+    assert (arm.homestead, arm.settle_plants, arm.home_all_day) == (True, 2, True) and len(arm.home_plans) == 3
     assert arm._homestead_ready(_state((10, 10), sapling=2)) and not arm._homestead_ready(_state((10, 10), sapling=1))
     plain = Survivor(rng=random.Random(0), **protocol.survivor_arm("survivor"))
     assert (plain.homestead, plain.settle_plants, plain.home_all_day) == (False, 3, False)
@@ -223,3 +228,29 @@ def test_the_score_has_a_homestead_arm_settling_beside_two_plants_and_the_defaul
     assert protocol.ARM_LABELS["survivor-homestead"].startswith("survivor settling")
     with pytest.raises(BadInput, match="unknown survivor piece 'homestead'"):
         protocol.survivor_arm("survivor-no_homestead")  # the homestead is an arm, not a piece to ablate
+
+
+def test_the_homestead_plan_is_searched_for_each_way_in_turn_until_one_is_found(monkeypatch) -> None:
+    calls: list[tuple[int, int, bool]] = []
+
+    def fake_plan(nav, state, stones, **kw):  # the pocket planner, answering only the ways given below
+        calls.append((kw["radius"], kw["tries"], kw["guarded"]))
+        return [("noop", state.pos, state.facing)] if (kw["radius"], kw["guarded"]) in found else None
+
+    monkeypatch.setattr(survivor_module, "pocket_plan", fake_plan)
+    ways = ((3, 8, True), (6, 30, True), (3, 8, False))
+
+    def plan(**kw) -> list | None:
+        calls.clear()
+        s = Survivor(rng=random.Random(0), homestead=True, settle_plants=2, **kw)
+        s.nav.cells.update(_lake())
+        return s._plan(_state((10, 11), sapling=2, stone=9, wood_pickaxe=1), night=False)
+
+    found = {(3, False)}
+    assert plan(home_plans=ways) is not None and calls == list(ways)  # the unguarded way, after the two others
+    found = {(6, True)}
+    assert plan(home_plans=ways) is not None and calls == list(ways[:2])  # no further than the first that finds
+    found = set()
+    assert plan(home_plans=ways) is None and calls == list(ways)
+    found = {(3, False)}
+    assert plan() is None and calls == [survivor_module.HOME_PLANS[0]] == [(3, survivor_module.HOME_TRIES, True)]

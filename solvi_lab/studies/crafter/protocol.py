@@ -73,7 +73,12 @@ ARM_LABELS = {
 #: first evening it can (walls gathered all day once two saplings are in hand). Chosen on design worlds 0-31 of
 #: seed 0 (``benchmarks/crafter_deaths.py --set HOMESTEAD=true --set HOME_ALL_DAY=true --set SETTLE_PLANTS=2``);
 #: not the default: it trades most of the score for life (see docs/readme/crafter.md).
-HOMESTEAD_ARM: dict[str, Any] = {"homestead": True, "settle_plants": 2, "home_all_day": True}
+HOMESTEAD_ARM: dict[str, Any] = {
+    "homestead": True,
+    "settle_plants": 2,
+    "home_all_day": True,
+    "home_plans": ((3, 8, True), (6, 30, True), (3, 8, False)),
+}
 #: Where the score's held-out worlds start (seeds ``1000·seed + SCORE_BASE + i``): the study trains on ``+ 0..``,
 #: holds out ``+ 100..``, plays its protocol on ``+ 200..``; these seeds were used by none of them, nor to build or
 #: tune any agent (the survivor was developed and checked on training worlds only, worlds 0–63 of seed 0).

@@ -169,6 +169,9 @@ HOME_AFTER = 0  # steps before which it neither gathers for a homestead nor sett
 SETTLE_PLANTS = 3  # sealed beside water and this many of its plants, it settles there for good (0: never)
 HOME_TRIES, HOME_LIMIT, HOME_RETRY = 8, 200_000, 50  # sites tried for a homestead, states its plan may visit,
 # steps before a failed search is tried again (the search is costly: about once an evening)
+#: how the homestead's plan is searched for, in turn until one is found: (radius around the player, pairs tried,
+#: each sapling planted only once its outer walls stand); the score's homestead arm adds wider and unguarded searches
+HOME_PLANS: tuple[tuple[int, int, bool], ...] = ((3, HOME_TRIES, True),)
 HOME_STONES = 10  # stones (or two wood, a table, each) it gathers for the homestead, and starts with
 HOME_ALL_DAY = False  # ... all day once its saplings are in hand (else only in the afternoon, as for the night)
 STARVING, SOON, RETURN_AFTER = 4, 60, 100  # settled, food 0 and health at or below STARVING with no plant ripe
@@ -199,6 +202,7 @@ class Survivor(Agent):
         homestead: bool | None = None,
         settle_plants: int | None = None,
         home_all_day: bool | None = None,
+        home_plans: tuple[tuple[int, int, bool], ...] | None = None,
         rng: random.Random | None = None,
     ) -> None:
         model, sources = carried if carried is not None else (ConservativeActionModel(vocabulary(), journal=False), {})
@@ -219,6 +223,7 @@ class Survivor(Agent):
         # the homestead's settings (module constants unless given: the score's homestead arm gives them)
         self.settle_plants = SETTLE_PLANTS if settle_plants is None else settle_plants
         self.home_all_day = HOME_ALL_DAY if home_all_day is None else home_all_day
+        self.home_plans = HOME_PLANS if home_plans is None else tuple(home_plans)
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
             self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
@@ -751,21 +756,25 @@ class Survivor(Agent):
         fed = inv["food"] >= SETTLE_FOOD
         if self._homestead_ready(state) and fed and water and self.count.steps - self._home_tried_at >= HOME_RETRY:
             self._home_tried_at = self.count.steps  # a costly search: once an evening
-            plan = pocket_plan(
-                self.nav,
-                state,
-                inv["stone"],
-                mine=inv["wood_pickaxe"] >= 1,
-                tables=inv["wood"] // 2,
-                sapling=inv["sapling"],
-                plants=self.settle_plants,
-                beside=water,
-                fewest=self.settle_plants,
-                guarded=True,
-                radius=3,
-                tries=HOME_TRIES,
-                limit=HOME_LIMIT,
-            )
+            plan = None
+            for radius, tries, guarded in self.home_plans:  # the first of the ways to plan that finds one
+                plan = pocket_plan(
+                    self.nav,
+                    state,
+                    inv["stone"],
+                    mine=inv["wood_pickaxe"] >= 1,
+                    tables=inv["wood"] // 2,
+                    sapling=inv["sapling"],
+                    plants=self.settle_plants,
+                    beside=water,
+                    fewest=self.settle_plants,
+                    guarded=guarded,
+                    radius=radius,
+                    tries=tries,
+                    limit=HOME_LIMIT,
+                )
+                if plan is not None:
+                    break
             self._site, self._walked = None, {}
             if plan is not None:
                 self._homing = True
