@@ -254,3 +254,21 @@ def test_the_homestead_plan_is_searched_for_each_way_in_turn_until_one_is_found(
     assert plan(home_plans=ways) is None and calls == list(ways)
     found = {(3, False)}
     assert plan() is None and calls == [survivor_module.HOME_PLANS[0]] == [(3, survivor_module.HOME_TRIES, True)]
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"settle_plants": -1}, r"settle_plants must be an int ≥ 0.*e\.g\. 2"),
+        ({"settle_plants": 2.5}, r"settle_plants must be an int"),
+        ({"home_plans": ((3, 8),)}, r"home_plans must hold \(radius, tries, guarded\) triples, got \(3, 8\)"),
+        ({"home_plans": ((3, 8, "yes"),)}, r"home_plans must hold .* triples"),
+        ({"home_plans": ((0, 8, True),)}, r"a home_plans radius must be an int ≥ 1"),
+        ({"home_plans": ((3, 0, True),)}, r"a home_plans tries must be an int ≥ 1"),
+    ],
+)
+def test_the_homestead_settings_refuse_bad_values_with_a_message_saying_what_to_pass(kw, message) -> None:
+    from solvi_lab.errors import BadInput
+
+    with pytest.raises(BadInput, match=message):
+        Survivor(rng=random.Random(0), **kw)

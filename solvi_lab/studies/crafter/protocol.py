@@ -71,7 +71,8 @@ ARM_LABELS = {
 }
 #: The homestead arm (issue 46): every piece, and it settles for good beside water and two of its plants from the
 #: first evening it can (walls gathered all day once two saplings are in hand). Chosen on design worlds 0-31 of
-#: seed 0 (``benchmarks/crafter_deaths.py --set HOMESTEAD=true --set HOME_ALL_DAY=true --set SETTLE_PLANTS=2``);
+#: seed 0 (``benchmarks/crafter_deaths.py --set HOMESTEAD=true --set HOME_ALL_DAY=true --set SETTLE_PLANTS=2``), then
+#: its plan searched for three ways in turn (``home_plans``: around the player, wider, unguarded);
 #: not the default: it trades most of the score for life (see docs/readme/crafter.md).
 HOMESTEAD_ARM: dict[str, Any] = {
     "homestead": True,

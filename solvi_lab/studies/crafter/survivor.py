@@ -69,8 +69,8 @@ worlds ``0..31`` (two random streams, ``benchmarks/crafter_deaths.py --set HOMES
 to 10,000 steps, but most die before they can settle (the building and the saplings cost time and exposure), and
 the pooled score falls; ``HOMESTEAD`` is off (``homestead=True`` turns it on), see the CHANGELOG.
 Since 2026-12-07 it is also the score's ``survivor-homestead`` arm (:data:`.protocol.HOMESTEAD_ARM`: two plants,
-walls gathered all day, from the first evening): on design worlds a third of the episodes settle and live to the
-end, but it scores far below this default (docs/readme/crafter.md).
+walls gathered all day, from the first evening, three ways to plan): on design worlds over a third of the
+episodes settle and live to the end, but it scores far below this default (docs/readme/crafter.md).
 
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
@@ -89,7 +89,9 @@ from collections import deque
 from typing import Any
 
 from ...actions import ConservativeActionModel
+from ...errors import BadInput
 from ...failures import FailureMemory
+from ...validation import need_int
 from .agent import DOCUMENTED, DOCUMENTED_SOURCES, GATHER, GOAL_CALLS, Agent, _holds
 from .env import DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES, homestead_sites, pocket_plan
@@ -183,9 +185,9 @@ EAT_AT = 5  # settled, a ripe plant is eaten at food at or below this (a plant g
 
 class Survivor(Agent):
     """The planner with every piece on (see the module docstring). ``carried``: a model and sources shared across
-    worlds, as ``(model, sources)``; a fresh pair when None. ``homestead``, ``settle_plants``, ``home_all_day``: the
-    homestead and its settings (``HOMESTEAD``, ``SETTLE_PLANTS``, ``HOME_ALL_DAY`` unless given; the score's
-    homestead arm gives them, :data:`.protocol.HOMESTEAD_ARM`)."""
+    worlds, as ``(model, sources)``; a fresh pair when None. ``homestead``, ``settle_plants``, ``home_all_day``,
+    ``home_plans``: the homestead and its settings (``HOMESTEAD``, ``SETTLE_PLANTS``, ``HOME_ALL_DAY``, ``HOME_PLANS``
+    unless given; the score's homestead arm gives them, :data:`.protocol.HOMESTEAD_ARM`)."""
 
     def __init__(
         self,
@@ -222,8 +224,16 @@ class Survivor(Agent):
         self.homestead = (HOMESTEAD if homestead is None else homestead) and survival and pocket
         # the homestead's settings (module constants unless given: the score's homestead arm gives them)
         self.settle_plants = SETTLE_PLANTS if settle_plants is None else settle_plants
+        need_int("settle_plants", self.settle_plants, min=0, hint="the plants it settles beside, e.g. 2 (0: never)")
         self.home_all_day = HOME_ALL_DAY if home_all_day is None else home_all_day
         self.home_plans = HOME_PLANS if home_plans is None else tuple(home_plans)
+        for way in self.home_plans:
+            if not (isinstance(way, tuple) and len(way) == 3 and isinstance(way[2], bool)):
+                raise BadInput(
+                    f"home_plans must hold (radius, tries, guarded) triples, got {way!r}; e.g. ((3, 8, True), (6, 30, True))"
+                )
+            need_int("a home_plans radius", way[0], min=1, hint="cells around the player, e.g. 3")
+            need_int("a home_plans tries", way[1], min=1, hint="pocket pairs tried, e.g. 8")
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
             self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
