@@ -48,7 +48,8 @@ def test_the_store_shows_where_it_is_its_items_disputes_fingerprint_and_last_ver
         )
         card = ks._repr_html_()
         text = _text(card)
-        assert f"journal | {tmp_path / 'mine.jsonl'}" in text
+        # a long temporary folder (pytest-xdist's worker folders, a long TMPDIR) is cut as every card value is
+        assert f"journal | {display.short(str(tmp_path / 'mine.jsonl'))}" in text
         assert f"position | {r['position']}" in text
         assert "items | 34: active 32, refuted 1, retracted 1" in text
         assert "by kind | fact 33, rule 1" in text and "by source | outcome 31, person 2, spec 1" in text
