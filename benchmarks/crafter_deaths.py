@@ -4,6 +4,7 @@
     nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --set LURK_FED=5 --tag lurk_fed5_w32
     nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --stream 1 --tag noise_s1_w32   # another random stream
     python benchmarks/crafter_deaths.py --spread noise_s0_w32 noise_s1_w32 --tag noise_w32       # runs side by side
+    python benchmarks/crafter_deaths.py --by-step unlocks_s0_w32 unlocks_s1_w32 --tag unlocks_by_step_w32
 
 Plays the survivor (every piece; ``--arm survivor-no_<piece>`` for an ablation) on the study's training worlds
 (seeds ``1000·seed + first + i``: :func:`solvi_lab.studies.crafter.protocol.score_seeds` starts at ``+500``, so
@@ -18,7 +19,9 @@ how many meals reached Crafter's cap, what was spent), the steps it sat sealed i
 :mod:`solvi_lab.studies.crafter.survivor` for the run (a variant measured on design worlds; the default is untouched). Output: ``results/benchmarks/crafter_deaths/<tag>.json`` and
 ``.md`` (the summary tables). ``--stream k`` plays the same agent on the same worlds with another random stream for
 its own choices; ``--spread TAG...`` writes the stored runs side by side with the spread of each figure: how far
-a result moves by chance alone, the yardstick for a variant's difference.
+a result moves by chance alone, the yardstick for a variant's difference. Each episode also keeps the step at which
+each achievement was first unlocked (``unlocked_at``); ``--by-step TAG...`` cuts the stored episodes at steps T and
+gives the score of what was unlocked by then beside how many were alive: what settling for good at T could keep.
 """
 
 from __future__ import annotations
@@ -135,6 +138,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
         agent = survivor.Survivor(carried=carried, rng=rng, **pieces)
         doing = _instrument(agent)
         trace, hurts = [], []
+        unlocked: dict[str, int] = {}  # achievement -> the step it was first unlocked
         budget = _FoodBudget(w.state)
         st = None
         t0 = time.perf_counter()
@@ -147,6 +151,9 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
                 st = w.step(action)
                 agent.learn(st)
                 a = st.after
+                for ach, count in a.achievements.items():
+                    if count > 0 and ach not in unlocked:
+                        unlocked[ach] = len(trace) + 1
                 near = sorted(
                     {k for p, k in a.creatures.items() if abs(p[0] - a.pos[0]) + abs(p[1] - a.pos[1]) <= 1}
                     - {"cow", "plant", "plant-ripe"}
@@ -180,6 +187,7 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
             "doing_last": dict(tail.most_common()),
             "inventory_at_end": {k: inv[k] for k in ("health", "food", "drink", "energy", "stone", "wood")},
             "achievements": sorted(a for a in ACHIEVEMENTS if w.state.achievements.get(a, 0) > 0),
+            "unlocked_at": {a: unlocked[a] for a in ACHIEVEMENTS if a in unlocked},
             "night_steps": sum(1 for t in trace if t[1] < 0.5),
             "night_steps_sealed": sum(1 for t in trace if t[1] < 0.5 and t[2]),
             "settled_at": getattr(agent, "settled_at", None),  # the step it settled in a homestead, if it did
@@ -375,6 +383,61 @@ def spread_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -
     return "\n".join(lines) + "\n"
 
 
+BY_STEP = (150, 300, 450, 600, 900, 1200, 2000, 5000)  # the steps --by-step cuts the episodes at
+
+
+def by_step_table(rows: list[dict[str, Any]], cuts: tuple[int, ...] = BY_STEP) -> str:
+    """What the episodes had unlocked by each step T (``unlocked_at``), pooled as the score is, beside how many
+    were still alive after T: the score an agent would keep by settling for good at T, were all of them alive.
+
+    >>> rows = [{"died": True, "steps": 200, "unlocked_at": {"collect_wood": 10, "eat_cow": 150}},
+    ...         {"died": False, "steps": 10000, "unlocked_at": {"collect_wood": 20, "eat_plant": 700}}]
+    >>> print(by_step_table(rows, (100, 1000)))
+    | step T | alive after T | score of what was unlocked by T | eat_plant by T (%) |
+    |---:|---:|---:|---:|
+    | 100 | 2 of 2 | 0.2 | 0.0 |
+    | 1,000 | 1 of 2 | 0.8 | 50.0 |
+    <BLANKLINE>
+    """
+    from solvi_lab.studies.crafter.scoring import crafter_score
+
+    lines = [
+        "| step T | alive after T | score of what was unlocked by T | eat_plant by T (%) |",
+        "|---:|---:|---:|---:|",
+    ]
+    for t in cuts:
+        eps = [{a: int(r["unlocked_at"].get(a, t + 1) <= t) for a in ACHIEVEMENTS} for r in rows]
+        alive = sum(1 for r in rows if not r["died"] or r["steps"] > t)
+        plant = 100 * sum(e["eat_plant"] for e in eps) / len(rows)
+        lines.append(f"| {t:,} | {alive} of {len(rows)} | {crafter_score(eps):.1f} | {plant:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _by_step(tags: list[str], out_tag: str) -> None:
+    missing = [t for t in tags if not (OUT / f"{t}.json").exists()]
+    if missing:
+        raise SystemExit(f"--by-step: no stored run {', '.join(missing)} in {OUT}; play it first (--tag TAG)")
+    rows, metas = [], []
+    for t in tags:
+        stored = json.loads((OUT / f"{t}.json").read_text())
+        if any("unlocked_at" not in r for r in stored["episodes"]):
+            raise SystemExit(f"--by-step: {t} was stored before runs kept when each achievement came; play it again")
+        rows += stored["episodes"]
+        metas.append(stored["meta"])
+    arms = sorted({m["arm"] for m in metas})
+    head = (
+        f"# What the episodes had unlocked by each step ({out_tag})\n\n"
+        f"Arm(s) {', '.join(f'`{x}`' for x in arms)}; runs {', '.join(f'`{t}`' for t in tags)} ({len(rows)} "
+        "episodes on design worlds, pooled). Each row cuts every episode at step T: the score of the achievements "
+        "unlocked by then, pooled over all the episodes as Crafter's score is, beside how many episodes were still "
+        "alive after T. It bounds what settling for good at T could keep: the score of the row, were every "
+        "episode alive then (those that died before T keep what they had).\n\n"
+    )
+    text = by_step_table(rows)
+    (OUT / f"{out_tag}.md").write_text(head + text)
+    print(text)
+
+
 def _spread(tags: list[str], out_tag: str) -> None:
     missing = [t for t in tags if not (OUT / f"{t}.json").exists()]
     if missing:
@@ -416,11 +479,17 @@ def main() -> None:
     p.add_argument("--set", action="append", default=[], help="NAME=VALUE: a survivor constant for this run")
     p.add_argument("--stream", type=int, default=0, help="the agent's random stream (0: the score's protocol's)")
     p.add_argument("--spread", nargs="+", metavar="TAG", help="write <tag>.md: the stored runs TAG... side by side")
+    p.add_argument(
+        "--by-step", nargs="+", metavar="TAG", help="write <tag>.md: what the stored runs TAG... had unlocked by step T"
+    )
     a = p.parse_args()
     if a.stream < 0:
         raise SystemExit("--stream must be 0 (the score's protocol's random stream) or a positive number")
     if a.spread:
         _spread(a.spread, a.tag)
+        return
+    if a.by_step:
+        _by_step(a.by_step, a.tag)
         return
     for kv in a.set:
         name, value = kv.split("=", 1)

@@ -31,6 +31,43 @@ def test_a_short_episode_is_accounted_for(deaths):
     assert "option:do_tree" in row["doing"]  # the first goal is wood
     assert all(h["lost"] > 0 and 1 <= h["step"] <= 60 for h in row["hurts"])
     assert "| 1 | 0 | 60 | 60 | alive 1 |" in deaths.summary([row])
+    # the step each achievement first came: one per achievement unlocked, within the episode, wood before the table
+    assert sorted(row["unlocked_at"]) == row["achievements"]
+    assert all(1 <= s <= 60 for s in row["unlocked_at"].values())
+    assert row["unlocked_at"]["collect_wood"] < row["unlocked_at"].get("place_table", 61)
+
+
+def test_by_step_cuts_each_episode_at_t_and_pools_what_was_unlocked_by_then(deaths, monkeypatch, tmp_path):
+    import json
+
+    rows = [
+        {"died": True, "steps": 200, "unlocked_at": {"collect_wood": 10, "eat_cow": 150}},
+        {"died": False, "steps": 10000, "unlocked_at": {"collect_wood": 20, "eat_plant": 700}},
+    ]
+    # by 100: wood in both (100%) -> exp(ln(101)/22) - 1 = 0.23; by 1,000: wood 100%, eat_cow and eat_plant 50%
+    assert deaths.by_step_table(rows, (100, 1000)).splitlines()[2:] == [
+        "| 100 | 2 of 2 | 0.2 | 0.0 |",
+        "| 1,000 | 1 of 2 | 0.8 | 50.0 |",
+    ]
+    # died at exactly T: not alive after T
+    assert "| 200 | 1 of 2 |" in deaths.by_step_table(rows, (200,))
+    monkeypatch.setattr(deaths, "OUT", tmp_path)
+    meta = {"arm": "survivor", "seed": 0, "first": 0, "worlds": 2, "steps": 10000, "set": []}
+    (tmp_path / "new.json").write_text(json.dumps({"meta": meta, "episodes": rows}))
+    old = [{k: v for k, v in r.items() if k != "unlocked_at"} for r in rows]
+    (tmp_path / "old.json").write_text(json.dumps({"meta": meta, "episodes": old}))
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--by-step", "new", "old", "--tag", "cut"])
+    with pytest.raises(SystemExit, match="old was stored before runs kept when each achievement came; play it again"):
+        deaths.main()
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--by-step", "new", "nope", "--tag", "cut"])
+    with pytest.raises(SystemExit, match=r"--by-step: no stored run nope in .*; play it first"):
+        deaths.main()
+    assert not (tmp_path / "cut.md").exists()
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--by-step", "new", "--tag", "cut"])
+    deaths.main()
+    page = (tmp_path / "cut.md").read_text()
+    assert page.startswith("# What the episodes had unlocked by each step (cut)")
+    assert "| 5,000 | 1 of 2 |" in page and "runs `new` (2 episodes on design worlds, pooled)" in page
 
 
 def test_refuses_held_out_seeds_and_unknown_constants(deaths, monkeypatch):
