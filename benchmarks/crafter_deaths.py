@@ -413,18 +413,31 @@ def by_step_table(rows: list[dict[str, Any]], cuts: tuple[int, ...] = BY_STEP) -
     return "\n".join(lines) + "\n"
 
 
-def _by_step(tags: list[str], out_tag: str) -> None:
+def _stored_runs(option: str, tags: list[str]) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    """The stored runs TAGS as (tag, meta, episodes), or exit naming the missing ones and how to play them."""
     missing = [t for t in tags if not (OUT / f"{t}.json").exists()]
     if missing:
-        raise SystemExit(f"--by-step: no stored run {', '.join(missing)} in {OUT}; play it first (--tag TAG)")
-    rows, metas = [], []
+        raise SystemExit(
+            f"{option}: no stored run {', '.join(missing)} in {OUT}; play it first "
+            "(python benchmarks/crafter_deaths.py --worlds N --stream K --tag TAG)"
+        )
+    runs = []
     for t in tags:
         stored = json.loads((OUT / f"{t}.json").read_text())
-        if any("unlocked_at" not in r for r in stored["episodes"]):
+        runs.append((t, stored["meta"], stored["episodes"]))
+    return runs
+
+
+def _by_step(tags: list[str], out_tag: str) -> None:
+    runs = _stored_runs("--by-step", tags)
+    rows = []
+    for t, _, episodes in runs:
+        if not episodes:
+            raise SystemExit(f"--by-step: {t} holds no episode; play it again with --worlds 1 or more")
+        if any("unlocked_at" not in r for r in episodes):
             raise SystemExit(f"--by-step: {t} was stored before runs kept when each achievement came; play it again")
-        rows += stored["episodes"]
-        metas.append(stored["meta"])
-    arms = sorted({m["arm"] for m in metas})
+        rows += episodes
+    arms = sorted({m["arm"] for _, m, _ in runs})
     head = (
         f"# What the episodes had unlocked by each step ({out_tag})\n\n"
         f"Arm(s) {', '.join(f'`{x}`' for x in arms)}; runs {', '.join(f'`{t}`' for t in tags)} ({len(rows)} "
@@ -439,16 +452,7 @@ def _by_step(tags: list[str], out_tag: str) -> None:
 
 
 def _spread(tags: list[str], out_tag: str) -> None:
-    missing = [t for t in tags if not (OUT / f"{t}.json").exists()]
-    if missing:
-        raise SystemExit(
-            f"--spread: no stored run {', '.join(missing)} in {OUT}; play it first "
-            "(python benchmarks/crafter_deaths.py --worlds N --stream K --tag TAG)"
-        )
-    runs = []
-    for t in tags:
-        stored = json.loads((OUT / f"{t}.json").read_text())
-        runs.append((t, stored["meta"], stored["episodes"]))
+    runs = _stored_runs("--spread", tags)
     metas = [m for _, m, _ in runs]
     same = {(m["arm"], m["seed"], m["first"], m["worlds"], m["steps"], tuple(m["set"])) for m in metas}
     if len(same) != 1:

@@ -63,6 +63,11 @@ def test_by_step_cuts_each_episode_at_t_and_pools_what_was_unlocked_by_then(deat
     with pytest.raises(SystemExit, match=r"--by-step: no stored run nope in .*; play it first"):
         deaths.main()
     assert not (tmp_path / "cut.md").exists()
+    (tmp_path / "empty.json").write_text(json.dumps({"meta": meta, "episodes": []}))
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--by-step", "empty", "--tag", "cut"])
+    with pytest.raises(SystemExit, match="--by-step: empty holds no episode; play it again with --worlds 1 or more"):
+        deaths.main()
+    assert not (tmp_path / "cut.md").exists()
     monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--by-step", "new", "--tag", "cut"])
     deaths.main()
     page = (tmp_path / "cut.md").read_text()
