@@ -37,12 +37,15 @@ def flush_digests(self: FoldState) -> None:
     """Hash the items changed since the fingerprint was last read, once each (an item on a busy key changes
     at many fold steps: confirmed, disputed, resolved), and move the item sum and present count by the
     difference — so reading either never scans the store, and a rebuild hashes each item once."""
+    delta = present = 0  # summed, then masked once (a rebuild flushes every item here at once)
     for it in self._touched:
-        new = it.digest()
-        if new != it.contribution:
-            self._items_sum = (self._items_sum - it.contribution + new) & MASK
-            self._present += (new != 0) - (it.contribution != 0)  # a digest is 0 exactly when absent
+        new, old = it.digest(), it.contribution
+        if new != old:
+            delta += new - old
+            present += (new != 0) - (old != 0)  # a digest is 0 exactly when absent
             it.contribution = new
+    self._items_sum = (self._items_sum + delta) & MASK
+    self._present += present
     self._touched = set()
 
 

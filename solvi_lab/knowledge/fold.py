@@ -35,6 +35,8 @@ from .keys import _SIDE, _Key
 from .staleness import Flag
 
 RECORD_KIND = "knowledge"
+# a premise's statuses that let an item rest on it (_premise_state: anything else is missing, refuted or retracted)
+_SOUND = frozenset({"active", "hypothesis", "disputed"})
 
 
 class Fold(FoldState):
@@ -138,9 +140,11 @@ class Fold(FoldState):
         elif it.source == "verified":
             it.guarantee = self._decision_info[it.of][1]
         self._items[it.id] = it
-        ks = self._keys.get(it.key)
-        if ks is None:
-            ks = self._keys[it.key] = _Key(it.key)
+        key = it.key
+        ks = self._keys.get(key)
+        fresh = ks is None
+        if fresh:
+            ks = self._keys[key] = _Key(key)
         ks.item_ids.append(it.id)
         if self._indexed:
             for pid in it.derived_from:
@@ -150,10 +154,47 @@ class Fold(FoldState):
             if it.subject is not None:
                 self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
-        self._apply_add(ks, it, pos)  # _apply_event's path for an add, without the dispatch
-        self._settle_digests(ks)
+        if fresh and self._admit_alone(ks, it, pos):
+            pass  # the first item of its key, admitted: _apply_add's outcome without its contention steps
+        else:
+            self._apply_add(ks, it, pos)  # _apply_event's path for an add, without the dispatch
+            self._settle_digests(ks)
         if len(ks.events) % self.CHECKPOINT_EVERY == 0:
             self._add_checkpoint(ks)
+
+    def _admit_alone(self, ks: _Key, it: Item, pos: int) -> bool:
+        """Fold the add of `it`, the first item of key `ks`, when it is plainly admitted: no refusal, no gate
+        verdict, not skipped, no version it supersedes, every premise sound and on another key. Then nothing
+        contends (the key has no other item) and no question opens, so what `_apply_add` and `_settle_digests`
+        would do comes down to its status, history and the key's live set and side count (issue 42: most adds of a
+        stream open a key of their own; this spares them the contention steps). False, with nothing changed, for
+        any other add: the caller folds it through `_apply_add`, which says why it is not admitted."""
+        if it.refusal or it.verdicts or it.supersedes or it.id in self._skip:
+            return False
+        if it.derived_from:
+            items, skip, key = self._items, self._skip, ks.key
+            for pid in it.derived_from:
+                prem = items.get(pid)
+                # In a forward fold every entry of a premise's history is before `pos`, so its status now is its
+                # status at `pos` (what _premise_state reads); anything not plainly sound goes the long way.
+                if prem is None or prem.pos >= pos or pid in skip or prem.state not in _SOUND or prem.key == key:
+                    return False
+        if it.hypothesis_req:
+            state, why = "hypothesis", "written as a hypothesis"
+        else:
+            state, why = "active", "admitted"
+            if it.kind == "fact":
+                ks.sides[it.value] = 1
+        it.state, it.hist, it.why = state, (pos, state), why
+        ks.live[it.id] = it
+        touched = self._touched
+        touched.add(it)
+        if len(touched) > digests._PENDING_MAX:  # as _settle_digests bounds the pending set
+            self._flush_digests()
+        if ks.key in self._question_keys:  # a key released and opened again (verify's lean fold): as _settle_digests
+            self._open_set.pop(ks.key, None)
+            self._question_keys.pop(ks.key, None)
+        return True
 
     def _set(self, ks: _Key, it: Item, state: str, pos: int, why: str = "") -> None:
         old = it.state
@@ -320,55 +361,61 @@ class Fold(FoldState):
             self._settle(ks, pos)
 
     def _contend(self, ks: _Key, n: Item, pos: int, clock: int) -> None:
-        """Apply the rank rules between newcomer n and the live contenders of its key. (Item.expired and
-        stronger_rule are inlined: this loop runs over every live contender of a busy key on every add.)"""
+        """Apply the rank rules between newcomer n and the live contenders of its key: first, does n lose outright
+        (then it changes nothing else); if not, each contender holding n's value is confirmed by it, and each
+        holding another value is refuted or left disputed. One pass over the live set decides both, in its order,
+        and the steps are taken after it in that order (issue 42: a busy key's disputed contenders were read twice
+        per add, and an equal-rank one — the most common on such a key — needs no step at all). Item.expired and
+        stronger_rule are inlined: this loop runs over every live contender of a busy key on every add."""
         n_hyp = n.state == "hypothesis"
         n_value, n_source = n.value, n.source
         n_rank = RANK[n_source]
-        others = [c for c in ks.live.values() if c is not n]
-        # First: does n lose outright? Then it changes nothing else.
-        if n_source != "outcome" or n_hyp:
-            sup = n.supersedes
-            for c in others:
-                # The cheap tests first, the rank last: ranking every contender first looked up 7x the ranks on the
-                # hot-key stream and 1.2x on the derived-keys one at 10^5 (issue 41). The conditions are all tests,
-                # so their order changes only the cost.
-                if c.value == n_value or c.state == "hypothesis" or c.id == sup:
-                    continue
-                rule = c.clock_rule
-                if rule is not None and clock - c.confirmed_clock >= rule:
-                    continue  # expired: it cannot make n lose
+        may_lose = n_source != "outcome" or n_hyp
+        sup = n.supersedes
+        steps: list[tuple[Item, str | None]] = []  # (contender, why it is refuted; None: it is confirmed)
+        for c in ks.live.values():  # nothing changes the live set during this pass: the steps come after it
+            if c is n:
+                continue
+            if c.value == n_value:
+                steps.append((c, None))
+                continue
+            rule = c.clock_rule
+            expired = rule is not None and clock - c.confirmed_clock >= rule
+            c_hyp = c.state == "hypothesis"
+            if may_lose and not c_hyp and not expired and c.id != sup:
                 c_rank = RANK[c.source]
                 if c_rank > n_rank or (n_hyp and c_rank == n_rank):
                     self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n_source})")
                     return
-        touched = self._touched
-        confirms = not n_hyp and n_source in ("outcome", "person")
-        n_rule = n.clock_rule
-        for c in others:
-            if c.value == n_value:
-                c.confirmations += 1
-                touched.add(c)
-                if confirms:
-                    c.confirmed_pos, c.confirmed_clock = pos, clock
-                    rule = c.clock_rule
-                    c.clock_rule = None if rule is None or n_rule is None else max(rule, n_rule)
-                    if n_source == "outcome" and c.state == "hypothesis":
-                        self._set(ks, c, "active", pos, f"confirmed by observation {n.id}")
-                continue
-            rule = c.clock_rule
-            if rule is not None and clock - c.confirmed_clock >= rule:
-                self._refute(ks, c, n.id, pos, f"expired, then contradicted by {n.id}")
+            if expired:
+                steps.append((c, f"expired, then contradicted by {n.id}"))
             elif n_hyp:
                 continue  # a hypothesis never refutes or disputes; it is shown as a hint beside the fact
             elif n_source == "outcome":
-                self._refute(ks, c, n.id, pos, f"contradicted by observation {n.id}")
-            elif c.state == "hypothesis":
+                steps.append((c, f"contradicted by observation {n.id}"))
+            elif c_hyp:
                 if n_rank >= RANK[c.source]:
-                    self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n_source})")
+                    steps.append((c, f"contradicted by {n.id} ({n_source})"))
             elif n_rank > RANK[c.source]:
-                self._refute(ks, c, n.id, pos, f"contradicted by {n.id} ({n_source} outranks {c.source})")
-            # equal rank: a dispute, settled below
+                steps.append((c, f"contradicted by {n.id} ({n_source} outranks {c.source})"))
+            # equal rank: a dispute, settled by _settle
+        if not steps:
+            return
+        touched = self._touched
+        confirms = not n_hyp and n_source in ("outcome", "person")
+        n_rule = n.clock_rule
+        for c, why in steps:
+            if why is not None:
+                self._refute(ks, c, n.id, pos, why)
+                continue
+            c.confirmations += 1
+            touched.add(c)
+            if confirms:
+                c.confirmed_pos, c.confirmed_clock = pos, clock
+                rule = c.clock_rule
+                c.clock_rule = None if rule is None or n_rule is None else max(rule, n_rule)
+                if n_source == "outcome" and c.state == "hypothesis":
+                    self._set(ks, c, "active", pos, f"confirmed by observation {n.id}")
 
     def _settle(self, ks: _Key, pos: int) -> None:
         """Mark disputes: live, non-hypothesis contenders holding more than one value are all disputed."""
