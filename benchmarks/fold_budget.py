@@ -2,6 +2,7 @@
 
     nice -n 5 python benchmarks/fold_budget.py                                  # 10^5, both streams, 3 processes each
     nice -n 5 python benchmarks/fold_budget.py --sizes 10000 --repeats 2 --out /tmp/fb --name try
+    nice -n 5 python benchmarks/fold_budget.py --baseline ../solvi_lab-old --name before_after   # two checkouts
 
 For each stream (`benchmarks/streams.py`) it builds one journal (as `store_scale.py` does), then measures in fresh
 processes (one per repeat: the goal is a fresh process's fold), each phase timed on its own, in CPU seconds:
@@ -17,6 +18,11 @@ processes (one per repeat: the goal is a fresh process's fold), each phase timed
 `model_minimum` = journal_load + items + digests: what a fold of this item model and these pinned digests pays before
 any fold rule runs; `rules` = rebuild − model_minimum. Each is reported as a ratio to the floor of the same process,
 the median over the processes. Output: `<out>/<name>.json` and `.md` (a table the docs render).
+
+`--baseline DIR`: another checkout measured on the same journals in the same run, its fresh processes alternating
+with this checkout's (this, baseline, this, ...) so that a change of load falls on both; each stream then has a
+column per checkout, named by its commit. (On a shared machine the floor itself moves between runs, and the ratio
+with it: a before/after is only read within one run.)
 """
 
 from __future__ import annotations
@@ -87,9 +93,10 @@ def measure(path: str) -> dict[str, float]:
     return out
 
 
-def _child(path: str) -> dict[str, float]:
-    """`measure` in a fresh interpreter (the goal is a fresh process's fold)."""
-    got = subprocess.run([sys.executable, __file__, "--child", path], capture_output=True, text=True, cwd=str(ROOT))
+def _child(path: str, root: Path = ROOT) -> dict[str, float]:
+    """`measure` in a fresh interpreter (the goal is a fresh process's fold), with the checkout at `root`'s code."""
+    script = root / "benchmarks" / "fold_budget.py"
+    got = subprocess.run([sys.executable, str(script), "--child", path], capture_output=True, text=True, cwd=str(root))
     if got.returncode != 0:
         raise SystemExit(f"the measuring process failed on {path} (exit {got.returncode}):\n{got.stderr[-2000:]}")
     return json.loads(got.stdout.strip().splitlines()[-1])
@@ -123,14 +130,17 @@ def _md(meta: dict[str, Any], rows: list[dict[str, Any]]) -> str:
         ("rules", "the fold's rules (rebuild − minimum)"),
         ("rebuild", "fresh full rebuild up to the fingerprint"),
     ]
-    head = "| phase (CPU, median of the processes) | " + " | ".join(f"`{r['profile']}` stream" for r in rows) + " |"
+    head = "| phase (CPU, median of the processes) | " + " | ".join(_column(r) for r in rows) + " |"
     lines = [
         f"# A full fold's time against its floor, at {meta['n']:,} items",
         "",
         f"Measured {meta['finished'][:16].replace('T', ' ')} UTC — {meta['repeats']} fresh "
-        f"process{'es' if meta['repeats'] != 1 else ''} per stream, "
-        f"load {meta['load_start']:.1f}–{meta['load_end']:.1f}; command: `python benchmarks/fold_budget.py "
-        f"--sizes {meta['n']} --repeats {meta['repeats']}`. Each cell: seconds, and the ratio to the floor (read + "
+        f"process{'es' if meta['repeats'] != 1 else ''} per stream"
+        + (" and checkout, alternating" if meta.get("baseline") else "")
+        + f", load {meta['load_start']:.1f}–{meta['load_end']:.1f}; command: `python benchmarks/fold_budget.py "
+        f"--sizes {meta['n']} --repeats {meta['repeats']}"
+        + (" --baseline <checkout of " + meta["baseline"] + ">" if meta.get("baseline") else "")
+        + "`. Each cell: seconds, and the ratio to the floor (read + "
         "stdlib parse + SHA-256 of every line) measured in the same process. Goal: the rebuild ≤ "
         f"{GOAL:g}× the floor.",
         "",
@@ -147,6 +157,16 @@ def _md(meta: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _column(row: dict[str, Any]) -> str:
+    who = row.get("checkout")
+    return f"`{row['profile']}` stream" + (f", `{who}`" if who else "")
+
+
+def _commit(root: Path) -> str:
+    got = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return got.stdout.strip() or root.name
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", type=int, default=100_000, help="items in each stream's journal")
@@ -155,6 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(ROOT / "results" / "benchmarks" / "issue42"))
     p.add_argument("--name", default=None, help="output stem (default fold_budget_<n>_<date>)")
+    p.add_argument("--baseline", help="another checkout's root, measured alternately on the same journals")
     p.add_argument("--child", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.child:
@@ -169,6 +190,13 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [s for s in a.profile if s not in PROFILES]
     if unknown:
         raise SystemExit(f"unknown stream(s) {unknown}; the streams are: {', '.join(PROFILES)}")
+    base = Path(a.baseline).resolve() if a.baseline else None
+    if base is not None and not (base / "benchmarks" / "fold_budget.py").is_file():
+        raise SystemExit(
+            f"--baseline {a.baseline}: no benchmarks/fold_budget.py there; give the root of another checkout "
+            "(for example one made with `git worktree add ../solvi_lab-old <commit>`)"
+        )
+    checkouts = [(ROOT, _commit(ROOT) if base else None)] + ([(base, _commit(base))] if base else [])
     load_start = load_now()
     rows = []
     for profile in a.profile:
@@ -178,10 +206,14 @@ def main(argv: list[str] | None = None) -> None:
             ks, _, _ = build("solvi_lab", profile, a.sizes, a.seed, path)
             ks.journal.close()
             del ks
-            runs = [_child(path) for _ in range(a.repeats)]
+            runs: list[list[dict[str, float]]] = [[] for _ in checkouts]
+            for _ in range(a.repeats):
+                for i, (root, _) in enumerate(checkouts):
+                    runs[i].append(_child(path, root))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        rows.append({"profile": profile, **summarise(runs)})
+        for (_, who), got in zip(checkouts, runs):
+            rows.append({"profile": profile, **({"checkout": who} if who else {}), **summarise(got)})
     meta = {
         "n": a.sizes,
         "repeats": a.repeats,
@@ -189,6 +221,7 @@ def main(argv: list[str] | None = None) -> None:
         "load_end": load_now(),
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
+        **({"this": checkouts[0][1], "baseline": checkouts[1][1]} if base else {}),
     }
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

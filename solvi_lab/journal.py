@@ -59,7 +59,7 @@ from typing import Any, NamedTuple
 
 from . import journal_head, journal_head_index
 from .errors import BadInput, CorruptJournal, JournalCheckpointWarning, JournalLocked, JournalWriteFailed, SolviLabError
-from .jsontext import bytes_decoder, decoder, dumps_canonical
+from .jsontext import DIGITS_TO_ZERO, LONG_RUN, bytes_decoder, decoder, dumps_canonical, exact_orjson
 from .validation import _compact, safe_repr
 
 _UNSET: Any = object()  # marks an argument not given
@@ -80,6 +80,7 @@ _DECODE = decoder(_DECODER)
 
 
 _DECODE_BYTES = bytes_decoder(_DECODER)  # the same, from a line's bytes (orjson where it is exactly stdlib)
+_FAST_BYTES = exact_orjson(_DECODER)  # _DECODE_BYTES' fast parser (None: none), for the load loop to inline its rule
 
 
 def _loads(data: bytes | str) -> Any:
@@ -682,9 +683,12 @@ class _JsonlBackend:
             # errors that name the record: _parse_line (bad UTF-8 / JSON), _check (any other layout), the visit's.
             offsets = self.offsets
             loads, sha256, new_record = _DECODE_BYTES, hashlib.sha256, Record
+            fast, digits, run = _FAST_BYTES, DIGITS_TO_ZERO, LONG_RUN
             for line in lines:
                 try:
-                    rec = loads(line)
+                    # _DECODE_BYTES' rule without its call per line (jsontext.exact_orjson): orjson unless a run of
+                    # 19 digits may be an int it would turn into a float; what it refuses, _parse_line decides
+                    rec = fast(line) if fast is not None and run not in line.translate(digits) else loads(line)
                 except Exception:
                     rec = self._parse_line(line, n, offset)
                 r = None

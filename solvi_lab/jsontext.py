@@ -22,7 +22,16 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["bytes_decoder", "decoder", "dumps_canonical", "dumps_plain", "encode_str"]
+__all__ = [
+    "DIGITS_TO_ZERO",
+    "LONG_RUN",
+    "bytes_decoder",
+    "decoder",
+    "dumps_canonical",
+    "dumps_plain",
+    "encode_str",
+    "exact_orjson",
+]
 
 try:  # a faster parser for the journal's lines, used only where it gives exactly stdlib's value (bytes_decoder)
     from orjson import loads as _orjson_loads
@@ -83,21 +92,25 @@ def decoder(dec: json.JSONDecoder) -> Callable[[str], Any]:
 # orjson silently parses an int beyond 64 bits as a float (stdlib: an exact int); any run of 19 digits or more
 # (such an int, or a long mantissa) sends the text to stdlib. Everything else orjson refuses that stdlib accepts
 # (a lone surrogate escape, 1e400, nesting past 1024) is an error there, so it goes to stdlib as well.
-_DIGITS_TO_0 = bytes.maketrans(b"123456789", b"000000000")
-_RUN = b"0" * 19
+DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+LONG_RUN = b"0" * 19
 
 
 def _long_digits(data: bytes) -> bool:
     """Whether `data` holds a run of 19 digits or more (a regex search is ~10x slower on a journal line)."""
-    return _RUN in data.translate(_DIGITS_TO_0)
+    return LONG_RUN in data.translate(DIGITS_TO_ZERO)
 
 
-def bytes_decoder(dec: json.JSONDecoder) -> Callable[[bytes], Any]:
-    """`dec.decode(data.decode("utf-8"))` as a function of UTF-8 bytes: orjson where it gives exactly stdlib's value
-    (see _long_digits; only for a plain decoder that refuses NaN and Infinity as orjson does, else stdlib always),
-    the stdlib path for everything else, which also raises every error exactly as stdlib (tests/test_jsontext.py).
+def exact_orjson(dec: json.JSONDecoder) -> Callable[[bytes], Any] | None:
+    """orjson's `loads` when `bytes_decoder(dec)` would use it (a plain decoder that refuses NaN and Infinity, orjson
+    installed), else None — for a hot loop that inlines bytes_decoder's rule to spare a call per line: a text with
+    no run of `LONG_RUN` after ``translate(DIGITS_TO_ZERO)`` goes to it, and a text it refuses or does not get goes
+    to ``bytes_decoder(dec)``, which then decides (and raises stdlib's errors).
+
+    >>> import json
+    >>> exact_orjson(json.JSONDecoder(object_hook=dict)) is None
+    True
     """
-    full = decoder(dec)
     plain = (
         dec.object_hook is None
         and dec.object_pairs_hook is None
@@ -106,7 +119,16 @@ def bytes_decoder(dec: json.JSONDecoder) -> Callable[[bytes], Any]:
         and dec.strict
         and not _accepts_nan(dec)
     )
-    fast = _orjson_loads if plain else None
+    return _orjson_loads if plain else None
+
+
+def bytes_decoder(dec: json.JSONDecoder) -> Callable[[bytes], Any]:
+    """`dec.decode(data.decode("utf-8"))` as a function of UTF-8 bytes: orjson where it gives exactly stdlib's value
+    (see _long_digits; only for a plain decoder that refuses NaN and Infinity as orjson does, else stdlib always),
+    the stdlib path for everything else, which also raises every error exactly as stdlib (tests/test_jsontext.py).
+    """
+    full = decoder(dec)
+    fast = exact_orjson(dec)
 
     def decode(data: bytes) -> Any:
         if fast is not None and not _long_digits(data):

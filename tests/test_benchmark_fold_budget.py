@@ -47,6 +47,35 @@ def test_a_tiny_run_measures_every_phase_on_both_streams(load_benchmark, tmp_pat
     assert sum(line.startswith("|") for line in md.splitlines()) == 10  # header, separator, floor, 6 phases, goal
 
 
+def test_a_baseline_checkout_is_measured_alternately_on_the_same_journals(load_benchmark, tmp_path):
+    fb = load_benchmark("fold_budget")
+    root = fb.ROOT  # this very checkout as its own baseline: both columns run the same code
+    fb.main(["--sizes", "150", "--repeats", "1", "--out", str(tmp_path), "--name", "t", "--baseline", str(root)])
+    got = json.loads((tmp_path / "t.json").read_text())
+    commit = fb._commit(root)
+    assert got["meta"]["this"] == got["meta"]["baseline"] == commit
+    assert [(r["profile"], r["checkout"]) for r in got["rows"]] == [
+        ("default", commit),
+        ("default", commit),
+        ("derived-keys", commit),
+        ("derived-keys", commit),
+    ]
+    assert all(len(r["runs"]) == 1 for r in got["rows"])
+    md = (tmp_path / "t.md").read_text()
+    assert f"| `default` stream, `{commit}` | `default` stream, `{commit}` |" in md
+    assert f"--baseline <checkout of {commit}>" in md and "and checkout, alternating" in md
+
+
+def test_a_baseline_that_is_not_a_checkout_is_refused(load_benchmark, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        load_benchmark("fold_budget").main(["--baseline", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert str(e.value) == (
+        f"--baseline {tmp_path}: no benchmarks/fold_budget.py there; give the root of another checkout (for example "
+        "one made with `git worktree add ../solvi_lab-old <commit>`)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     "argv, says",
     [
