@@ -1,12 +1,13 @@
 """One conformance suite that every journal backend must pass."""
 
+import dataclasses
 import json
 import multiprocessing
 
 import pytest
 
 from solvi_lab.errors import BadInput, CorruptJournal, JournalLocked
-from solvi_lab.journal import GENESIS, Journal, canonical
+from solvi_lab.journal import GENESIS, Journal, Record, canonical
 
 
 @pytest.fixture(params=["memory", "jsonl", "sqlite"])
@@ -75,6 +76,23 @@ def test_reload_keeps_chain(make):
     assert len(j2) == 3 and j2.head() == head
     j2.append("k", {"i": 3})
     assert j2.verify().ok
+
+
+def test_a_record_the_load_builds_equals_the_written_one_and_stays_frozen(tmp_path):
+    """The JSONL load builds each Record from its slots' setters (journal._RECORD_SETTERS), not its __init__: the
+    same record, field for field, and as frozen as any other."""
+    path = tmp_path / "r.jsonl"
+    written = []
+    with Journal(path) as j:
+        written.append(j.append("k", {"i": 0}))
+        written.append(j.append("other", {"s": "x", "n": [1, 2]}))
+    seen = []
+    with Journal(path, on_load=seen.append):
+        pass
+    assert [r.as_dict() for r in seen] == [r.as_dict() for r in written]
+    assert seen == [Record(r.position, r.kind, r.payload, r.prev, r.hash, r.t) for r in written]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        seen[0].position = 7
 
 
 def test_second_writer_refused(make):
