@@ -1413,7 +1413,9 @@ class Journal:
         # load_checks=False: the owner folding every record in on_load reads (and is wrapped for) what it folds, so
         # the registered shape checks need not run twice on the load hot path (the knowledge store does this).
         self._load_checks = load_checks
-        visit = self._visit if (on_load is not None or (_KIND_CHECKS and load_checks)) else None
+        checks = bool(_KIND_CHECKS and load_checks)
+        # Without shape checks the visit is on_load itself: no call in between on the load's hot path (issue 42).
+        visit = self._visit if checks else on_load
         # skip_prefix: a reader holding the fold of the journal's first records (knowledge/fold_snapshot.py) has
         # the JSONL load check their bytes as one block against the digest it names — no JSON parse, no visit —
         # (_JsonlBackend._skip_block); `skipped` says how many were (0: the full load ran). The other backends
