@@ -162,11 +162,6 @@ def _column(row: dict[str, Any]) -> str:
     return f"`{row['profile']}` stream" + (f", `{who}`" if who else "")
 
 
-def _commit(root: Path) -> str:
-    got = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return got.stdout.strip() or root.name
-
-
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", type=int, default=100_000, help="items in each stream's journal")
@@ -184,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.sizes < 1 or a.repeats < 1:
         raise SystemExit("--sizes and --repeats must be at least 1 (items per journal, fresh processes per stream)")
     from floors import load as load_now
-    from store_scale import build
+    from store_scale import build, commit_of
     from streams import PROFILES
 
     unknown = [s for s in a.profile if s not in PROFILES]
@@ -196,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
             f"--baseline {a.baseline}: no benchmarks/fold_budget.py there; give the root of another checkout "
             "(for example one made with `git worktree add ../solvi_lab-old <commit>`)"
         )
-    checkouts = [(ROOT, _commit(ROOT) if base else None)] + ([(base, _commit(base))] if base else [])
+    checkouts = [(ROOT, commit_of(str(ROOT)) if base else None)] + ([(base, commit_of(str(base)))] if base else [])
     load_start = load_now()
     rows = []
     for profile in a.profile:

@@ -689,7 +689,7 @@ class _JsonlBackend:
             # backend writes it (_fast_check's rule), fold it. Anything unusual goes to the full paths, which raise the
             # errors that name the record: _parse_line (bad UTF-8 / JSON), _check (any other layout), the visit's.
             offsets = self.offsets
-            loads, sha256, new_record, record_new = _DECODE_BYTES, hashlib.sha256, Record, _RECORD_NEW
+            loads, sha256, record_new = _DECODE_BYTES, hashlib.sha256, _RECORD_NEW
             set_pos, set_kind, set_payload, set_prev, set_hash, set_t = _RECORD_SETTERS
             fast, digits, run = _FAST_BYTES, DIGITS_TO_ZERO, LONG_RUN
             for line in lines:
@@ -711,7 +711,7 @@ class _JsonlBackend:
                         and line[9:73].decode() == h
                         and sha256(b"{" + line[75:]).hexdigest() == h
                     ):
-                        r = record_new(new_record)  # Record(n, kind, payload, prev, h, t), field by field
+                        r = record_new(Record)  # Record(n, kind, payload, prev, h, t), field by field
                         set_pos(r, n)
                         set_kind(r, kind)
                         set_payload(r, rec["payload"])

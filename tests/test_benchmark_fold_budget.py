@@ -52,7 +52,9 @@ def test_a_baseline_checkout_is_measured_alternately_on_the_same_journals(load_b
     root = fb.ROOT  # this very checkout as its own baseline: both columns run the same code
     fb.main(["--sizes", "150", "--repeats", "1", "--out", str(tmp_path), "--name", "t", "--baseline", str(root)])
     got = json.loads((tmp_path / "t.json").read_text())
-    commit = fb._commit(root)
+    from store_scale import commit_of  # importable: loading the benchmark put its folder on the path
+
+    commit = commit_of(str(root))
     assert got["meta"]["this"] == got["meta"]["baseline"] == commit
     assert [(r["profile"], r["checkout"]) for r in got["rows"]] == [
         ("default", commit),

@@ -154,9 +154,7 @@ class Fold(FoldState):
             if it.subject is not None:
                 self._by_subject.setdefault(it.subject, []).append(it.id)
         ks.events.append(pos)
-        if fresh and self._admit_alone(ks, it, pos):
-            pass  # the first item of its key, admitted: _apply_add's outcome without its contention steps
-        else:
+        if not (fresh and self._admit_alone(ks, it, pos)):  # else admitted alone, without the contention steps
             self._apply_add(ks, it, pos)  # _apply_event's path for an add, without the dispatch
             self._settle_digests(ks)
         if len(ks.events) % self.CHECKPOINT_EVERY == 0:
@@ -165,8 +163,8 @@ class Fold(FoldState):
     def _admit_alone(self, ks: _Key, it: Item, pos: int) -> bool:
         """Fold the add of `it`, the first item of key `ks`, when it is plainly admitted: no refusal, no gate
         verdict, not skipped, no version it supersedes, every premise sound and on another key. Then nothing
-        contends (the key has no other item) and no question opens, so what `_apply_add` and `_settle_digests`
-        would do comes down to its status, history and the key's live set and side count (issue 42: most adds of a
+        contends (the key has no other item) and no question opens, so what `_apply_add` would do comes down to its
+        status, history and the key's live set and side count (its digest is settled as after any add) (issue 42: most adds of a
         stream open a key of their own; this spares them the contention steps). False, with nothing changed, for
         any other add: the caller folds it through `_apply_add`, which says why it is not admitted."""
         if it.refusal or it.verdicts or it.supersedes or it.id in self._skip:
@@ -187,13 +185,8 @@ class Fold(FoldState):
                 ks.sides[it.value] = 1
         it.state, it.hist, it.why = state, (pos, state), why
         ks.live[it.id] = it
-        touched = self._touched
-        touched.add(it)
-        if len(touched) > digests._PENDING_MAX:  # as _settle_digests bounds the pending set
-            self._flush_digests()
-        if ks.key in self._question_keys:  # a key released and opened again (verify's lean fold): as _settle_digests
-            self._open_set.pop(ks.key, None)
-            self._question_keys.pop(ks.key, None)
+        self._touched.add(it)
+        self._settle_digests(ks)
         return True
 
     def _set(self, ks: _Key, it: Item, state: str, pos: int, why: str = "") -> None:

@@ -41,25 +41,21 @@ def _state(f: Fold) -> dict[str, Any]:
     }
 
 
-def _long_way(path: str, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], str]:
-    """The journal folded with no first-item shortcut: every add through `_apply_add`."""
-    with monkeypatch.context() as m:
-        m.setattr(Fold, "_admit_alone", lambda self, ks, it, pos: False)
-        ks = KnowledgeStore(path)
-        fp = ks.fingerprint()
-        ks._fold._flush_digests()
-        state = _state(ks._fold)
-        ks.journal.close()
-    return state, fp
-
-
-def _short_way(path: str) -> tuple[dict[str, Any], str]:
+def _folded(path: str) -> tuple[dict[str, Any], str]:
+    """The journal at `path` opened (a full fold), its state with every pending digest settled, and its fingerprint."""
     ks = KnowledgeStore(path)
     fp = ks.fingerprint()
     ks._fold._flush_digests()
     state = _state(ks._fold)
     ks.journal.close()
     return state, fp
+
+
+def _long_way(path: str, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], str]:
+    """The journal folded with no first-item shortcut: every add through `_apply_add`."""
+    with monkeypatch.context() as m:
+        m.setattr(Fold, "_admit_alone", lambda self, ks, it, pos: False)
+        return _folded(path)
 
 
 def _adder(ks: KnowledgeStore):
@@ -108,7 +104,7 @@ def test_the_shortcuts_give_the_long_ways_state_on_a_busy_journal(tmp_path, monk
     _busy(ks)
     ks.journal.close()
     long_state, long_fp = _long_way(path, monkeypatch)
-    short_state, short_fp = _short_way(path)
+    short_state, short_fp = _folded(path)
     assert short_fp == long_fp
     assert short_state == long_state
     statuses = [row[Item.__slots__.index("state")] for row in short_state["items"]]
@@ -128,7 +124,7 @@ def test_the_shortcuts_give_the_long_ways_state_on_each_benchmark_stream(tmp_pat
     finally:
         sys.path.remove(str(BENCH))
     long_state, long_fp = _long_way(path, monkeypatch)
-    short_state, short_fp = _short_way(path)
+    short_state, short_fp = _folded(path)
     assert short_fp == long_fp
     assert short_state == long_state
 
