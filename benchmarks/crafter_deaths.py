@@ -5,6 +5,7 @@
     nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --stream 1 --tag noise_s1_w32   # another random stream
     python benchmarks/crafter_deaths.py --spread noise_s0_w32 noise_s1_w32 --tag noise_w32       # runs side by side
     python benchmarks/crafter_deaths.py --by-step unlocks_s0_w32 unlocks_s1_w32 --tag unlocks_by_step_w32
+    python benchmarks/crafter_deaths.py --variants base_s0_w64 hr10_s0_w64 --tag first_nights_w64  # variants
 
 Plays the survivor (every piece; ``--arm survivor-no_<piece>`` for an ablation) on the study's training worlds
 (seeds ``1000·seed + first + i``: :func:`solvi_lab.studies.crafter.protocol.score_seeds` starts at ``+500``, so
@@ -22,6 +23,8 @@ its own choices; ``--spread TAG...`` writes the stored runs side by side with th
 a result moves by chance alone, the yardstick for a variant's difference. Each episode also keeps the step at which
 each achievement was first unlocked (``unlocked_at``); ``--by-step TAG...`` cuts the stored episodes at steps T and
 gives the score of what was unlocked by then beside how many were alive: what settling for good at T could keep.
+``--variants TAG...`` writes stored runs of different agents (arm, ``--set``, stream) on the same worlds side by
+side, with the deaths before the first nights' ends (steps 300 and 600) and the episodes that settled.
 """
 
 from __future__ import annotations
@@ -383,6 +386,35 @@ def spread_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -
     return "\n".join(lines) + "\n"
 
 
+EARLY = (300, 600)  # --variants counts the deaths up to these steps: the first night ends near 270, the second 570
+
+
+def variants_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> str:
+    """One row per stored run ``(tag, meta, episodes)``: the agent (arm and ``--set``), its random stream, deaths,
+    deaths by each step of :data:`EARLY`, mean steps, pooled score, ``eat_plant`` and the episodes that settled.
+
+    >>> rows = [{"died": True, "steps": 250, "achievements": [], "settled_at": None},
+    ...         {"died": False, "steps": 10000, "achievements": ["eat_plant"], "settled_at": 140}]
+    >>> print(variants_table([("t", {"arm": "survivor", "set": ["HOME_RANGE=10"]}, rows)]).splitlines()[2])
+    | t | `survivor` HOME_RANGE=10 | 0 | 2 | 1 | 1 | 1 | 5125 | 0.2 | 50.0 | 1 |
+    """
+    cols = " | ".join(f"deaths by step {t}" for t in EARLY)
+    lines = [
+        f"| run | agent | agent's random stream | episodes | deaths | {cols} | mean_steps | score | eat_plant | settled |",
+        "|---|---|---|---|---|" + "---|" * len(EARLY) + "---|---|---|---|",
+    ]
+    for tag, meta, rows in runs:
+        deaths, mean_steps, score, eat_plant = headline(rows)
+        early = " | ".join(str(sum(1 for r in rows if r["died"] and r["steps"] <= t)) for t in EARLY)
+        agent = " ".join([f"`{meta['arm']}`", *meta["set"]])
+        settled = sum(1 for r in rows if r.get("settled_at") is not None)
+        lines.append(
+            f"| {tag} | {agent} | {meta.get('stream', 0)} | {len(rows)} | {deaths} | {early} | {mean_steps:.0f} | "
+            f"{score:.1f} | {eat_plant:.1f} | {settled} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 BY_STEP = (150, 300, 450, 600, 900, 1200, 2000, 5000)  # the steps --by-step cuts the episodes at
 
 
@@ -471,6 +503,26 @@ def _spread(tags: list[str], out_tag: str) -> None:
     print(text)
 
 
+def _variants(tags: list[str], out_tag: str) -> None:
+    runs = _stored_runs("--variants", tags)
+    worlds = {(m["seed"], m["first"], m["worlds"], m["steps"]) for _, m, _ in runs}
+    if len(worlds) != 1:
+        raise SystemExit(
+            "--variants compares agents on the same worlds: these runs differ in seed, first world, worlds or steps"
+        )
+    seed, first, n, steps = worlds.pop()
+    head = (
+        f"# Variants side by side ({out_tag})\n\n"
+        f"Design worlds (seed {seed}, worlds {first}–{first + n - 1}, up to {steps:,} steps); runs: "
+        + ", ".join(f"`{t}`" for t in tags)
+        + ". Each agent is the arm with the survivor constants of its `--set`; compare a difference with how far "
+        "the same agent moves on another random stream (its rows for streams 0 and 1).\n\n"
+    )
+    text = variants_table(runs)
+    (OUT / f"{out_tag}.md").write_text(head + text)
+    print(text)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--worlds", type=int, default=8)
@@ -486,6 +538,9 @@ def main() -> None:
     p.add_argument(
         "--by-step", nargs="+", metavar="TAG", help="write <tag>.md: what the stored runs TAG... had unlocked by step T"
     )
+    p.add_argument(
+        "--variants", nargs="+", metavar="TAG", help="write <tag>.md: stored runs of different agents side by side"
+    )
     a = p.parse_args()
     if a.stream < 0:
         raise SystemExit("--stream must be 0 (the score's protocol's random stream) or a positive number")
@@ -494,6 +549,9 @@ def main() -> None:
         return
     if a.by_step:
         _by_step(a.by_step, a.tag)
+        return
+    if a.variants:
+        _variants(a.variants, a.tag)
         return
     for kv in a.set:
         name, value = kv.split("=", 1)

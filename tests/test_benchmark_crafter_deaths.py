@@ -128,6 +128,54 @@ def test_refuses_a_negative_stream_and_a_spread_of_unlike_runs(deaths, monkeypat
     assert not (tmp_path / "z.md").exists()
 
 
+def test_variants_put_different_agents_on_the_same_worlds_side_by_side(deaths, monkeypatch, tmp_path):
+    import json
+
+    def ep(died, steps, achieved, settled=None):
+        return {"died": died, "steps": steps, "achievements": achieved, "settled_at": settled}
+
+    plain = [ep(True, 300, ["collect_wood"]), ep(True, 601, ["collect_wood"])]  # a death at 300 is a first-night one
+    home = [ep(True, 120, []), ep(False, 10000, ["collect_wood", "eat_plant"], settled=140)]
+    monkeypatch.setattr(deaths, "OUT", tmp_path)
+    metas = {
+        "plain": {"arm": "survivor", "seed": 0, "first": 0, "worlds": 2, "steps": 10000, "set": []},
+        "home": {
+            "arm": "survivor",
+            "seed": 0,
+            "first": 0,
+            "worlds": 2,
+            "steps": 10000,
+            "set": ["HOME_AFTER=300"],
+            "stream": 1,
+        },
+        "other": {"arm": "survivor", "seed": 0, "first": 2, "worlds": 2, "steps": 10000, "set": []},
+    }
+    for tag, rows in (("plain", plain), ("home", home), ("other", plain)):
+        (tmp_path / f"{tag}.json").write_text(json.dumps({"meta": metas[tag], "episodes": rows}))
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--variants", "plain", "home", "--tag", "v"])
+    deaths.main()
+    lines = (tmp_path / "v.md").read_text().splitlines()
+    assert "seed 0, worlds 0–1, up to 10,000 steps" in lines[2]
+    table = lines[lines.index(next(x for x in lines if x.startswith("| run |"))) :]
+    assert table[0] == (
+        "| run | agent | agent's random stream | episodes | deaths | deaths by step 300 | deaths by step 600 | "
+        "mean_steps | score | eat_plant | settled |"
+    )
+    assert table[2].startswith("| plain | `survivor` | 0 | 2 | 2 | 1 | 1 | 450 | ") and table[2].endswith(
+        " | 0.0 | 0 |"
+    )
+    assert table[3].startswith("| home | `survivor` HOME_AFTER=300 | 1 | 2 | 1 | 1 | 1 | 5060 | ")
+    assert table[3].endswith(" | 50.0 | 1 |")
+    # runs on other worlds are refused, and nothing is written
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--variants", "plain", "other", "--tag", "w"])
+    with pytest.raises(SystemExit, match="--variants compares agents on the same worlds"):
+        deaths.main()
+    assert not (tmp_path / "w.md").exists()
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--variants", "plain", "nope", "--tag", "w"])
+    with pytest.raises(SystemExit, match=r"--variants: no stored run nope in .*; play it first"):
+        deaths.main()
+
+
 def test_homestead_searches_are_listed_per_episode_and_the_wrapped_names_put_back(deaths):
     from solvi_lab.studies.crafter import navigation, survivor
 

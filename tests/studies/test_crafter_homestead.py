@@ -265,6 +265,7 @@ def test_the_homestead_plan_is_searched_for_each_way_in_turn_until_one_is_found(
         ({"home_plans": ((3, 8, "yes"),)}, r"home_plans must hold .* triples"),
         ({"home_plans": ((0, 8, True),)}, r"a home_plans radius must be an int ≥ 1"),
         ({"home_plans": ((3, 0, True),)}, r"a home_plans tries must be an int ≥ 1"),
+        ({"home_plans": [[3, 8]]}, r"home_plans must hold \(radius, tries, guarded\) triples, got \(3, 8\)"),
     ],
 )
 def test_the_homestead_settings_refuse_bad_values_with_a_message_saying_what_to_pass(kw, message) -> None:
@@ -272,3 +273,9 @@ def test_the_homestead_settings_refuse_bad_values_with_a_message_saying_what_to_
 
     with pytest.raises(BadInput, match=message):
         Survivor(rng=random.Random(0), **kw)
+
+
+def test_home_plans_given_as_lists_are_the_same_triples() -> None:
+    """JSON has no tuples: ``crafter_deaths.py --set HOME_PLANS=[[3,8,true]]`` hands lists, read as the triples."""
+    ways = Survivor(rng=random.Random(0), home_plans=[[3, 8, True], (6, 30, False)]).home_plans
+    assert ways == ((3, 8, True), (6, 30, False))

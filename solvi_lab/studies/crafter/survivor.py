@@ -226,7 +226,9 @@ class Survivor(Agent):
         self.settle_plants = SETTLE_PLANTS if settle_plants is None else settle_plants
         need_int("settle_plants", self.settle_plants, min=0, hint="the plants it settles beside, e.g. 2 (0: never)")
         self.home_all_day = HOME_ALL_DAY if home_all_day is None else home_all_day
-        self.home_plans = HOME_PLANS if home_plans is None else tuple(home_plans)
+        plans = HOME_PLANS if home_plans is None else home_plans
+        # a way given as a list (JSON has no tuples: ``crafter_deaths.py --set HOME_PLANS=...``) is the same triple
+        self.home_plans = tuple(tuple(w) if isinstance(w, list) else w for w in plans)
         for way in self.home_plans:
             if not (isinstance(way, tuple) and len(way) == 3 and isinstance(way[2], bool)):
                 raise BadInput(
