@@ -5,7 +5,8 @@
     nice -n 5 python benchmarks/crafter_deaths.py --worlds 32 --stream 1 --tag noise_s1_w32   # another random stream
     python benchmarks/crafter_deaths.py --spread noise_s0_w32 noise_s1_w32 --tag noise_w32       # runs side by side
     python benchmarks/crafter_deaths.py --by-step unlocks_s0_w32 unlocks_s1_w32 --tag unlocks_by_step_w32
-    python benchmarks/crafter_deaths.py --variants base_s0_w64 hr10_s0_w64 --tag first_nights_w64  # variants
+    nice -n 5 python benchmarks/crafter_deaths.py --worlds 64 --set HOME_RANGE=10 --tag first_nights_hr10_s0_w64
+    python benchmarks/crafter_deaths.py --variants first_nights_survivor_s0_w64 first_nights_hr10_s0_w64 --tag cmp
 
 Plays the survivor (every piece; ``--arm survivor-no_<piece>`` for an ablation) on the study's training worlds
 (seeds ``1000·seed + first + i``: :func:`solvi_lab.studies.crafter.protocol.score_seeds` starts at ``+500``, so
