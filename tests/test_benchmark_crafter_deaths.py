@@ -118,14 +118,22 @@ def test_refuses_a_negative_stream_and_a_spread_of_unlike_runs(deaths, monkeypat
     for tag, worlds in (("x", 8), ("y", 16)):
         meta = {"arm": "survivor", "seed": 0, "first": 0, "worlds": worlds, "steps": 10, "set": []}
         (tmp_path / f"{tag}.json").write_text(json.dumps({"meta": meta, "episodes": []}))
-    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--spread", "x", "y", "--tag", "z"])
-    with pytest.raises(SystemExit, match="one agent on the same worlds"):
+    _refused(deaths, monkeypatch, ["--spread", "x", "y", "--tag", "z"], "one agent on the same worlds", tmp_path)
+    _refused(
+        deaths,
+        monkeypatch,
+        ["--spread", "x", "nope", "--tag", "z"],
+        r"--spread: no stored run nope in .*; play it first",
+        tmp_path,
+    )
+
+
+def _refused(deaths, monkeypatch, args, match, out) -> None:
+    """crafter_deaths.py with these arguments exits saying `match`, and writes no <tag>.md into `out`."""
+    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", *args])
+    with pytest.raises(SystemExit, match=match):
         deaths.main()
-    assert not (tmp_path / "z.md").exists()
-    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--spread", "x", "nope", "--tag", "z"])
-    with pytest.raises(SystemExit, match=r"--spread: no stored run nope in .*; play it first"):
-        deaths.main()
-    assert not (tmp_path / "z.md").exists()
+    assert not (out / f"{args[args.index('--tag') + 1]}.md").exists()
 
 
 def test_variants_put_different_agents_on_the_same_worlds_side_by_side(deaths, monkeypatch, tmp_path):
@@ -167,13 +175,20 @@ def test_variants_put_different_agents_on_the_same_worlds_side_by_side(deaths, m
     assert table[3].startswith("| home | `survivor` HOME_AFTER=300 | 1 | 2 | 1 | 1 | 1 | 5060 | ")
     assert table[3].endswith(" | 50.0 | 1 |")
     # runs on other worlds are refused, and nothing is written
-    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--variants", "plain", "other", "--tag", "w"])
-    with pytest.raises(SystemExit, match="--variants compares agents on the same worlds"):
-        deaths.main()
-    assert not (tmp_path / "w.md").exists()
-    monkeypatch.setattr(sys, "argv", ["crafter_deaths.py", "--variants", "plain", "nope", "--tag", "w"])
-    with pytest.raises(SystemExit, match=r"--variants: no stored run nope in .*; play it first"):
-        deaths.main()
+    _refused(
+        deaths,
+        monkeypatch,
+        ["--variants", "plain", "other", "--tag", "w"],
+        "--variants compares agents on the same worlds",
+        tmp_path,
+    )
+    _refused(
+        deaths,
+        monkeypatch,
+        ["--variants", "plain", "nope", "--tag", "w"],
+        r"--variants: no stored run nope in .*; play it first",
+        tmp_path,
+    )
 
 
 def test_homestead_searches_are_listed_per_episode_and_the_wrapped_names_put_back(deaths):
