@@ -38,7 +38,7 @@ def flush_digests(self: FoldState) -> None:
     at many fold steps: confirmed, disputed, resolved), and move the item sum and present count by the
     difference — so reading either never scans the store, and a rebuild hashes each item once."""
     delta = present = 0  # summed, then masked once (a rebuild flushes every item here at once)
-    for it in self._touched:
+    for it in _in_journal_order(self):
         new, old = it.digest(), it.contribution
         if new != old:
             delta += new - old
@@ -47,6 +47,19 @@ def flush_digests(self: FoldState) -> None:
     self._items_sum = (self._items_sum + delta) & MASK
     self._present += present
     self._touched = set()
+
+
+def _in_journal_order(self: FoldState) -> Iterable[Item]:
+    """The pending items, in journal order when they are most of the item table (a rebuild's flush: every item).
+    Why: the set's order is the items' addresses hashed, so hashing them in it reads memory all over the heap; in
+    the table's order the items are read about as they were made (issue 42: 0.39 s against 0.48 s for the digests
+    of the 10^5 `default` rebuild). The sums do not depend on the order; the same items are hashed (any pending item
+    the table does not hold sends the flush back to the set)."""
+    touched, items = self._touched, self._items
+    if type(items) is not dict or 2 * len(touched) <= len(items):
+        return touched
+    ordered = [it for it in items.values() if it in touched]
+    return ordered if len(ordered) == len(touched) else touched
 
 
 def settle_digests(self: FoldState, ks: _Key) -> None:
