@@ -61,7 +61,15 @@ class Fold(FoldState):
 
     def _load(self, record: Record) -> None:
         """Journal(on_load=...) while a file loads: the same fold as _fold, one record at a time (inlined: it runs
-        once per record of the file)."""
+        once per record of the file). An add, most records of a journal, goes straight to `_fold_new_item`: what
+        `_apply` does for it, without its frame and its dispatch on the op."""
+        if record.kind == RECORD_KIND:
+            pos, p = record.position, record.payload
+            self.position = pos + 1
+            if p.get("op") == "add":
+                self._fold_new_item(pos, p)
+                self._folded += 1
+                return
         if record.kind in self.KINDS:
             self._apply(record)
             self._folded += 1
@@ -375,8 +383,8 @@ class Fold(FoldState):
             rule = c.clock_rule
             expired = rule is not None and clock - c.confirmed_clock >= rule
             c_hyp = c.state == "hypothesis"
+            c_rank = RANK[c.source]  # read once: both questions below need it
             if may_lose and not c_hyp and not expired and c.id != sup:
-                c_rank = RANK[c.source]
                 if c_rank > n_rank or (n_hyp and c_rank == n_rank):
                     self._refute(ks, n, c.id, pos, f"contradicts {c.id} ({c.source} outranks {n_source})")
                     return
@@ -387,9 +395,9 @@ class Fold(FoldState):
             elif n_source == "outcome":
                 steps.append((c, f"contradicted by observation {n.id}"))
             elif c_hyp:
-                if n_rank >= RANK[c.source]:
+                if n_rank >= c_rank:
                     steps.append((c, f"contradicted by {n.id} ({n_source})"))
-            elif n_rank > RANK[c.source]:
+            elif n_rank > c_rank:
                 steps.append((c, f"contradicted by {n.id} ({n_source} outranks {c.source})"))
             # equal rank: a dispute, settled by _settle
         if not steps:
