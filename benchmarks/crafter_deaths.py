@@ -195,6 +195,8 @@ def play(seed: int, first: int, worlds: int, steps: int, arm: str, stream: int =
             "night_steps": sum(1 for t in trace if t[1] < 0.5),
             "night_steps_sealed": sum(1 for t in trace if t[1] < 0.5 and t[2]),
             "settled_at": getattr(agent, "settled_at", None),  # the step it settled in a homestead, if it did
+            # ... first (an agent on a day trip at the end is not settled then, see survivor.TRIPS)
+            "first_settled_at": getattr(agent, "first_settled_at", None),
             "home_searches": home["searches"],  # the homestead's site searches and plans (see _trace_homestead)
             "home_plans": home["plans"],
             **budget.row(w),
@@ -392,26 +394,31 @@ EARLY = (300, 600)  # --variants counts the deaths up to these steps: the first 
 
 def variants_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> str:
     """One row per stored run ``(tag, meta, episodes)``: the agent (arm and ``--set``), its random stream, deaths,
-    deaths by each step of :data:`EARLY`, mean steps, pooled score, ``eat_plant`` and the episodes that settled.
+    deaths by each step of :data:`EARLY`, mean steps, pooled score, ``eat_plant``, the episodes settled at their
+    end, and those that ever settled (``first_settled_at``: an agent on a day trip at the end is not settled then;
+    "—" for a run stored before it was recorded).
 
-    >>> rows = [{"died": True, "steps": 250, "achievements": [], "settled_at": None},
-    ...         {"died": False, "steps": 10000, "achievements": ["eat_plant"], "settled_at": 140}]
+    >>> rows = [{"died": True, "steps": 250, "achievements": [], "settled_at": None, "first_settled_at": None},
+    ...         {"died": False, "steps": 10000, "achievements": ["eat_plant"], "settled_at": None,
+    ...          "first_settled_at": 140}]
     >>> print(variants_table([("t", {"arm": "survivor", "set": ["HOME_RANGE=10"]}, rows)]).splitlines()[2])
-    | t | `survivor` HOME_RANGE=10 | 0 | 2 | 1 | 1 | 1 | 5125 | 0.2 | 50.0 | 1 |
+    | t | `survivor` HOME_RANGE=10 | 0 | 2 | 1 | 1 | 1 | 5125 | 0.2 | 50.0 | 0 | 1 |
     """
     cols = " | ".join(f"deaths by step {t}" for t in EARLY)
     lines = [
-        f"| run | agent | agent's random stream | episodes | deaths | {cols} | mean_steps | score | eat_plant | settled |",
-        "|---|---|---|---|---|" + "---|" * len(EARLY) + "---|---|---|---|",
+        f"| run | agent | agent's random stream | episodes | deaths | {cols} | mean_steps | score | eat_plant | settled | ever settled |",
+        "|---|---|---|---|---|" + "---|" * len(EARLY) + "---|---|---|---|---|",
     ]
     for tag, meta, rows in runs:
         deaths, mean_steps, score, eat_plant = headline(rows)
         early = " | ".join(str(sum(1 for r in rows if r["died"] and r["steps"] <= t)) for t in EARLY)
         agent = " ".join([f"`{meta['arm']}`", *meta["set"]])
         settled = sum(1 for r in rows if r.get("settled_at") is not None)
+        recorded = all("first_settled_at" in r for r in rows)
+        ever = sum(1 for r in rows if r["first_settled_at"] is not None) if recorded else "—"
         lines.append(
             f"| {tag} | {agent} | {meta.get('stream', 0)} | {len(rows)} | {deaths} | {early} | {mean_steps:.0f} | "
-            f"{score:.1f} | {eat_plant:.1f} | {settled} |"
+            f"{score:.1f} | {eat_plant:.1f} | {settled} | {ever} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -139,11 +139,19 @@ def _refused(deaths, monkeypatch, args, match, out) -> None:
 def test_variants_put_different_agents_on_the_same_worlds_side_by_side(deaths, monkeypatch, tmp_path):
     import json
 
-    def ep(died, steps, achieved, settled=None):
-        return {"died": died, "steps": steps, "achievements": achieved, "settled_at": settled}
+    def ep(died, steps, achieved, settled=None, first=None):
+        return {
+            "died": died,
+            "steps": steps,
+            "achievements": achieved,
+            "settled_at": settled,
+            "first_settled_at": first,
+        }
 
     plain = [ep(True, 300, ["collect_wood"]), ep(True, 601, ["collect_wood"])]  # a death at 300 is a first-night one
-    home = [ep(True, 120, []), ep(False, 10000, ["collect_wood", "eat_plant"], settled=140)]
+    plain[0].pop("first_settled_at")  # a run stored before it was recorded: "—"
+    # settled at 140 and at the end; settled at 90, on a day trip when it died
+    home = [ep(True, 120, [], first=90), ep(False, 10000, ["collect_wood", "eat_plant"], settled=140, first=140)]
     monkeypatch.setattr(deaths, "OUT", tmp_path)
     metas = {
         "plain": {"arm": "survivor", "seed": 0, "first": 0, "worlds": 2, "steps": 10000, "set": []},
@@ -167,13 +175,13 @@ def test_variants_put_different_agents_on_the_same_worlds_side_by_side(deaths, m
     table = lines[lines.index(next(x for x in lines if x.startswith("| run |"))) :]
     assert table[0] == (
         "| run | agent | agent's random stream | episodes | deaths | deaths by step 300 | deaths by step 600 | "
-        "mean_steps | score | eat_plant | settled |"
+        "mean_steps | score | eat_plant | settled | ever settled |"
     )
     assert table[2].startswith("| plain | `survivor` | 0 | 2 | 2 | 1 | 1 | 450 | ") and table[2].endswith(
-        " | 0.0 | 0 |"
+        " | 0.0 | 0 | — |"
     )
     assert table[3].startswith("| home | `survivor` HOME_AFTER=300 | 1 | 2 | 1 | 1 | 1 | 5060 | ")
-    assert table[3].endswith(" | 50.0 | 1 |")
+    assert table[3].endswith(" | 50.0 | 1 | 2 |")
     # runs on other worlds are refused, and nothing is written
     _refused(
         deaths,

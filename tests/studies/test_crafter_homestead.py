@@ -4,6 +4,7 @@ the settled survivor eats, drinks and sleeps without leaving."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -279,3 +280,120 @@ def test_home_plans_given_as_lists_are_the_same_triples() -> None:
     """JSON has no tuples: ``crafter_deaths.py --set HOME_PLANS=[[3,8,true]]`` hands lists, read as the triples."""
     ways = Survivor(rng=random.Random(0), home_plans=[[3, 8, True], (6, 30, False)]).home_plans
     assert ways == ((3, 8, True), (6, 30, False))
+
+
+def _at(pos, facing, daylight: float, achievements: dict[str, int] | None = None, **inv: int) -> SymState:
+    return dataclasses.replace(_state(pos, facing, **inv), daylight=daylight, achievements=achievements or {})
+
+
+@pytest.fixture
+def tripper(settled: Survivor, monkeypatch) -> Survivor:
+    """The settled survivor with a door: the stone (9,10) in line with its pocket (10,10)-(11,10), grass beyond."""
+    monkeypatch.setattr(survivor_module, "TRIPS", 1)
+    settled.nav.cells[(8, 10)] = "grass"
+    settled._light = 0.9  # the daylight rising: a morning
+    return settled
+
+
+def test_a_day_trip_leaves_fed_in_the_morning_through_the_wall_in_line_with_the_pocket(tripper: Survivor) -> None:
+    assert tripper._settled(_at((10, 10), (0, 1), 0.95)) == "move_right"  # to b, so as to come back facing the door
+    assert tripper._settled(_at((11, 10), (1, 0), 0.95)) == "move_left"
+    assert tripper.settled_at == 0 and not tripper._trip  # still settled until the door is open
+    assert tripper._settled(_at((10, 10), (-1, 0), 0.95)) == "do"  # facing the door: mine it
+    assert tripper.settled_at is None and tripper._trip and tripper._trips == 1
+    assert tripper._door == ((10, 10), (11, 10), (9, 10))
+    # out twice, a step back facing the pocket, and its cell filled with a stone (the plants stay walled in)
+    assert tripper._macro == [
+        ("move_left", (10, 10)),
+        ("move_left", (9, 10)),
+        ("move_right", (8, 10)),
+        ("place_stone", (9, 10)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "why, daylight, inv",
+    [
+        ("hungry", 0.95, {"food": survivor_module.TRIP_FED - 1}),
+        ("hurt", 0.95, {"health": survivor_module.TRIP_FED - 1}),
+        ("evening", 0.85, {}),  # the daylight falling below the morning's WALL_OUT
+    ],
+)
+def test_no_day_trip_when_hungry_hurt_or_not_in_the_morning(tripper: Survivor, why, daylight, inv) -> None:
+    assert tripper._settled(_at((10, 10), (0, 1), daylight, **inv)) != "move_right", why
+    assert tripper.settled_at == 0 and not tripper._trip and tripper._trips == 0
+
+
+def test_no_day_trip_without_trips_or_without_a_door(settled: Survivor, monkeypatch) -> None:
+    settled._light = 0.9
+    assert survivor_module.TRIPS == 0  # off by default: measured on design worlds, not adopted
+    assert settled._settled(_at((10, 10), (0, 1), 0.95)) == "noop"
+    monkeypatch.setattr(survivor_module, "TRIPS", 1)
+    assert settled._way_out() is None or settled._home_pair is None
+    assert settled._settled(_at((10, 10), (0, 1), 0.95)) == "noop"  # stone beyond the wall: no way out
+    assert settled._home_pair == ((10, 10), (11, 10)) and settled._way_out() is None and settled.settled_at == 0
+
+
+def test_back_from_a_day_trip_it_mines_its_way_in_and_walls_the_door_from_inside(tripper: Survivor) -> None:
+    tripper._settled(_at((10, 10), (-1, 0), 0.95))  # leaves (see above); the macro mined the door, filled a
+    tripper.nav.cells.update({(9, 10): "path", (10, 10): "stone"})
+    tripper._light = 0.8  # the evening: falling daylight below TRIP_BACK
+    home = [
+        ((8, 10), (-1, 0), "move_right"),  # to the door
+        ((9, 10), (0, 1), "move_right"),  # facing the stone it left in a: a move towards it only turns
+        ((9, 10), (1, 0), "do"),  # mined open
+    ]
+    for pos, facing, want in home:
+        assert tripper._go_home(_at(pos, facing, 0.7, stone=1)) == want
+    tripper.nav.cells[(10, 10)] = "path"
+    inside = [
+        ((9, 10), (1, 0), "move_right"),  # into a
+        ((10, 10), (1, 0), "move_right"),  # on to b
+        ((11, 10), (1, 0), "move_left"),  # back to a: now facing the door
+        ((10, 10), (-1, 0), "place_stone"),
+    ]
+    for pos, facing, want in inside:
+        assert tripper._go_home(_at(pos, facing, 0.7, stone=1)) == want
+    assert tripper._go_home(_at((10, 10), (-1, 0), 0.7, stone=0)) is None  # no stone to wall it with: a night pocket
+    tripper.nav.cells[(9, 10)] = "stone"
+    assert tripper._go_home(_at((10, 10), (-1, 0), 0.7)) is None  # sealed: the homestead takes over
+    assert tripper._stay(_at((10, 10), (-1, 0), 0.7)) and tripper.settled_at is not None and not tripper._trip
+    assert tripper.first_settled_at == tripper.settled_at
+    assert tripper._trips == survivor_module.TRIPS  # a trip that unlocked nothing new is the last
+
+
+def test_sapling_retry_tries_the_same_grass_again_for_the_homestead_and_only_then(monkeypatch) -> None:
+    s = Survivor(rng=random.Random(0), homestead=True)
+    s.nav.cells.update(_lake())
+    done = {"collect_sapling": 1, "place_plant": 1}
+    state = _at((10, 5), (0, 1), 1.0, done)
+    assert s._garden(state) == "do"  # a sapling wanted for the homestead's walls
+    assert s._garden(state) is None  # the same grass cell: tried once
+    monkeypatch.setattr(survivor_module, "SAPLING_RETRY", True)
+    assert s._garden(state) == "do"  # Crafter gives a sapling for a tenth of the tries, and the grass stays
+    assert Survivor(rng=random.Random(0))._garden(state) is not None  # the first try of a cell is anyone's
+    plain = Survivor(rng=random.Random(0))
+    plain._tried.add((10, 6))
+    assert plain._garden(state) is None  # no homestead: one try per cell, retry or not
+
+
+def test_night_home_makes_an_unfed_nights_pocket_the_homestead_and_only_at_night(monkeypatch) -> None:
+    def hungry_evening() -> tuple[Survivor, SymState]:
+        s = Survivor(rng=random.Random(0), homestead=True, settle_plants=2)
+        s.nav.cells.update(_lake())
+        return s, _state((10, 10), food=survivor_module.SETTLE_FOOD - 1, sapling=2, stone=12, wood_pickaxe=0)
+
+    s, at = hungry_evening()
+    plan = s._plan(at, night=True)
+    assert plan is not None and not s._homing  # unfed: a night's pocket, not the homestead
+    monkeypatch.setattr(survivor_module, "NIGHT_HOME", True)
+    s, at = hungry_evening()
+    assert s._plan(at, night=False) is None  # by day it still waits to be fed
+    s, at = hungry_evening()
+    plan = s._plan(at, night=True)
+    assert plan is not None and s._homing  # the homestead's plan: beside the water, both saplings among its walls
+    assert [a for a, _, _ in plan].count("place_plant") == 2
+    pos, facing, _opened = _play(s.nav, (10, 10), (0, 1), plan)
+    pocket = {pos, *s.nav._open_around(pos)}
+    near = {(c[0] + dx, c[1] + dy) for c in pocket for dx, dy in DIRECTIONS.values()} - pocket
+    assert any(s.nav.cells[c] == "water" for c in near)

@@ -72,6 +72,16 @@ Since 2026-12-07 it is also the score's ``survivor-homestead`` arm (:data:`.prot
 walls gathered all day, from the first evening, three ways to plan): on design worlds over a third of the
 episodes settle and live to the end, but it scores far below this default (docs/readme/crafter.md).
 
+Added on 2026-12-08 (issue 46, ninth pass, design worlds ``0..63`` of seed 0, two random streams): three settings
+of the homestead, all off. ``SAPLING_RETRY``: unsettled in the homestead's time, it tries the same grass again for
+its saplings (Crafter gives one for a tenth of the tries on grass, and the grass stays), where it used to try each
+cell once. ``NIGHT_HOME``: at night the homestead is planned whatever the food (by day it still waits for
+``SETTLE_FOOD``). ``TRIPS``: settled, on a morning it is fed, it leaves through the stone wall in line with its pocket
+(:meth:`Survivor._go_out`: the only wall it can close again from inside, facing it by stepping back from the other
+cell), fills the pocket cell behind it with a stone, plays the day's goals and comes back in the same way when the
+falling daylight is below ``TRIP_BACK`` (:meth:`Survivor._go_home`); a trip that unlocked nothing new is the last.
+**Measured, not adopted** (the CHANGELOG and docs/readme/crafter.md give the stored runs).
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
@@ -181,6 +191,14 @@ STARVING, SOON, RETURN_AFTER = 4, 60, 100  # settled, food 0 and health at or be
 HOME_AFTERNOON = True  # walk to a site and build in the afternoon (else only when the night's pocket is made)
 SETTLE_FOOD = 7  # food at or above which it starts building the homestead (the plants ripen 300 steps later)
 EAT_AT = 5  # settled, a ripe plant is eaten at food at or below this (a plant gives 4; food above 9 is lost)
+SAPLING_RETRY = False  # homestead time, not settled: grass is tried again and again for its saplings (Crafter: a
+# tenth of the tries give one, and the grass stays; else one try per cell, as for the first sapling)
+NIGHT_HOME = False  # at night, unfed, the pocket is the homestead's when its saplings are in hand and water is
+# near (else the homestead waits until food is at least SETTLE_FOOD)
+TRIPS = 0  # settled, it goes out on up to this many day trips, mornings it is fed, back before the evening; a trip
+# that unlocked nothing new is the last (each trip risks the life the homestead keeps, see the module docstring)
+TRIP_FED = 6  # ... when food, drink and health are at least this (and no zombie lurks)
+TRIP_BACK = 0.85  # ... heading home once the falling daylight is below this
 
 
 class Survivor(Agent):
@@ -259,6 +277,12 @@ class Survivor(Agent):
         self._walked: dict[tuple[int, int], int] = {}  # cell -> steps taken from it to the site (see _to_site)
         self._site: tuple[int, int] | None = None  # the homestead site walked to
         self._left_at = -(10**9)  # the step it last left its homestead (see _settled)
+        self.first_settled_at: int | None = None  # the step it first settled (day trips leave and come back)
+        self._trip = False  # out on a day trip from its homestead (see TRIPS)
+        self._door: tuple[tuple[int, int], tuple[int, int], tuple[int, int]] | None = None  # ... the way it left
+        self._trips = 0  # day trips taken (TRIPS once one unlocked nothing new)
+        self._home_pair: tuple[tuple[int, int], tuple[int, int]] | None = None  # the homestead's two cells
+        self._trip_unlocked = 0  # achievements unlocked when the last trip began
 
     # -- the order of goals -----------------------------------------------------------------------------------
     def _plain(self, state: SymState) -> list[str]:
@@ -428,10 +452,11 @@ class Survivor(Agent):
         living = sum(1 for c in self.gardens if self.nav.creatures.get(c, "plant").startswith("plant"))
         wanted = state.achievements.get("collect_sapling", 0) == 0 or living < GARDENS
         hold = SAPLINGS
-        if self._homestead_time() and self.settled_at is None:  # the homestead's walls, before it settles
+        if self._homestead_time() and self.settled_at is None and not self._trip:  # the homestead's walls
             wanted, hold = True, max(SAPLINGS, self.settle_plants)
-        if state.faced == ("grass", NONE) and inv["sapling"] < hold and wanted and faced not in self._tried:
-            self._tried.add(faced)  # one try per cell: a sapling comes from one grass cell in ten
+        retry = SAPLING_RETRY and hold > SAPLINGS
+        if state.faced == ("grass", NONE) and inv["sapling"] < hold and wanted and (retry or faced not in self._tried):
+            self._tried.add(faced)  # one try per cell (unless retrying: a tenth of the tries give a sapling)
             return "do"
         return None
 
@@ -616,7 +641,8 @@ class Survivor(Agent):
         # a zombie lurking near a sealed pocket keeps it shut while food and drink last (health does not drain
         # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
         lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > LURK_FED
-        staying = self.nav.sealed(state) and self._stay(state)
+        sealed_now = self.nav.sealed(state)
+        staying = sealed_now and self._stay(state)
         # the afternoon, saplings in hand: build the homestead in daylight (a plant set while zombies roam dies)
         building = (
             HOME_AFTERNOON
@@ -628,6 +654,12 @@ class Survivor(Agent):
             and bool(self.nav.cells_of(["water"]))
         )
         night = dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state)) or staying
+        back = self._trip and falling and state.daylight < TRIP_BACK
+        if back and not sealed_now and not self._pocket:
+            step = self._go_home(state)  # a day trip's way home: into the homestead's own cell, walled behind it
+            if step:
+                return step
+        night = night or back
         if not (night or building or self._homing):
             self._pocket = []
             return None
@@ -675,6 +707,77 @@ class Survivor(Agent):
         self._pocket = plan
         return self._pocket_step(state)
 
+    def _way_out(self) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]] | None:
+        """The homestead's door for a day trip: ``(a, b, w)`` with ``a``, ``b`` its two cells and ``w`` the stone wall
+        in line with them beyond ``a``, with a free cell beyond it (to step out and back). A player faces a cell it
+        could walk into only by walking in from the opposite side, so only a wall in line with the pocket can be
+        walled again from inside (coming back from ``b`` to ``a`` faces ``w``); None when the homestead has none."""
+        nav = self.nav
+        if self._home_pair is None:
+            return None
+        for a, b in (self._home_pair, self._home_pair[::-1]):
+            out = (a[0] - b[0], a[1] - b[1])
+            w = (a[0] + out[0], a[1] + out[1])
+            beyond = (w[0] + out[0], w[1] + out[1])
+            if nav.cells.get(w) == "stone" and w not in nav.creatures and nav._free(beyond):
+                return a, b, w
+        return None
+
+    def _go_out(self, state: SymState) -> str | None:
+        """A step of leaving the homestead on a day trip through its door (see :meth:`_way_out`): face the door
+        (from ``b`` back to ``a``), mine it, step out twice, come back a step facing the pocket and fill ``a`` with a
+        stone (its plants stay walled in while it is away); None when there is no door.
+
+        >>> s = Survivor(homestead=True)
+        >>> s.nav.cells.update({(x, 0): "stone" for x in range(6)} | {(2, 0): "grass", (3, 0): "grass", (0, 0): "grass"})
+        >>> s._home_pair = ((2, 0), (3, 0))
+        >>> from .env import SymState
+        >>> at = SymState({}, (2, 0), (-1, 0), ("stone", "none"), {}, {}, {}, {}, False, 0.95, {})
+        >>> s._go_out(at), s._door  # facing the wall (1, 0) in line with the pocket: mine it, then out
+        ('do', ((2, 0), (3, 0), (1, 0)))
+        """
+        door = self._way_out()
+        if door is None:
+            return None
+        a, b, w = door
+        out = (w[0] - a[0], w[1] - a[1])
+        if state.pos == b:
+            return _move_to(b, a)
+        if state.pos != a:
+            return None
+        if state.facing != out:
+            return _move_to(a, b) if self.nav._free(b) else None
+        beyond = (w[0] + out[0], w[1] + out[1])
+        self._macro = [(_toward(out), a), (_toward(out), w), (_toward((-out[0], -out[1])), beyond), ("place_stone", w)]
+        self._door = door
+        return "do"
+
+    def _go_home(self, state: SymState) -> str | None:
+        """A step of a day trip's way home, back in through the door it left by (:meth:`_go_out`): mine the stone
+        in ``a``, step in to ``b`` and back to ``a`` (which faces the door ``w``), and wall ``w`` again. None when no
+        step leads there (a pocket is made where it stands, as on any night)."""
+        if self._door is None:
+            return None
+        nav, pos = self.nav, state.pos
+        a, b, w = self._door
+        inward, outward = (b[0] - a[0], b[1] - a[1]), (a[0] - b[0], a[1] - b[1])
+        if pos == b:
+            return _move_to(b, a) if nav._free(a) else None
+        if pos == a:
+            if state.facing == outward:  # back from b: facing the door
+                if not nav._free(w):
+                    return None  # walled: sealed, the homestead takes over
+                return "place_stone" if state.inventory["stone"] >= 1 else None
+            return _move_to(a, b) if nav._free(b) else None
+        if pos == w:
+            if nav.cells.get(a) == "stone":  # filled behind it when it left: mined open
+                return "do" if state.facing == inward else _toward(inward)
+            return _move_to(w, a) if nav._free(a) else None
+        if nav._free(w):
+            return nav._walk_to(state, [w]) or None
+        step = nav.face(state, [w])
+        return "do" if step == "" else step or None
+
     def _pocket_step(self, state: SymState) -> str:
         """The plan's next action; a sapling planted as one of the pocket's walls is a garden (walled in)."""
         action = self._pocket.pop(0)[0]
@@ -688,7 +791,8 @@ class Survivor(Agent):
 
     def _settled(self, state: SymState) -> str | None:
         """Life in the homestead: eat a ripe plant once food is at or below ``EAT_AT``, drink, sleep whenever it can
-        (asleep, food and drink last twice as long); None (and no longer settled) once it is not sealed."""
+        (asleep, food and drink last twice as long); a fed morning, a day trip (``TRIPS``, :meth:`_go_out`); None
+        (and no longer settled) once it is not sealed."""
         if not self.nav.sealed(state):
             self.settled_at = None
             return None
@@ -697,6 +801,20 @@ class Survivor(Agent):
         if inv["food"] == 0 and inv["health"] <= STARVING and not self._ripening(cells, SOON):
             self.settled_at, self._left_at = None, self.count.steps  # starving, no plant ripe soon: out for a cow
             return None
+        rising = state.daylight >= WALL_OUT and state.daylight > self._light
+        fed = min(inv["food"], inv["drink"], inv["health"]) >= TRIP_FED and inv["energy"] >= TRIP_FED
+        opens = self.nav._open_around(state.pos)
+        if self._trips < TRIPS and rising and fed and not _zombie_near(state, LURK):
+            # the morning, fed: out for the day's goals (its plants stay walled in, and grow while it is near)
+            if self._home_pair is None or state.pos not in self._home_pair:
+                self._home_pair = (state.pos, opens[0]) if len(opens) == 1 else None
+            step = self._go_out(state) if self._home_pair is not None else None
+            if step == "do":
+                self.settled_at, self._left_at, self._trip = None, self.count.steps, True
+                self._trips += 1
+                self._trip_unlocked = sum(1 for v in state.achievements.values() if v > 0)
+            if step:
+                return step
         wants = []
         if inv["food"] <= EAT_AT:
             wants.append(lambda c: self.nav.creatures.get(c) == "plant-ripe")
@@ -765,7 +883,7 @@ class Survivor(Agent):
         inv = state.inventory
         tables = inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0
         water = frozenset(self._water_near(state))
-        fed = inv["food"] >= SETTLE_FOOD
+        fed = inv["food"] >= SETTLE_FOOD or (NIGHT_HOME and night)
         if self._homestead_ready(state) and fed and water and self.count.steps - self._home_tried_at >= HOME_RETRY:
             self._home_tried_at = self.count.steps  # a costly search: once an evening
             plan = None
@@ -856,8 +974,9 @@ class Survivor(Agent):
 
     def _stay(self, state: SymState) -> bool:
         """Sealed beside its own plants: stay in (sleeping, eating them, drinking from inside) while water is next to
-        the pocket or drink lasts, and food lasts or a plant is nearly ripe (``STAY``)."""
-        if not STAY:
+        the pocket or drink lasts, and food lasts or a plant is nearly ripe (``STAY``); on a day trip only once
+        the daylight falls below ``TRIP_BACK`` (back home, it settles again)."""
+        if not STAY or (self._trip and state.daylight >= TRIP_BACK):
             return False
         inv = state.inventory
         cells = [state.pos, *self.nav._open_around(state.pos)]
@@ -866,11 +985,16 @@ class Survivor(Agent):
         if not mine:
             return False
         water = any(self.nav.cells.get(c) == "water" for c in near)
-        recent = self.count.steps - self._left_at < RETURN_AFTER
+        recent = self.count.steps - self._left_at < RETURN_AFTER and not self._trip
         settles = self._homestead_time() and water and len(mine) >= self.settle_plants and not recent
         if self.settled_at is not None or settles:
             if self.settled_at is None:
                 self.settled_at = self.count.steps
+                if self._trip and sum(1 for v in state.achievements.values() if v > 0) == self._trip_unlocked:
+                    self._trips = TRIPS  # the trip unlocked nothing new: no more trips
+                self._trip = False
+                if self.first_settled_at is None:
+                    self.first_settled_at = self.settled_at
             return True  # the homestead: its plants feed it, the water is next to it, no creature reaches it
         if not water and inv["drink"] <= STAY_BELOW:
             return False
@@ -911,6 +1035,11 @@ class Survivor(Agent):
 def _move_to(here: tuple[int, int], there: tuple[int, int]) -> str:
     """The move from a cell to the one beside it."""
     return MOVES[next(d for d, v in DIRECTIONS.items() if v == (there[0] - here[0], there[1] - here[1]))]
+
+
+def _toward(direction: tuple[int, int]) -> str:
+    """The move in this direction (towards a cell it cannot enter, it only turns the player to face it)."""
+    return MOVES[next(d for d, v in DIRECTIONS.items() if v == direction)]
 
 
 def _zombie_near(state: SymState, within: int = 3) -> bool:
