@@ -803,10 +803,10 @@ class Survivor(Agent):
             return None
         rising = state.daylight >= WALL_OUT and state.daylight > self._light
         fed = min(inv["food"], inv["drink"], inv["health"]) >= TRIP_FED and inv["energy"] >= TRIP_FED
-        opens = self.nav._open_around(state.pos)
         if self._trips < TRIPS and rising and fed and not _zombie_near(state, LURK):
             # the morning, fed: out for the day's goals (its plants stay walled in, and grow while it is near)
             if self._home_pair is None or state.pos not in self._home_pair:
+                opens = self.nav._open_around(state.pos)
                 self._home_pair = (state.pos, opens[0]) if len(opens) == 1 else None
             step = self._go_out(state) if self._home_pair is not None else None
             if step == "do":
