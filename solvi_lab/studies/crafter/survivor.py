@@ -641,8 +641,8 @@ class Survivor(Agent):
         # a zombie lurking near a sealed pocket keeps it shut while food and drink last (health does not drain
         # while both are above 0; daylight thins the zombies out): opening it to one is how most nights ended
         lurking = _zombie_near(state, LURK) and min(inv["food"], inv["drink"]) > LURK_FED
-        sealed_now = self.nav.sealed(state)
-        staying = sealed_now and self._stay(state)
+        sealed = self.nav.sealed(state)
+        staying = sealed and self._stay(state)
         # the afternoon, saplings in hand: build the homestead in daylight (a plant set while zombies roam dies)
         building = (
             HOME_AFTERNOON
@@ -653,9 +653,9 @@ class Survivor(Agent):
             and self.count.steps - self._home_tried_at >= HOME_RETRY
             and bool(self.nav.cells_of(["water"]))
         )
-        night = dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and self.nav.sealed(state)) or staying
+        night = dark or inv["energy"] <= 3 or self._wants_rest(state) or (lurking and sealed) or staying
         back = self._trip and falling and state.daylight < TRIP_BACK
-        if back and not sealed_now and not self._pocket:
+        if back and not sealed and not self._pocket:
             step = self._go_home(state)  # a day trip's way home: into the homestead's own cell, walled behind it
             if step:
                 return step
@@ -663,7 +663,6 @@ class Survivor(Agent):
         if not (night or building or self._homing):
             self._pocket = []
             return None
-        sealed = self.nav.sealed(state)
         if not sealed and any(
             k == "zombie" and abs(p[0] - state.pos[0]) + abs(p[1] - state.pos[1]) == 1
             for p, k in state.creatures.items()
@@ -747,8 +746,7 @@ class Survivor(Agent):
             return None
         if state.facing != out:
             return _move_to(a, b) if self.nav._free(b) else None
-        beyond = (w[0] + out[0], w[1] + out[1])
-        self._macro = [(_toward(out), a), (_toward(out), w), (_toward((-out[0], -out[1])), beyond), ("place_stone", w)]
+        self._macro = _out_and_fill(a, out)
         self._door = door
         return "do"
 
@@ -812,7 +810,7 @@ class Survivor(Agent):
             if step == "do":
                 self.settled_at, self._left_at, self._trip = None, self.count.steps, True
                 self._trips += 1
-                self._trip_unlocked = sum(1 for v in state.achievements.values() if v > 0)
+                self._trip_unlocked = _unlocked(state)
             if step:
                 return step
         wants = []
@@ -990,7 +988,7 @@ class Survivor(Agent):
         if self.settled_at is not None or settles:
             if self.settled_at is None:
                 self.settled_at = self.count.steps
-                if self._trip and sum(1 for v in state.achievements.values() if v > 0) == self._trip_unlocked:
+                if self._trip and _unlocked(state) == self._trip_unlocked:
                     self._trips = TRIPS  # the trip unlocked nothing new: no more trips
                 self._trip = False
                 if self.first_settled_at is None:
@@ -1014,9 +1012,7 @@ class Survivor(Agent):
         beyond = (wall[0] + f[0], wall[1] + f[1])
         if self.nav.cells.get(wall) != "stone" or not self.nav._free(beyond) or state.inventory["wood_pickaxe"] < 1:
             return None
-        d = next(k for k, v in DIRECTIONS.items() if v == f)
-        back = next(k for k, v in DIRECTIONS.items() if v == (-f[0], -f[1]))
-        self._macro = [(MOVES[d], state.pos), (MOVES[d], wall), (MOVES[back], beyond), ("place_stone", wall)]
+        self._macro = _out_and_fill(state.pos, f)
         return "do"
 
     def _plants_next(self, state: SymState) -> bool:
@@ -1034,7 +1030,21 @@ class Survivor(Agent):
 
 def _move_to(here: tuple[int, int], there: tuple[int, int]) -> str:
     """The move from a cell to the one beside it."""
-    return MOVES[next(d for d, v in DIRECTIONS.items() if v == (there[0] - here[0], there[1] - here[1]))]
+    return _toward((there[0] - here[0], there[1] - here[1]))
+
+
+def _out_and_fill(pos: tuple[int, int], out: tuple[int, int]) -> list[tuple[str, tuple[int, int]]]:
+    """The macro after mining the wall ahead (``out`` from ``pos``): through it, a step on, back a step (which faces
+    the pocket: a move faces a free cell only by entering it) and a stone placed in the pocket cell ``pos`` — each
+    action with the cell it must start from."""
+    wall = (pos[0] + out[0], pos[1] + out[1])
+    beyond = (wall[0] + out[0], wall[1] + out[1])
+    return [(_toward(out), pos), (_toward(out), wall), (_toward((-out[0], -out[1])), beyond), ("place_stone", wall)]
+
+
+def _unlocked(state: SymState) -> int:
+    """How many achievements are unlocked (a day trip that adds none is the last)."""
+    return sum(1 for v in state.achievements.values() if v > 0)
 
 
 def _toward(direction: tuple[int, int]) -> str:
