@@ -283,6 +283,7 @@ def test_home_plans_given_as_lists_are_the_same_triples() -> None:
 
 
 def _at(pos, facing, daylight: float, achievements: dict[str, int] | None = None, **inv: int) -> SymState:
+    inv.setdefault("wood_pickaxe", 1)  # the door is a stone: mined to leave and to come back
     return dataclasses.replace(_state(pos, facing, **inv), daylight=daylight, achievements=achievements or {})
 
 
@@ -317,9 +318,12 @@ def test_a_day_trip_leaves_fed_in_the_morning_through_the_wall_in_line_with_the_
         ("hungry", 0.95, {"food": survivor_module.TRIP_FED - 1}),
         ("hurt", 0.95, {"health": survivor_module.TRIP_FED - 1}),
         ("evening", 0.85, {}),  # the daylight falling below the morning's WALL_OUT
+        ("no pickaxe", 0.95, {"wood_pickaxe": 0}),  # the door could not be mined, nor mined again to come back
     ],
 )
-def test_no_day_trip_when_hungry_hurt_or_not_in_the_morning(tripper: Survivor, why, daylight, inv) -> None:
+def test_no_day_trip_when_hungry_hurt_without_a_pickaxe_or_not_in_the_morning(
+    tripper: Survivor, why, daylight, inv
+) -> None:
     assert tripper._settled(_at((10, 10), (0, 1), daylight, **inv)) != "move_right", why
     assert tripper.settled_at == 0 and not tripper._trip and tripper._trips == 0
 

@@ -725,19 +725,19 @@ class Survivor(Agent):
     def _go_out(self, state: SymState) -> str | None:
         """A step of leaving the homestead on a day trip through its door (see :meth:`_way_out`): face the door
         (from ``b`` back to ``a``), mine it, step out twice, come back a step facing the pocket and fill ``a`` with a
-        stone (its plants stay walled in while it is away); None when there is no door.
+        stone (its plants stay walled in while it is away); None when there is no door or no pickaxe to mine it.
 
         >>> s = Survivor(homestead=True)
         >>> s.nav.cells.update({(x, 0): "stone" for x in range(6)} | {(2, 0): "grass", (3, 0): "grass", (0, 0): "grass"})
         >>> s._home_pair = ((2, 0), (3, 0))
         >>> from .env import SymState
-        >>> at = SymState({}, (2, 0), (-1, 0), ("stone", "none"), {}, {}, {}, {}, False, 0.95, {})
+        >>> at = SymState({"wood_pickaxe": 1}, (2, 0), (-1, 0), ("stone", "none"), {}, {}, {}, {}, False, 0.95, {})
         >>> s._go_out(at), s._door  # facing the wall (1, 0) in line with the pocket: mine it, then out
         ('do', ((2, 0), (3, 0), (1, 0)))
         """
         door = self._way_out()
-        if door is None:
-            return None
+        if door is None or state.inventory["wood_pickaxe"] < 1:
+            return None  # no door, or nothing to mine it with (it could not get back in either)
         a, b, w = door
         out = (w[0] - a[0], w[1] - a[1])
         if state.pos == b:
