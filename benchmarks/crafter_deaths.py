@@ -389,6 +389,31 @@ def spread_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -
     return "\n".join(lines) + "\n"
 
 
+def _set_value(name: str, text: str, current: Any) -> Any:
+    """``--set NAME=TEXT``: TEXT read as JSON and of the constant's own kind (an int is a float's; a list is a tuple's),
+    else the run is refused with what to pass.
+
+    >>> _set_value("TRIPS", "5", 0), _set_value("TRIP_BACK", "1", 0.85), _set_value("HOME_PLANS", "[[3,8,true]]", ())
+    (5, 1.0, ([3, 8, True],))
+    >>> _set_value("TRIPS", "true", 0)
+    Traceback (most recent call last):
+    SystemExit: --set TRIPS=true: an int is wanted (it is 0 now), e.g. --set TRIPS=0
+    """
+    example = f"--set {name}={json.dumps(current, separators=(',', ':'))}"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise SystemExit(f"--set {name}={text}: not a JSON value (strings in double quotes); e.g. {example}") from None
+    kind = type(current)
+    fits = {bool: (bool,), int: (int,), float: (int, float), tuple: (list,)}.get(kind, (kind,))
+    if not isinstance(value, fits) or (kind is not bool and isinstance(value, bool)):
+        article = "an" if kind.__name__[0] in "aeiou" else "a"
+        raise SystemExit(
+            f"--set {name}={text}: {article} {kind.__name__} is wanted (it is {current!r} now), e.g. {example}"
+        )
+    return kind(value)
+
+
 EARLY = (300, 600)  # --variants counts the deaths up to these steps: the first night ends near 270, the second 570
 
 
@@ -565,7 +590,7 @@ def main() -> None:
         name, value = kv.split("=", 1)
         if not name.isupper() or not hasattr(survivor, name):
             raise SystemExit(f"{name!r} is not a constant of the survivor module")
-        setattr(survivor, name, type(getattr(survivor, name))(json.loads(value)))
+        setattr(survivor, name, _set_value(name, value, getattr(survivor, name)))
     if a.render:
         stored = json.loads((OUT / f"{a.tag}.json").read_text())
         _write(a.tag, stored["meta"], stored["episodes"])

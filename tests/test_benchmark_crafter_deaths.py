@@ -279,3 +279,18 @@ def test_an_episodes_food_adds_up(deaths):
         "| plants killed by a creature beside them | 1 |",
     ]
     assert deaths._food_lines([{k: v for k, v in row.items() if k != "food"}]) == []  # a run stored before it
+
+
+@pytest.mark.parametrize(
+    "setting, match",
+    [
+        ("TRIPS=true", "an int is wanted"),
+        ("TRIPS=five", "not a JSON value"),
+        ("HOME_RANGE=1.5", "an int is wanted"),
+        ("SAPLING_RETRY=1", "a bool is wanted"),
+        ("NOT_A_SETTING=1", "is not a constant of the survivor module"),
+    ],
+)
+def test_a_bad_set_is_refused_with_what_to_pass_and_nothing_is_written(deaths, monkeypatch, tmp_path, setting, match):
+    monkeypatch.setattr(deaths, "OUT", tmp_path)
+    _refused(deaths, monkeypatch, ["--worlds", "1", "--set", setting, "--tag", "bad"], match, tmp_path)
