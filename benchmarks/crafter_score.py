@@ -72,7 +72,13 @@ def render(out: Path, seed: int) -> None:
     rates = scoreboard.rates(episodes)
     present = set(episodes["arm"].to_list())
     fig = scoreboard.chart(
-        episodes, [a for a in ("random", "planner", "agenda", "survivor", "survivor-homestead") if a in present] or None
+        episodes,
+        [
+            a
+            for a in ("random", "planner", "agenda", "survivor", "survivor-homestead", "survivor-settler")
+            if a in present
+        ]
+        or None,
     )
     fig.savefig(out.with_suffix(".png"), dpi=110)
     commits = sorted(set(episodes["commit"].to_list()))

@@ -231,6 +231,50 @@ def test_the_score_has_a_homestead_arm_settling_beside_two_plants_and_the_defaul
         protocol.survivor_arm("survivor-no_homestead")  # the homestead is an arm, not a piece to ablate
 
 
+def test_the_settler_arm_is_the_homestead_arm_from_the_first_night_with_the_early_settle_settings() -> None:
+    from solvi_lab.studies.crafter import protocol
+
+    kw = protocol.survivor_arm("survivor-settler")
+    assert kw == {
+        **protocol.HOMESTEAD_ARM,
+        "home_after": 100,
+        "sapling_retry": True,
+        "night_home": True,
+        "home_range": 10,
+        "starving": 0,
+    }
+    arm = Survivor(rng=random.Random(0), **kw)
+    got = (arm.home_after, arm.sapling_retry, arm.night_home, arm.home_range, arm.starving)
+    assert got == (100, True, True, 10, 0)
+    plain = Survivor(rng=random.Random(0))  # the module's constants: the default survivor is unchanged
+    got = (plain.home_after, plain.sapling_retry, plain.night_home, plain.home_range, plain.starving)
+    assert got == (0, False, False, 30, 4)
+    # the homestead's time starts at home_after: not before step 100, whatever the saplings
+    assert not arm._homestead_ready(_state((10, 10), sapling=2))
+    arm.count.steps = 100
+    assert arm._homestead_ready(_state((10, 10), sapling=2))
+    assert protocol.ARM_LABELS["survivor-settler"].startswith("survivor settling from its first night")
+
+
+@pytest.mark.parametrize(
+    ("name", "bad", "message"),
+    [
+        ("home_after", -1, r"home_after must be an int ≥ 0, got -1.*steps before it settles, e\.g\. 100"),
+        ("home_range", 2.5, r"home_range must be an int.*cells within which it goes back to a garden, e\.g\. 10"),
+        ("starving", "4", r"starving must be an int.*health at which a settled player goes out for a cow"),
+        ("sapling_retry", 1, r"sapling_retry must be True or False, got 1"),
+        ("night_home", "yes", r"night_home must be True or False, got 'yes'"),
+    ],
+)
+def test_the_settler_settings_refuse_a_value_of_the_wrong_kind_with_a_message_saying_what_to_pass(
+    name, bad, message
+) -> None:
+    from solvi_lab.errors import BadInput
+
+    with pytest.raises(BadInput, match=message):
+        Survivor(rng=random.Random(0), **{name: bad})
+
+
 def test_the_homestead_plan_is_searched_for_each_way_in_turn_until_one_is_found(monkeypatch) -> None:
     calls: list[tuple[int, int, bool]] = []
 
@@ -373,8 +417,13 @@ def test_sapling_retry_tries_the_same_grass_again_for_the_homestead_and_only_the
     state = _at((10, 5), (0, 1), 1.0, done)
     assert s._garden(state) == "do"  # a sapling wanted for the homestead's walls
     assert s._garden(state) is None  # the same grass cell: tried once
-    monkeypatch.setattr(survivor_module, "SAPLING_RETRY", True)
+    s.sapling_retry = True  # the keyword's setting (sapling_retry=True)
     assert s._garden(state) == "do"  # Crafter gives a sapling for a tenth of the tries, and the grass stays
+    monkeypatch.setattr(survivor_module, "SAPLING_RETRY", True)  # what crafter_deaths.py --set does before it plays
+    assert (
+        Survivor(rng=random.Random(0)).sapling_retry
+        and not Survivor(rng=random.Random(0), sapling_retry=False).sapling_retry
+    )
     assert Survivor(rng=random.Random(0))._garden(state) is not None  # the first try of a cell is anyone's
     plain = Survivor(rng=random.Random(0))
     plain._tried.add((10, 6))
@@ -401,3 +450,128 @@ def test_night_home_makes_an_unfed_nights_pocket_the_homestead_and_only_at_night
     pocket = {pos, *s.nav._open_around(pos)}
     near = {(c[0] + dx, c[1] + dy) for c in pocket for dx, dy in DIRECTIONS.values()} - pocket
     assert any(s.nav.cells[c] == "water" for c in near)
+
+
+def _pond() -> dict[tuple[int, int], str]:
+    """Grass with a pond two rows deep (rows 12 and 13), grass again beyond it: a skeleton's far shore."""
+    return {(x, y): ("water" if y in (12, 13) else "grass") for x in range(20) for y in range(20)}
+
+
+def test_a_cell_is_in_the_line_of_fire_only_across_water_to_ground_a_skeleton_may_stand_on() -> None:
+    from solvi_lab.studies.crafter.navigation import in_line_of_fire
+
+    nav = _nav(_pond())
+    assert in_line_of_fire(nav, (5, 11))  # the far shore (row 14) is three cells away
+    assert not in_line_of_fire(nav, (5, 10))  # no water next to it
+    assert not in_line_of_fire(nav, (5, 11), reach=2)  # the far shore is beyond the reach
+    nav.cells[(5, 14)] = "stone"
+    assert not in_line_of_fire(nav, (5, 11))  # a stone on the far shore shuts the line
+    lake = _nav(_lake())
+    assert not in_line_of_fire(lake, (5, 11))  # eight rows of water: no skeleton stands within reach
+    del lake.cells[(5, 15)]
+    assert in_line_of_fire(lake, (5, 11))  # a cell never seen may hold one
+    lava = _nav({(0, 0): "grass", (0, 1): "lava", (0, 2): "path"})
+    assert in_line_of_fire(lava, (0, 0))  # an arrow flies over lava too
+    from solvi_lab.errors import BadInput
+
+    with pytest.raises(BadInput, match=r"reach must be an int ≥ 1, got 0.*cells an arrow is feared from, e\.g\. 5"):
+        in_line_of_fire(nav, (5, 11), reach=0)
+
+
+def _pond_and_lake() -> dict[tuple[int, int], str]:
+    """The pond (two rows of water, grass beyond) left of x = 10, a lake (water down to the map's edge) from x = 10."""
+    return {
+        (x, y): ("water" if y in (12, 13) or (x >= 10 and y >= 12) else "grass") for x in range(20) for y in range(20)
+    }
+
+
+def test_a_shielded_homestead_takes_the_lake_over_the_nearer_pond_and_the_pond_only_when_nothing_else() -> None:
+    from solvi_lab.studies.crafter.navigation import FIRE_COST, in_line_of_fire
+
+    both = _pond_and_lake()
+    open_sites = homestead_sites(_nav(both), _state((5, 5)), walls=12, plants=3)
+    assert open_sites[0][1][0] < 10  # unshielded: the pond's shore, nearest
+    sites = homestead_sites(_nav(both), _state((5, 5)), walls=12, plants=3, fire_cost=FIRE_COST)
+    nav = _nav(both)
+    assert sites[0][1][0] >= 10 and not in_line_of_fire(nav, sites[0][1]) and not in_line_of_fire(nav, sites[0][2])
+    assert sorted(sites) == sorted(
+        (c + FIRE_COST * (in_line_of_fire(nav, p) or in_line_of_fire(nav, q)), p, q) for c, p, q in open_sites
+    )
+    kw = {"sapling": 3, "plants": 3, "radius": 3, "tries": 8, "limit": 200_000, "fewest": 3, "guarded": True}
+    plan = pocket_plan(nav, _state((8, 10)), stones=12, beside=_water(both), fire_cost=FIRE_COST, **kw)
+    assert plan is not None
+    pos, facing, _opened = _play(nav, (8, 10), (0, 1), plan)
+    pocket = {pos, *nav._open_around(pos)}
+    assert nav.sealed(_state(pos, facing)) and len(pocket) == 2
+    assert not any(in_line_of_fire(nav, c) for c in pocket)  # on the lake's shore
+    nav = _nav(both)
+    plan = pocket_plan(nav, _state((8, 10)), stones=12, beside=_water(both), **kw)
+    pos, _facing, _opened = _play(nav, (8, 10), (0, 1), plan)
+    assert any(in_line_of_fire(nav, c) for c in {pos, *nav._open_around(pos)})  # unshielded: the pond, nearer
+    # the pond alone: shielded or not, the same plan (a pocket in the line of fire beats none)
+    pond = _pond()
+    assert pocket_plan(_nav(pond), _state((10, 10)), stones=12, beside=_water(pond), fire_cost=FIRE_COST, **kw) == (
+        pocket_plan(_nav(pond), _state((10, 10)), stones=12, beside=_water(pond), **kw)
+    )
+
+
+def test_shielding_changes_nothing_on_a_wide_lake() -> None:
+    from solvi_lab.studies.crafter.navigation import FIRE_COST
+
+    kw = {"sapling": 3, "plants": 3, "radius": 3, "tries": 8, "limit": 200_000, "fewest": 3, "guarded": True}
+    lake = _lake()
+    assert homestead_sites(_nav(lake), _state((10, 5)), walls=12, plants=3, fire_cost=FIRE_COST) == homestead_sites(
+        _nav(lake), _state((10, 5)), walls=12, plants=3
+    )
+    plan = pocket_plan(_nav(lake), _state((10, 10)), stones=12, beside=_water(lake), fire_cost=FIRE_COST, **kw)
+    assert plan == pocket_plan(_nav(lake), _state((10, 10)), stones=12, beside=_water(lake), **kw)
+    assert plan is not None
+
+
+def _afternoon(table: tuple[int, int] | None, **inv: int) -> tuple[Survivor, SymState]:
+    """A survivor in the afternoon (daylight falling) with the wood tools, a stone placed, and ``inv`` in hand."""
+    from solvi_lab.studies.crafter.vocabulary import ITEMS
+
+    inventory = dict.fromkeys(ITEMS, 0)
+    inventory.update({"health": 9, "food": 9, "drink": 9, "energy": 9, "wood_pickaxe": 1, "wood_sword": 1, **inv})
+    done = ("collect_wood", "place_table", "make_wood_pickaxe", "make_wood_sword", "collect_sapling", "place_plant")
+    done += ("collect_drink", "eat_cow", "collect_stone", "place_stone")
+    state = SymState(
+        inventory, (10, 10), (0, 1), ("grass", "none"), {}, {}, {}, {}, False, 0.85, dict.fromkeys(done, 1)
+    )
+    s = Survivor(rng=random.Random(0))
+    s.nav.cells.update({(x, y): "grass" for x in range(0, 40) for y in range(0, 40)})
+    s.nav.cells[(12, 14)] = "stone"
+    if table is not None:
+        s.nav.cells[table] = "table"
+    s._light = 0.9  # daylight falling: the afternoon's gathering for the night
+    return s, state
+
+
+def test_craft_first_puts_the_stone_tools_before_the_afternoons_gathering_only_with_the_items_and_a_table_near(
+    monkeypatch,
+) -> None:
+    s, state = _afternoon((14, 10), wood=3, stone=3)
+    off = s.options(state)
+    assert off[:4] == ["do_stone", "do_tree", "make_stone_pickaxe", "make_stone_sword"]  # the default: gather first
+    monkeypatch.setattr(survivor_module, "CRAFT_FIRST", True)
+    s, state = _afternoon((14, 10), wood=3, stone=3)
+    on = s.options(state)
+    assert on[:4] == ["make_stone_pickaxe", "make_stone_sword", "do_stone", "do_tree"]
+    assert sorted(on) == sorted(off)  # the same calls, reordered
+    assert "place_furnace" in on[4:]  # the furnace's stones are the night's: not first ...
+    monkeypatch.setattr(survivor_module, "CRAFT_FURNACE", True)
+    assert s.options(state)[:3] == ["make_stone_pickaxe", "make_stone_sword", "place_furnace"]  # ... unless asked
+    # no table within CRAFT_NEAR, no stone in hand, or hungry: the gathering goes first as before
+    for table, inv in (((10, 10 + survivor_module.CRAFT_NEAR + 1), {"wood": 3, "stone": 3}), ((14, 10), {"wood": 3})):
+        s, state = _afternoon(table, **inv)
+        assert s.options(state)[0] == "do_stone"
+    s, state = _afternoon((14, 10), wood=3, stone=3, food=survivor_module.FED)
+    assert s.options(state)[:3] == ["do_cow", "do_stone", "do_tree"]
+
+
+def test_the_afternoons_gathering_stops_at_a_full_hand() -> None:
+    s, state = _afternoon((14, 10), wood=9, stone=0)
+    assert "do_tree" not in s.options(state)[:2]  # nine wood: gathering more gains nothing
+    s, state = _afternoon((14, 10), wood=2, stone=0)
+    assert s.options(state)[:2] == ["do_stone", "do_tree"]

@@ -17,10 +17,12 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import combinations
 
+from crafter import constants, objects
+
 from ...validation import need_int
 from .env import DIRECTIONS, SymState
 
-__all__ = ["Navigator", "MOVES"]
+__all__ = ["Navigator", "MOVES", "in_line_of_fire"]
 
 MOVES = {d: f"move_{d}" for d in DIRECTIONS}
 WALKABLE = frozenset({"grass", "sand", "path"})  # what the player has walked on; lava is never entered
@@ -28,6 +30,8 @@ WALKABLE = frozenset({"grass", "sand", "path"})  # what the player has walked on
 
 #: said after a bad ``limit``: what it bounds
 LIMIT_HINT = "the most cells a search may visit, e.g. 4000"
+#: said after a bad ``fire_cost``
+FIRE_HINT = "the rank added to a pocket in an arrow's line over water (0: not looked at), e.g. 1000"
 
 
 class Navigator:
@@ -334,6 +338,37 @@ class Navigator:
 
 PLANTS = 2  # at most this many saplings planted as walls of one pocket (each needs its own walls)
 WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "table", "furnace"})  # no creature walks
+# what an arrow flies over and where a skeleton may stand, read from the game: water keeps zombies out, not arrows
+ARROW_PASSES = frozenset(objects.Arrow.walkable)
+SKELETON_STANDS = frozenset(constants.walkable)
+FIRE_COST = 1000  # a pocket or site in an arrow's line over water ranks after any other (see pocket_plan)
+ARROW_REACH = 5  # cells from which the agent counts a skeleton as able to shoot it (Crafter's skeletons shoot within 5)
+
+
+def in_line_of_fire(nav: Navigator, cell: tuple[int, int], reach: int = ARROW_REACH) -> bool:
+    """Whether an arrow could reach ``cell`` over water: a neighbour of it is water (or lava) and, further along the
+    same line within ``reach`` cells, is a cell a skeleton may stand on, or one never seen, with only cells an arrow
+    flies over in between. Such a cell is no safe pocket: seen on design worlds, a skeleton on the far shore of a
+    narrow pond shot settled players asleep in their sealed homesteads.
+
+    >>> nav = Navigator()
+    >>> nav.cells.update({(0, y): m for y, m in enumerate(["grass", "water", "water", "sand", "stone"])})
+    >>> in_line_of_fire(nav, (0, 0))  # the sand two cells across the water
+    True
+    >>> nav.cells[(0, 3)] = "stone"; in_line_of_fire(nav, (0, 0))  # a stone shuts the line
+    False
+    """
+    need_int("reach", reach, min=1, hint="cells an arrow is feared from, e.g. 5")
+    for dx, dy in DIRECTIONS.values():
+        if nav.cells.get((cell[0] + dx, cell[1] + dy)) not in ARROW_PASSES - SKELETON_STANDS:
+            continue  # no water (or lava) next to it on this side: a wall, or ground a creature is seen on
+        for k in range(2, reach + 1):
+            m = nav.cells.get((cell[0] + k * dx, cell[1] + k * dy))
+            if m is None or m in SKELETON_STANDS:
+                return True
+            if m not in ARROW_PASSES:
+                break
+    return False
 
 
 def pocket_plan(
@@ -351,6 +386,7 @@ def pocket_plan(
     beside: frozenset[tuple[int, int]] = frozenset(),
     fewest: int = 0,
     guarded: bool = False,
+    fire_cost: int = 0,
 ) -> list[tuple[str, tuple[int, int], tuple[int, int]]] | None:
     """A plan that walls the player into a pocket of two adjacent cells with placed stones, anywhere: the steps
     ``(action, position, facing)`` it is taken from, or None when no pocket of at most ``stones`` stones is found.
@@ -369,7 +405,10 @@ def pocket_plan(
     sleeps beside them; the pockets with the most plants rank first. ``beside``: when given, only pockets next to
     one of these cells (water, for a homestead: the player drinks from inside); ``fewest``: no plan with fewer
     plants; ``guarded``: each sapling is planted only once its outer sides are walled (a cow or zombie next to a
-    plant kills it; the search is larger)."""
+    plant kills it; the search is larger); ``fire_cost``: added to the rank of a pocket with a cell in an arrow's
+    line over water (:func:`in_line_of_fire`; ``FIRE_COST``: tried after every other one with as many plants; 0:
+    not looked at)."""
+    need_int("fire_cost", fire_cost, min=0, hint=FIRE_HINT)
     need_int("limit", limit, min=1, hint=LIMIT_HINT)
     need_int("plants", plants, min=0, hint="the most saplings planted as walls, e.g. 2")
     need_int("fewest", fewest, min=0, hint="the fewest plants a plan may have (0: any), e.g. 3")
@@ -395,10 +434,13 @@ def pocket_plan(
                     (c[0] + dx, c[1] + dy) in beside for c in (p, q) for dx, dy in DIRECTIONS.values()
                 ):
                     continue
+                before = len(pairs)
                 spots = _plant_spots(nav, pos, p, q) if sapling else []
                 for k in range(min(sapling, plants, len(spots)) + 1):
                     for g in combinations(spots, k):
                         _rank(nav, pos, p, q, g, liked, open_, stones, tables, pairs)
+                if fire_cost and len(pairs) > before and (in_line_of_fire(nav, p) or in_line_of_fire(nav, q)):
+                    pairs[before:] = [(fire_cost + t[0], *t[1:]) for t in pairs[before:]]
     pairs.sort(key=lambda t: (t[0], t[1], t[2], t[4]))
     for k in sorted({len(t[4]) for t in pairs if len(t[4]) >= fewest}, reverse=True):  # fewer when none with more
         for _, p, q, walls, g in [t for t in pairs if len(t[4]) == k][:tries]:
@@ -409,12 +451,13 @@ def pocket_plan(
 
 
 def homestead_sites(
-    nav: Navigator, state: SymState, walls: int, plants: int, limit: int = 4000
+    nav: Navigator, state: SymState, walls: int, plants: int, limit: int = 4000, fire_cost: int = 0
 ) -> list[tuple[int, tuple[int, int], tuple[int, int]]]:
     """Known sites for a homestead, cheapest first: ``(cost, p, q)`` for a pocket of two free cells (p next to water)
     with ``plants`` grass cells next to it that can be planted and walled in with at most ``walls`` stones or
     tables. Cost: the walls to place plus the steps to walk to p (a breadth-first walk of at most ``limit`` cells
-    from the player; unreachable sites are left out).
+    from the player; unreachable sites are left out). ``fire_cost``: added to the cost of a site with a cell in an
+    arrow's line over water (:func:`in_line_of_fire`; ``FIRE_COST``: after every other site; 0: not looked at).
 
     >>> from .env import SymState
     >>> nav = Navigator()
@@ -428,6 +471,7 @@ def homestead_sites(
     need_int("walls", walls, min=0, hint="the stones and tables in hand, e.g. 9")
     need_int("plants", plants, min=1, hint="the plants a homestead needs, e.g. 3")
     need_int("limit", limit, min=1, hint=LIMIT_HINT)
+    need_int("fire_cost", fire_cost, min=0, hint=FIRE_HINT)
     dist = {state.pos: 0}
     queue = deque([state.pos])
     while queue and len(dist) < limit:
@@ -441,6 +485,7 @@ def homestead_sites(
     for p in dist:
         if not any(nav.cells.get((p[0] + dx, p[1] + dy)) == "water" for dx, dy in DIRECTIONS.values()):
             continue
+        fire_p = bool(fire_cost) and in_line_of_fire(nav, p)
         for dx, dy in DIRECTIONS.values():
             q = (p[0] + dx, p[1] + dy)
             if q not in dist:
@@ -450,7 +495,8 @@ def homestead_sites(
                 _rank(nav, p, p, q, g, set(), lambda c: c in dist, walls, 0, ranked)
             if ranked:
                 need = min(len(t[3]) - plants for t in ranked)
-                sites.append((need + dist[p], p, q))
+                fire = fire_p or (bool(fire_cost) and in_line_of_fire(nav, q))
+                sites.append((need + dist[p] + fire_cost * fire, p, q))
     sites.sort()
     return sites
 

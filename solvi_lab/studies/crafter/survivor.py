@@ -199,13 +199,20 @@ TRIPS = 0  # settled, it goes out on up to this many day trips, mornings it is f
 # that unlocked nothing new is the last (each trip risks the life the homestead keeps, see the module docstring)
 TRIP_FED = 6  # ... when food, drink and health are at least this (and no zombie lurks)
 TRIP_BACK = 0.85  # ... heading home once the falling daylight is below this
+CRAFT_FIRST = False  # a goal's make or place call with its items in hand and a table near goes before gathering
+CRAFT_NEAR = 12  # ... the table within this many cells
+CRAFT_FURNACE = False  # ... the furnace too (measured on design worlds: the stones it takes cost nights)
+ARROW_COST = 0  # steps a pocket or homestead in an arrow's line over water costs more when it chooses one (0: not
+# looked at; navigation.in_line_of_fire, FIRE_COST: the last chosen)
 
 
 class Survivor(Agent):
     """The planner with every piece on (see the module docstring). ``carried``: a model and sources shared across
     worlds, as ``(model, sources)``; a fresh pair when None. ``homestead``, ``settle_plants``, ``home_all_day``,
-    ``home_plans``: the homestead and its settings (``HOMESTEAD``, ``SETTLE_PLANTS``, ``HOME_ALL_DAY``, ``HOME_PLANS``
-    unless given; the score's homestead arm gives them, :data:`.protocol.HOMESTEAD_ARM`)."""
+    ``home_plans``, ``home_after``, ``sapling_retry``, ``night_home``, ``home_range``, ``starving``: the homestead and
+    its settings (the module's ``HOMESTEAD``, ``SETTLE_PLANTS``, ``HOME_ALL_DAY``, ``HOME_PLANS``, ``HOME_AFTER``,
+    ``SAPLING_RETRY``, ``NIGHT_HOME``, ``HOME_RANGE``, ``STARVING`` unless given; the score's homestead arm gives
+    them, :data:`.protocol.HOMESTEAD_ARM`)."""
 
     def __init__(
         self,
@@ -223,6 +230,11 @@ class Survivor(Agent):
         settle_plants: int | None = None,
         home_all_day: bool | None = None,
         home_plans: tuple[tuple[int, int, bool], ...] | None = None,
+        home_after: int | None = None,
+        sapling_retry: bool | None = None,
+        night_home: bool | None = None,
+        home_range: int | None = None,
+        starving: int | None = None,
         rng: random.Random | None = None,
     ) -> None:
         model, sources = carried if carried is not None else (ConservativeActionModel(vocabulary(), journal=False), {})
@@ -254,6 +266,17 @@ class Survivor(Agent):
                 )
             need_int("a home_plans radius", way[0], min=1, hint="cells around the player, e.g. 3")
             need_int("a home_plans tries", way[1], min=1, hint="pocket pairs tried, e.g. 8")
+        self.home_after = HOME_AFTER if home_after is None else home_after
+        need_int("home_after", self.home_after, min=0, hint="steps before it settles, e.g. 100 (the first dusk)")
+        self.sapling_retry = SAPLING_RETRY if sapling_retry is None else sapling_retry
+        self.night_home = NIGHT_HOME if night_home is None else night_home
+        self.home_range = HOME_RANGE if home_range is None else home_range
+        need_int("home_range", self.home_range, min=0, hint="cells within which it goes back to a garden, e.g. 10")
+        self.starving = STARVING if starving is None else starving
+        need_int("starving", self.starving, min=0, hint="health at which a settled player goes out for a cow, e.g. 4")
+        for name in ("sapling_retry", "night_home"):
+            if not isinstance(getattr(self, name), bool):
+                raise BadInput(f"{name} must be True or False, got {getattr(self, name)!r}")
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
             self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
@@ -330,6 +353,36 @@ class Survivor(Agent):
         sealed in, and a hungry or thirsty agent cannot stay in: its shelter needs both above 2); then the goals."""
         if not self.survival:
             return self._plain(state)  # no survival goals: nothing urgent
+        plain = self._plain(state)
+        urgent = self._urgent(state)
+        craft = self._crafts(state, plain) if CRAFT_FIRST and self.cheap_first else []
+        if craft:  # before the day's gathering, after food, drink and sleep
+            needs = [c for c in urgent if c not in ("do_stone", "do_tree")]
+            urgent = needs + craft + [c for c in urgent if c not in needs]
+        return urgent + [c for c in plain if c not in craft]
+
+    def _crafts(self, state: SymState, calls: list[str]) -> list[str]:
+        """The goals' make calls (and ``place_furnace`` with ``CRAFT_FURNACE``) whose items are in hand, with a table
+        known within ``CRAFT_NEAR`` cells (``CRAFT_FIRST``): a walk to the table and one step each, before the
+        afternoon's gathering, which otherwise fills the days until the homestead (seen on design worlds: the stone
+        tools never made by a player settled from its first night)."""
+        inv = state.inventory
+        if min(inv["food"], inv["drink"]) <= FED or _zombie_near(state) or state.daylight < DUSK:
+            return []
+        px, py = state.pos
+        if not any(abs(t[0] - px) + abs(t[1] - py) <= CRAFT_NEAR for t in self.nav.cells_of(["table"])):
+            return []
+        out = []
+        for c in calls:
+            if not c.startswith("make_") and not (c == "place_furnace" and CRAFT_FURNACE):
+                continue  # the furnace takes stones (more than one) that the night's pocket needs
+            waiting = [i for i in self._more.get(c, ()) if inv[i] < FULL]
+            if not waiting and all(_holds(state, g) for g in DOCUMENTED.get(c, ()) if g.startswith("inv:")):
+                out.append(c)
+        return out
+
+    def _urgent(self, state: SymState) -> list[str]:
+        """Survival's calls (see :meth:`options`)."""
         inv = state.inventory
         dim = state.daylight < EVENING or (state.daylight < AFTERNOON and state.daylight < self._light)
         drink, food = (FULL_DRINK, FULL_FOOD) if dim else (LOW, LOW)
@@ -349,11 +402,13 @@ class Survivor(Agent):
         gather = state.daylight < self._light or (ready and self.home_all_day)
         if inv["stone"] + inv["wood"] // 2 < stones and gather:
             # the afternoon: stones (else wood for tables) for the night's pocket, or for the homestead
-            if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]) and not (ready and inv["stone"] >= FULL):
+            # never past the cap: a full hand gathers nothing, and an urgent call that gains nothing starves the
+            # goals behind it (seen on design worlds: nine wood, no table, no pickaxe, all afternoon)
+            if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]) and inv["stone"] < FULL:
                 urgent.append("do_stone")
-            if not (ready and inv["wood"] >= FULL):
+            if inv["wood"] < FULL:
                 urgent.append("do_tree")
-        return urgent + self._plain(state)
+        return urgent
 
     def _meet(self, state: SymState, cond: str, values: set[Any], depth: int) -> str | None:
         """The planner's, but food searched for: a cow wanted and none known → the grass seen longest ago or the edge
@@ -454,7 +509,7 @@ class Survivor(Agent):
         hold = SAPLINGS
         if self._homestead_time() and self.settled_at is None and not self._trip:  # the homestead's walls
             wanted, hold = True, max(SAPLINGS, self.settle_plants)
-        retry = SAPLING_RETRY and hold > SAPLINGS
+        retry = self.sapling_retry and hold > SAPLINGS
         if state.faced == ("grass", NONE) and inv["sapling"] < hold and wanted and (retry or faced not in self._tried):
             self._tried.add(faced)  # one try per cell (unless retrying: a tenth of the tries give a sapling)
             return "do"
@@ -796,7 +851,7 @@ class Survivor(Agent):
             return None
         inv = state.inventory
         cells = [state.pos, *self.nav._open_around(state.pos)]
-        if inv["food"] == 0 and inv["health"] <= STARVING and not self._ripening(cells, SOON):
+        if inv["food"] == 0 and inv["health"] <= self.starving and not self._ripening(cells, SOON):
             self.settled_at, self._left_at = None, self.count.steps  # starving, no plant ripe soon: out for a cow
             return None
         rising = state.daylight >= WALL_OUT and state.daylight > self._light
@@ -851,7 +906,7 @@ class Survivor(Agent):
 
     def _homestead_time(self) -> bool:
         """The homestead is on, and ``HOME_AFTER`` steps have passed (the days before are for the achievements)."""
-        return self.homestead and bool(self.settle_plants) and self.count.steps >= HOME_AFTER
+        return self.homestead and bool(self.settle_plants) and self.count.steps >= self.home_after
 
     def _homestead_ready(self, state: SymState) -> bool:
         """Saplings enough in hand for a homestead's walls, not settled yet."""
@@ -863,7 +918,7 @@ class Survivor(Agent):
         inv = state.inventory
         if self._site is None:
             walls = inv["stone"] + inv["wood"] // 2  # a homestead needs no way out: tables may wall it anywhere
-            sites = homestead_sites(self.nav, state, walls, self.settle_plants)
+            sites = homestead_sites(self.nav, state, walls, self.settle_plants, fire_cost=ARROW_COST)
             if not sites:
                 self._home_tried_at = self.count.steps
                 return None
@@ -881,7 +936,7 @@ class Survivor(Agent):
         inv = state.inventory
         tables = inv["wood"] // 2 if inv["stone"] >= 1 and inv["wood_pickaxe"] >= 1 else 0
         water = frozenset(self._water_near(state))
-        fed = inv["food"] >= SETTLE_FOOD or (NIGHT_HOME and night)
+        fed = inv["food"] >= SETTLE_FOOD or (self.night_home and night)
         if self._homestead_ready(state) and fed and water and self.count.steps - self._home_tried_at >= HOME_RETRY:
             self._home_tried_at = self.count.steps  # a costly search: once an evening
             plan = None
@@ -900,6 +955,7 @@ class Survivor(Agent):
                     radius=radius,
                     tries=tries,
                     limit=HOME_LIMIT,
+                    fire_cost=ARROW_COST,
                 )
                 if plan is not None:
                     break
@@ -920,6 +976,7 @@ class Survivor(Agent):
             tables=tables,
             sapling=inv["sapling"] if PLANT_IN_POCKET else 0,
             plants=HOME_PLANTS,
+            fire_cost=ARROW_COST,
         )
 
     def _plants(self) -> list[tuple[int, int]]:
@@ -929,7 +986,7 @@ class Survivor(Agent):
     def _home(self, state: SymState) -> str | None:
         """The evening: a step towards the nearest living garden (within ``HOME_RANGE``), so that the night's pocket
         is dug next to it and the plant grows while the player sleeps (a plant grows only near the player)."""
-        near = [g for g in self._plants() if abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) <= HOME_RANGE]
+        near = [g for g in self._plants() if abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) <= self.home_range]
         if not near or min(abs(g[0] - state.pos[0]) + abs(g[1] - state.pos[1]) for g in near) <= 2:
             return None
         r = HOME_REACH  # > 0: any free cell that close (a plant walled in a pocket has no free neighbour to reach)
