@@ -420,19 +420,23 @@ EARLY = (300, 600)  # --variants counts the deaths up to these steps: the first 
 def variants_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> str:
     """One row per stored run ``(tag, meta, episodes)``: the agent (arm and ``--set``), its random stream, deaths,
     deaths by each step of :data:`EARLY`, mean steps, pooled score, ``eat_plant``, the episodes settled at their
-    end, and those that ever settled (``first_settled_at``: an agent on a day trip at the end is not settled then;
-    "—" for a run stored before it was recorded).
+    end, those that ever settled (``first_settled_at``: an agent on a day trip at the end is not settled then;
+    "—" for a run stored before it was recorded), and the deaths by arrows of those that had settled (shot in or out of
+    their homestead: Crafter's arrows fly over water).
 
     >>> rows = [{"died": True, "steps": 250, "achievements": [], "settled_at": None, "first_settled_at": None},
     ...         {"died": False, "steps": 10000, "achievements": ["eat_plant"], "settled_at": None,
-    ...          "first_settled_at": 140}]
+    ...          "first_settled_at": 140},
+    ...         {"died": True, "steps": 900, "achievements": [], "settled_at": 150, "first_settled_at": 150,
+    ...          "cause": "arrow"}]
     >>> print(variants_table([("t", {"arm": "survivor", "set": ["HOME_RANGE=10"]}, rows)]).splitlines()[2])
-    | t | `survivor` HOME_RANGE=10 | 0 | 2 | 1 | 1 | 1 | 5125 | 0.2 | 50.0 | 0 | 1 |
+    | t | `survivor` HOME_RANGE=10 | 0 | 3 | 2 | 1 | 1 | 3717 | 0.2 | 33.3 | 1 | 2 | 1 |
     """
     cols = " | ".join(f"deaths by step {t}" for t in EARLY)
     lines = [
-        f"| run | agent | agent's random stream | episodes | deaths | {cols} | mean_steps | score | eat_plant | settled | ever settled |",
-        "|---|---|---|---|---|" + "---|" * len(EARLY) + "---|---|---|---|---|",
+        f"| run | agent | agent's random stream | episodes | deaths | {cols} | mean_steps | score | eat_plant | settled | "
+        "ever settled | arrow deaths, settled before |",
+        "|---|---|---|---|---|" + "---|" * len(EARLY) + "---|---|---|---|---|---|",
     ]
     for tag, meta, rows in runs:
         deaths, mean_steps, score, eat_plant = headline(rows)
@@ -441,9 +445,14 @@ def variants_table(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]])
         settled = sum(1 for r in rows if r.get("settled_at") is not None)
         recorded = all("first_settled_at" in r for r in rows)
         ever = sum(1 for r in rows if r["first_settled_at"] is not None) if recorded else "—"
+        shot = (
+            sum(1 for r in rows if r["died"] and r.get("cause") == "arrow" and r["first_settled_at"] is not None)
+            if recorded
+            else "—"
+        )
         lines.append(
             f"| {tag} | {agent} | {meta.get('stream', 0)} | {len(rows)} | {deaths} | {early} | {mean_steps:.0f} | "
-            f"{score:.1f} | {eat_plant:.1f} | {settled} | {ever} |"
+            f"{score:.1f} | {eat_plant:.1f} | {settled} | {ever} | {shot} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -152,6 +152,8 @@ def test_variants_put_different_agents_on_the_same_worlds_side_by_side(deaths, m
     plain[0].pop("first_settled_at")  # a run stored before it was recorded: "—"
     # settled at 140 and at the end; settled at 90, on a day trip when it died
     home = [ep(True, 120, [], first=90), ep(False, 10000, ["collect_wood", "eat_plant"], settled=140, first=140)]
+    home[0]["cause"] = "arrow"  # shot after it had settled (on its day trip)
+    plain[1]["cause"] = "arrow"  # shot, never settled: not counted
     monkeypatch.setattr(deaths, "OUT", tmp_path)
     metas = {
         "plain": {"arm": "survivor", "seed": 0, "first": 0, "worlds": 2, "steps": 10000, "set": []},
@@ -175,13 +177,13 @@ def test_variants_put_different_agents_on_the_same_worlds_side_by_side(deaths, m
     table = lines[lines.index(next(x for x in lines if x.startswith("| run |"))) :]
     assert table[0] == (
         "| run | agent | agent's random stream | episodes | deaths | deaths by step 300 | deaths by step 600 | "
-        "mean_steps | score | eat_plant | settled | ever settled |"
+        "mean_steps | score | eat_plant | settled | ever settled | arrow deaths, settled before |"
     )
     assert table[2].startswith("| plain | `survivor` | 0 | 2 | 2 | 1 | 1 | 450 | ") and table[2].endswith(
-        " | 0.0 | 0 | — |"
+        " | 0.0 | 0 | — | — |"
     )
     assert table[3].startswith("| home | `survivor` HOME_AFTER=300 | 1 | 2 | 1 | 1 | 1 | 5060 | ")
-    assert table[3].endswith(" | 50.0 | 1 | 2 |")
+    assert table[3].endswith(" | 50.0 | 1 | 2 | 1 |")
     # runs on other worlds are refused, and nothing is written
     _refused(
         deaths,

@@ -82,6 +82,15 @@ cell), fills the pocket cell behind it with a stone, plays the day's goals and c
 falling daylight is below ``TRIP_BACK`` (:meth:`Survivor._go_home`); a trip that unlocked nothing new is the last.
 **Measured, not adopted** (the CHANGELOG and docs/readme/crafter.md give the stored runs).
 
+Added on 2026-12-08 (issue 46, tenth pass, design worlds ``0..63`` of seed 0, two random streams): the early
+homestead's settings are keywords (``home_after``, ``sapling_retry``, ``night_home``, ``home_range``, ``starving``)
+and, from the first night on, the score's ``survivor-settler`` arm (:data:`.protocol.SETTLER_ARM`). Three settings,
+all off: ``ARROW_COST`` ranks a pocket or homestead in an arrow's line over water after the others (Crafter's arrows
+fly over water: a sealed player beside a pond was shot from its far shore; :func:`.navigation.in_line_of_fire`);
+``CRAFT_FIRST`` puts the goals' make calls whose items are in hand before the afternoon's gathering when a table is
+within ``CRAFT_NEAR`` cells (``CRAFT_FURNACE``: the furnace too). **Measured, not adopted** (docs/readme/crafter.md,
+"Arrows over water"). And the afternoon's gathering never asks for wood or stone past a full hand.
+
 Each piece can be switched off (``carried``/``agenda``/``failures``/``world_map``/``survival``/``cheap_first``/
 ``pocket``/``fill_up``): the ablations of the score benchmark (``benchmarks/crafter_score.py``).
 
