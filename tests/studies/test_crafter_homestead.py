@@ -176,6 +176,11 @@ def test_homestead_searches_refuse_a_count_that_is_not_an_int_with_a_message_say
         pocket_plan(nav, at, stones=9, plants=bad)
     with pytest.raises(BadInput, match=r"fewest must be an int.*the fewest plants a plan may have"):
         pocket_plan(nav, at, stones=9, fewest=bad)
+    fire = r"fire_cost must be an int.*the rank added to a pocket in an arrow's line over water \(0: not looked at\)"
+    with pytest.raises(BadInput, match=fire):
+        pocket_plan(nav, at, stones=9, fire_cost=bad)
+    with pytest.raises(BadInput, match=fire):
+        homestead_sites(nav, at, walls=9, plants=3, fire_cost=bad)
     with pytest.raises(BadInput, match="plants must be an int ≥ 1, got 0"):
         homestead_sites(nav, at, walls=9, plants=0)  # a homestead of no plants feeds nobody
 

@@ -208,11 +208,11 @@ TRIPS = 0  # settled, it goes out on up to this many day trips, mornings it is f
 # that unlocked nothing new is the last (each trip risks the life the homestead keeps, see the module docstring)
 TRIP_FED = 6  # ... when food, drink and health are at least this (and no zombie lurks)
 TRIP_BACK = 0.85  # ... heading home once the falling daylight is below this
-CRAFT_FIRST = False  # a goal's make or place call with its items in hand and a table near goes before gathering
+CRAFT_FIRST = False  # a goal's make call with its items in hand and a table near goes before the gathering
 CRAFT_NEAR = 12  # ... the table within this many cells
 CRAFT_FURNACE = False  # ... the furnace too (measured on design worlds: the stones it takes cost nights)
-ARROW_COST = 0  # steps a pocket or homestead in an arrow's line over water costs more when it chooses one (0: not
-# looked at; navigation.in_line_of_fire, FIRE_COST: the last chosen)
+ARROW_COST = 0  # added to the rank (walls and steps) of a pocket or homestead in an arrow's line over water (0: not
+# looked at; navigation.in_line_of_fire; navigation.FIRE_COST: chosen last)
 
 
 class Survivor(Agent):
@@ -411,8 +411,8 @@ class Survivor(Agent):
         gather = state.daylight < self._light or (ready and self.home_all_day)
         if inv["stone"] + inv["wood"] // 2 < stones and gather:
             # the afternoon: stones (else wood for tables) for the night's pocket, or for the homestead
-            # never past the cap: a full hand gathers nothing, and an urgent call that gains nothing starves the
-            # goals behind it (seen on design worlds: nine wood, no table, no pickaxe, all afternoon)
+            # never past the cap: a full hand gathers nothing, and an urgent call that gains nothing would starve
+            # the goals behind it
             if inv["wood_pickaxe"] >= 1 and self.nav.cells_of(["stone"]) and inv["stone"] < FULL:
                 urgent.append("do_stone")
             if inv["wood"] < FULL:
