@@ -70,16 +70,9 @@ def render(out: Path, seed: int) -> None:
     episodes = scoreboard.load(out)
     summary = scoreboard.table(episodes, seed)
     rates = scoreboard.rates(episodes)
-    present = set(episodes["arm"].to_list())
-    fig = scoreboard.chart(
-        episodes,
-        [
-            a
-            for a in ("random", "planner", "agenda", "survivor", "survivor-homestead", "survivor-settler")
-            if a in present
-        ]
-        or None,
-    )
+    # every stored arm in the stored order but the ablations (their rates are in the table): no list to keep up
+    arms = [a for a in episodes["arm"].unique(maintain_order=True).to_list() if not a.startswith("survivor-no_")]
+    fig = scoreboard.chart(episodes, arms or None)
     fig.savefig(out.with_suffix(".png"), dpi=110)
     commits = sorted(set(episodes["commit"].to_list()))
     lines = [

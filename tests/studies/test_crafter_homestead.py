@@ -580,3 +580,11 @@ def test_the_afternoons_gathering_stops_at_a_full_hand() -> None:
     assert "do_tree" not in s.options(state)[:2]  # nine wood: gathering more gains nothing
     s, state = _afternoon((14, 10), wood=2, stone=0)
     assert s.options(state)[:2] == ["do_stone", "do_tree"]
+
+
+def test_the_skeletons_reach_is_read_from_crafters_code_and_a_changed_code_is_refused_with_what_to_do() -> None:
+    from solvi_lab.studies.crafter.navigation import ARROW_REACH, skeleton_reach
+
+    assert ARROW_REACH == skeleton_reach() == 5  # crafter 1.8.3's Skeleton.update: `if dist <= 5 and ...`
+    with pytest.raises(RuntimeError, match=r"cannot be read from it; install the pinned version"):
+        skeleton_reach("if near(self.player):\n      self._shoot(self.toward(self.player))")

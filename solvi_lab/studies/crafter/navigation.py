@@ -13,6 +13,8 @@ True
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import combinations
@@ -342,7 +344,27 @@ WALLS_OK = frozenset({"water", "stone", "tree", "coal", "iron", "diamond", "tabl
 ARROW_PASSES = frozenset(objects.Arrow.walkable)
 SKELETON_STANDS = frozenset(constants.walkable)
 FIRE_COST = 1000  # a pocket or site in an arrow's line over water ranks after any other (see pocket_plan)
-ARROW_REACH = 5  # cells from which the agent counts a skeleton as able to shoot it (Crafter's skeletons shoot within 5)
+
+
+def skeleton_reach(source: str | None = None) -> int:
+    r"""The farthest (Manhattan) distance from which a Crafter skeleton shoots, read from the game's own code (a
+    literal of ``objects.Skeleton.update``, not a data field; ``source``: that code, the installed package's unless
+    given).
+
+    >>> skeleton_reach("if dist <= 7 and self.random.uniform() < 0.5:\n      self._shoot(self.toward(self.player))")
+    7
+    """
+    text = inspect.getsource(objects.Skeleton.update) if source is None else source
+    found = re.search(r"if dist <= (\d+) and [^\n]*:\s*\n\s*self\._shoot\(", text)
+    if found is None:
+        raise RuntimeError(
+            "crafter's Skeleton.update no longer reads `if dist <= N and ...: self._shoot(...)`, so the skeleton's "
+            "shooting distance cannot be read from it; install the pinned version (pip install crafter==1.8.3)."
+        )
+    return int(found.group(1))
+
+
+ARROW_REACH = skeleton_reach()  # cells from which the agent counts a skeleton as able to shoot it
 
 
 def in_line_of_fire(nav: Navigator, cell: tuple[int, int], reach: int = ARROW_REACH) -> bool:

@@ -110,7 +110,7 @@ from typing import Any
 from ...actions import ConservativeActionModel
 from ...errors import BadInput
 from ...failures import FailureMemory
-from ...validation import need_int
+from ...validation import need_bool, need_int
 from .agent import DOCUMENTED, DOCUMENTED_SOURCES, GATHER, GOAL_CALLS, Agent, _holds
 from .env import DIRECTIONS, NONE, Step, SymState
 from .navigation import MOVES, homestead_sites, pocket_plan
@@ -277,15 +277,12 @@ class Survivor(Agent):
             need_int("a home_plans tries", way[1], min=1, hint="pocket pairs tried, e.g. 8")
         self.home_after = HOME_AFTER if home_after is None else home_after
         need_int("home_after", self.home_after, min=0, hint="steps before it settles, e.g. 100 (the first dusk)")
-        self.sapling_retry = SAPLING_RETRY if sapling_retry is None else sapling_retry
-        self.night_home = NIGHT_HOME if night_home is None else night_home
+        self.sapling_retry = need_bool("sapling_retry", SAPLING_RETRY if sapling_retry is None else sapling_retry)
+        self.night_home = need_bool("night_home", NIGHT_HOME if night_home is None else night_home)
         self.home_range = HOME_RANGE if home_range is None else home_range
         need_int("home_range", self.home_range, min=0, hint="cells within which it goes back to a garden, e.g. 10")
         self.starving = STARVING if starving is None else starving
         need_int("starving", self.starving, min=0, hint="health at which a settled player goes out for a cow, e.g. 4")
-        for name in ("sapling_retry", "night_home"):
-            if not isinstance(getattr(self, name), bool):
-                raise BadInput(f"{name} must be True or False, got {getattr(self, name)!r}")
         if survival:
             self.night, self.dig, self.flee_below = DUSK, True, 6
             self.rest_needs = 0  # shelter for the night whenever food and drink are above 0 (asleep they drain slower)
@@ -385,8 +382,8 @@ class Survivor(Agent):
         for c in calls:
             if not c.startswith("make_") and not (c == "place_furnace" and CRAFT_FURNACE):
                 continue  # the furnace takes stones (more than one) that the night's pocket needs
-            waiting = [i for i in self._more.get(c, ()) if inv[i] < FULL]
-            if not waiting and all(_holds(state, g) for g in DOCUMENTED.get(c, ()) if g.startswith("inv:")):
+            # (a call waiting to fill up is not among the calls: _filled put its gathering in its place)
+            if all(_holds(state, g) for g in DOCUMENTED.get(c, ()) if g.startswith("inv:")):
                 out.append(c)
         return out
 
